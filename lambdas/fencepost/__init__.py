@@ -1,0 +1,1 @@
+"""Fencepost: IP-range lookups served from one DynamoDB Query."""

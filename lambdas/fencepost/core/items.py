@@ -1,0 +1,65 @@
+"""Range items in DynamoDB's attribute-value form, built by the loader and read back by the lookup.
+
+Attributes besides the keys: ``e`` the piece's last address; ``rs``/``re`` the original range's start and end,
+only when the piece is not the whole range; ``d`` the metadata values as a list in column order. Addresses are
+kept as canonical text, so the table reads well in a console and answers need no reformatting.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fencepost.core.addresses import format_address
+from fencepost.core.keys import partition_base, partition_of, range_pk, sort_key
+
+Item = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """The piece found by a lookup, and the range it was cut from."""
+
+    start: int
+    end: int
+    range_start: int
+    range_end: int
+    values: list[str]
+
+
+def range_item(
+    dataset: str,
+    version: int,
+    family: int,
+    *,
+    piece: tuple[int, int],
+    source: tuple[int, int],
+    values: Sequence[str],
+) -> Item:
+    start, end = piece
+    item: Item = {
+        "PK": {"S": range_pk(dataset, version, family, partition_of(family, start))},
+        "SK": {"N": str(sort_key(family, start))},
+        "e": {"S": format_address(family, end)},
+        "d": {"L": [{"S": value} for value in values]},
+    }
+    if source != piece:
+        item["rs"] = {"S": format_address(family, source[0])}
+        item["re"] = {"S": format_address(family, source[1])}
+    return item
+
+
+def _address(text: str) -> int:
+    # Not parse_address: a stored IPv6 boundary inside ::ffff:0:0/96 must stay IPv6.
+    return int(ipaddress.ip_address(text))
+
+
+def read_hit(family: int, partition: int, item: Item) -> Hit:
+    start = partition_base(family, partition) + int(item["SK"]["N"])
+    end = _address(item["e"]["S"])
+    values = [value["S"] for value in item["d"]["L"]]
+    if "rs" in item:
+        return Hit(start, end, _address(item["rs"]["S"]), _address(item["re"]["S"]), values)
+    return Hit(start, end, start, end, values)

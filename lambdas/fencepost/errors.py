@@ -1,0 +1,59 @@
+"""Errors a client can branch on: each has an HTTP status and a stable code, mapped to a response in one place."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ServiceError(Exception):
+    status: ClassVar[int] = 400
+    code: ClassVar[str] = "INVALID_REQUEST"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message}
+
+
+class InvalidRequest(ServiceError):
+    pass
+
+
+class InvalidIp(ServiceError):
+    code = "INVALID_IP"
+
+
+class MissingIp(ServiceError):
+    code = "MISSING_IP"
+
+
+class BatchTooLarge(ServiceError):
+    code = "BATCH_TOO_LARGE"
+
+
+class UnknownDataset(ServiceError):
+    status = 404
+    code = "UNKNOWN_DATASET"
+
+
+class NotFound(ServiceError):
+    """No range contains the address, or no such path."""
+
+    status = 404
+    code = "NOT_FOUND"
+
+
+class MethodNotAllowed(ServiceError):
+    status = 405
+    code = "METHOD_NOT_ALLOWED"
+
+
+class Unavailable(ServiceError):
+    """DynamoDB throttled, timed out or failed; the client should retry after ``retry_after`` seconds."""
+
+    status = 503
+    code = "UNAVAILABLE"
+    retry_after: ClassVar[int] = 1

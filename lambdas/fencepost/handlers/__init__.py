@@ -1,0 +1,1 @@
+"""Lambda entry points: each wires settings, clients and Powertools once per container, then stays thin."""

@@ -1,0 +1,25 @@
+"""Entry point of the lookup function (API Gateway HTTP API, payload format 2.0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+
+from fencepost.api import create_app
+from fencepost.lookup import Lookup
+from fencepost.observability import Observability
+from fencepost.settings import LookupSettings
+from fencepost.store import Store, make_client
+
+settings = LookupSettings.from_env()
+obs = Observability(tracing=settings.tracing)
+store = Store(make_client(settings.table, pool=settings.batch_concurrency + 4), settings.table.table_name)
+app = create_app(settings, Lookup(store, settings.cache_ttl), store, obs)
+
+
+def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return app.resolve(event, context)
+
+
+handler = obs.wrap(_handle, correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

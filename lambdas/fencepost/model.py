@@ -1,0 +1,69 @@
+"""Plain records shared by the lookup, the loader and the data-access module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fencepost.core.keys import Directory
+
+# Statuses of a dataset's latest load.
+LOADING = "LOADING"
+READY = "READY"
+FAILED = "FAILED"
+
+
+@dataclass(slots=True)
+class LoadState:
+    """The latest load of a dataset, finished or not."""
+
+    version: int | None = None
+    phase: str = "queued"
+    rows_read: int = 0
+    items_written: int = 0
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    report: str | None = None
+
+
+@dataclass(slots=True)
+class DatasetRecord:
+    """One dataset: its live version (what lookups read) and the state of its latest load."""
+
+    name: str
+    live: int | None = None
+    status: str = LOADING
+    ranges: int = 0
+    loaded_at: str | None = None
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    load: LoadState = field(default_factory=LoadState)
+    previous: int | None = None
+    retired: bool = False
+
+    def to_api(self) -> dict[str, Any]:
+        """The exact shape ``GET /datasets/{name}`` serves."""
+        return {
+            "name": self.name,
+            "version": self.live,
+            "status": self.status,
+            "ranges": self.ranges,
+            "loaded_at": self.loaded_at,
+            "objects": self.objects,
+            "load": {
+                "version": self.load.version,
+                "phase": self.load.phase,
+                "rows_read": self.load.rows_read,
+                "items_written": self.load.items_written,
+                "problems": self.load.problems,
+                "report": self.load.report,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VersionInfo:
+    """What a lookup needs to know of one version of a dataset; immutable once the version is written."""
+
+    dataset: str
+    version: int
+    columns: tuple[str, ...]
+    directories: dict[int, Directory]

@@ -1,0 +1,89 @@
+"""Request and response models: the body of ``POST /lookup`` is validated with these, and every response the
+API can give is declared with them in the served OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class BatchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ips: list[str] = Field(min_length=1, description="Addresses to look up, answered in this order.")
+    dataset: str | None = Field(default=None, description="Dataset to read; the service default when omitted.")
+
+
+class Span(BaseModel):
+    start: str = Field(examples=["1.0.32.0"])
+    end: str = Field(examples=["1.0.63.255"])
+
+
+class LookupResult(BaseModel):
+    ip: str = Field(description="The address looked up, in canonical form.", examples=["1.0.32.5"])
+    dataset: str
+    version: int
+    range: Span = Field(description="The range as its file gave it.")
+    match: Span = Field(description="The piece of the range in which this answer holds: cache it for exactly that.")
+    data: dict[str, str] = Field(description="Metadata columns by name, in file order.")
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(
+        description="Stable code: INVALID_IP, MISSING_IP, BATCH_TOO_LARGE, INVALID_REQUEST, NOT_FOUND, "
+        "UNKNOWN_DATASET, METHOD_NOT_ALLOWED, UNAVAILABLE, INTERNAL."
+    )
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail
+
+
+class NotFoundResponse(BaseModel):
+    """No range contains the address (``ip`` set), or no such path (``path`` set)."""
+
+    ip: str | None = None
+    dataset: str | None = None
+    version: int | None = None
+    path: str | None = None
+    error: ErrorDetail
+
+
+class BatchError(BaseModel):
+    ip: str
+    error: ErrorDetail
+
+
+class BatchResponse(BaseModel):
+    results: list[LookupResult | BatchError]
+
+
+class Problem(BaseModel):
+    object: str
+    line: int | None
+    reason: str
+
+
+class Load(BaseModel):
+    version: int | None
+    phase: str
+    rows_read: int
+    items_written: int
+    problems: list[Problem]
+    report: str | None
+
+
+class Dataset(BaseModel):
+    name: str
+    version: int | None = Field(description="The live version; null before the first successful load.")
+    status: str = Field(description="State of the latest load: LOADING, READY or FAILED.")
+    ranges: int
+    loaded_at: str | None
+    objects: list[dict[str, Any]]
+    load: Load
+
+
+class DatasetList(BaseModel):
+    datasets: list[Dataset]

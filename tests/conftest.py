@@ -1,0 +1,39 @@
+"""Shared fixtures: DynamoDB Local for the session, a fresh table per test, fake AWS credentials."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from local.dynamodb import DynamoDBLocal, create_table, local_client
+
+
+@pytest.fixture(autouse=True)
+def _fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach real AWS: fake credentials and a fixed region everywhere."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "FencepostTests")
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local() -> Iterator[DynamoDBLocal]:
+    with DynamoDBLocal() as db:
+        yield db
+
+
+@pytest.fixture
+def ddb_table(dynamodb_local: DynamoDBLocal) -> Iterator[tuple[Any, str]]:
+    """A new, empty ranges table in DynamoDB Local: ``(client, table_name)``."""
+    client = local_client(dynamodb_local.endpoint)
+    name = f"ranges-{uuid.uuid4().hex[:12]}"
+    create_table(client, name)
+    yield client, name
+    client.delete_table(TableName=name)

@@ -1,0 +1,199 @@
+"""The lookup function end to end through its real entry point, with the sample events, on moto's DynamoDB."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from moto import mock_aws
+
+from fencepost.store import Store
+from local.dynamodb import create_table
+from tests.support import SMALL_FILE, LambdaContext, event, family_ranges, publish, read_tsv
+
+GEO_ROWS = [
+    ("1.0.0.0", "1.0.255.255", "AU"),
+    ("1.0.32.0", "1.0.63.255", "CN"),  # nested inside the /16 above
+    ("8.8.8.0", "8.8.8.255", "US"),
+    ("2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "ZZ"),
+]
+
+
+@pytest.fixture
+def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    monkeypatch.setenv("TABLE_NAME", "ranges")
+    monkeypatch.setenv("CACHE_MAX_AGE_SECONDS", "120")
+    monkeypatch.setenv("MAX_BATCH", "100")
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        create_table(client, "ranges")
+        store = Store(client, "ranges")
+        publish(store, "geo", 3, family_ranges(GEO_ROWS), ["country"])
+        publish(store, "default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"])
+        sys.modules.pop("fencepost.handlers.lookup", None)
+        yield importlib.import_module("fencepost.handlers.lookup")
+
+
+def call(module: ModuleType, name: str, **changes: Any) -> tuple[int, dict[str, str], Any]:
+    response = module.handler(event(name, **changes), LambdaContext())
+    headers = {k.lower(): v for k, v in response.get("headers", {}).items()}
+    return response["statusCode"], headers, json.loads(response["body"])
+
+
+def test_get_lookup_answers_with_the_range_the_match_and_the_data(lookup_handler: ModuleType) -> None:
+    status, headers, body = call(lookup_handler, "lookup-get")
+    assert status == 200
+    assert body == {
+        "ip": "1.0.32.5",
+        "dataset": "geo",
+        "version": 3,
+        "range": {"start": "1.0.32.0", "end": "1.0.63.255"},
+        "match": {"start": "1.0.32.0", "end": "1.0.63.255"},
+        "data": {"country": "CN"},
+    }
+    assert headers["content-type"] == "application/json"
+    assert headers["cache-control"] == "public, max-age=120"
+
+
+def test_a_range_cut_by_a_nested_one_reports_its_original_extent_and_the_piece(lookup_handler: ModuleType) -> None:
+    ev = event("lookup-get")
+    ev["queryStringParameters"] = {"ip": "1.0.64.1", "dataset": "geo"}
+    response = lookup_handler.handler(ev, LambdaContext())
+    body = json.loads(response["body"])
+    assert body["range"] == {"start": "1.0.0.0", "end": "1.0.255.255"}
+    assert body["match"] == {"start": "1.0.64.0", "end": "1.0.255.255"}
+    assert body["data"] == {"country": "AU"}
+
+
+def test_ipv6_lookup(lookup_handler: ModuleType) -> None:
+    status, _, body = call(lookup_handler, "lookup-get-ipv6")
+    assert status == 200
+    assert body["ip"] == "2001:db8::1"
+    assert body["range"] == {"start": "2001:db8::", "end": "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"}
+    assert body["data"] == {"country": "ZZ"}
+
+
+def test_mapped_ipv6_is_answered_as_ipv4(lookup_handler: ModuleType) -> None:
+    status, _, body = call(lookup_handler, "lookup-get-mapped")
+    assert status == 200
+    assert body["ip"] == "1.0.32.5"
+    assert body["data"] == {"country": "CN"}
+
+
+def test_ip_me_looks_up_the_callers_address_privately(lookup_handler: ModuleType) -> None:
+    status, headers, body = call(lookup_handler, "lookup-get-me")
+    assert status == 200
+    assert body["ip"] == "2001:db8::beef"
+    assert headers["cache-control"] == "private, max-age=120"
+
+
+def test_dataset_defaults_to_default(lookup_handler: ModuleType) -> None:
+    status, _, body = call(lookup_handler, "lookup-get-default-dataset")
+    assert status == 200
+    assert body["dataset"] == "default"
+    assert body["data"] == {"asn": "15169", "country": "US", "description": "GOOGLE - Google LLC"}
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "code"),
+    [
+        ("lookup-get-not-found", 404, "NOT_FOUND"),
+        ("lookup-get-invalid-ip", 400, "INVALID_IP"),
+        ("lookup-get-missing-ip", 400, "MISSING_IP"),
+        ("lookup-get-unknown-dataset", 404, "UNKNOWN_DATASET"),
+        ("lookup-get-invalid-dataset", 400, "INVALID_REQUEST"),
+        ("lookup-post-too-large", 400, "BATCH_TOO_LARGE"),
+        ("lookup-post-bad-json", 400, "INVALID_REQUEST"),
+        ("lookup-post-invalid-body", 400, "INVALID_REQUEST"),
+        ("dataset-get-unknown", 404, "UNKNOWN_DATASET"),
+        ("unknown-path", 404, "NOT_FOUND"),
+        ("method-not-allowed", 405, "METHOD_NOT_ALLOWED"),
+    ],
+)
+def test_errors_have_a_status_and_a_stable_code(lookup_handler: ModuleType, name: str, status: int, code: str) -> None:
+    got_status, headers, body = call(lookup_handler, name)
+    assert got_status == status
+    assert body["error"]["code"] == code
+    assert body["error"]["message"]
+    assert headers["cache-control"] == "no-store"
+
+
+def test_not_found_names_the_address(lookup_handler: ModuleType) -> None:
+    _, _, body = call(lookup_handler, "lookup-get-not-found")
+    assert body["ip"] == "9.9.9.9"
+    assert (body["dataset"], body["version"]) == ("geo", 3)
+    assert "9.9.9.9" in body["error"]["message"]
+
+
+def test_wrong_method_lists_the_allowed_ones(lookup_handler: ModuleType) -> None:
+    _, headers, _ = call(lookup_handler, "method-not-allowed")
+    assert headers["allow"] == "GET, POST"
+
+
+def test_unknown_path_names_the_path(lookup_handler: ModuleType) -> None:
+    _, _, body = call(lookup_handler, "unknown-path")
+    assert body["path"] == "/nope"
+
+
+def test_batch_answers_in_request_order_with_errors_in_place(lookup_handler: ModuleType) -> None:
+    status, _, body = call(lookup_handler, "lookup-post")
+    assert status == 200
+    results = body["results"]
+    assert [r["ip"] for r in results] == ["1.0.32.5", "2001:db8::1", "9.9.9.9", "not-an-ip", "1.0.64.1"]
+    assert results[0]["data"] == {"country": "CN"}
+    assert results[1]["data"] == {"country": "ZZ"}
+    assert results[2]["error"]["code"] == "NOT_FOUND"
+    assert results[3]["error"]["code"] == "INVALID_IP"
+    assert results[4]["match"] == {"start": "1.0.64.0", "end": "1.0.255.255"}
+    assert {r.get("version") for r in results if "error" not in r} == {3}
+
+
+def test_batch_limit_is_exact(lookup_handler: ModuleType) -> None:
+    ev = event("lookup-post-too-large")
+    ev["body"] = json.dumps({"ips": ["1.0.32.5"] * 100, "dataset": "geo"})
+    response = lookup_handler.handler(ev, LambdaContext())
+    assert response["statusCode"] == 200
+    assert len(json.loads(response["body"])["results"]) == 100
+
+
+def test_datasets_are_listed_and_served_in_the_documented_shape(lookup_handler: ModuleType) -> None:
+    status, _, listed = call(lookup_handler, "datasets-list")
+    assert status == 200
+    assert [d["name"] for d in listed["datasets"]] == ["default", "geo"]
+    status, _, geo = call(lookup_handler, "dataset-get")
+    assert status == 200
+    assert set(geo) == {"name", "version", "status", "ranges", "loaded_at", "objects", "load"}
+    assert set(geo["load"]) == {"version", "phase", "rows_read", "items_written", "problems", "report"}
+    assert (geo["name"], geo["version"], geo["status"], geo["ranges"]) == ("geo", 3, "READY", 4)
+
+
+@pytest.mark.parametrize("error_code", ["ProvisionedThroughputExceededException", "InternalServerError"])
+def test_dynamodb_failures_answer_503_and_recover(lookup_handler: ModuleType, error_code: str) -> None:
+    assert call(lookup_handler, "lookup-get")[0] == 200  # warm: the live version is cached
+    client = lookup_handler.store.client
+    with Stubber(client) as stubber:
+        stubber.add_client_error("query", service_error_code=error_code, http_status_code=400)
+        status, headers, body = call(lookup_handler, "lookup-get")
+    assert status == 503
+    assert body["error"]["code"] == "UNAVAILABLE"
+    assert headers["retry-after"] == "1"
+    assert call(lookup_handler, "lookup-get")[0] == 200
+
+
+def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler: ModuleType) -> None:
+    status, _, document = call(lookup_handler, "openapi")
+    assert status == 200
+    paths = document["paths"]
+    assert set(paths) == {"/lookup", "/datasets", "/datasets/{name}"}
+    assert set(paths["/lookup"]) == {"get", "post"}
+    assert set(paths["/lookup"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths["/datasets"]["get"]["responses"]) == {"200", "500", "503"}
+    assert "422" not in json.dumps(document)

@@ -1,0 +1,77 @@
+"""Helpers shared by tests: reading the shared data files, and publishing a dataset version directly."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fencepost.core.addresses import FAMILIES, parse_address
+from fencepost.core.build import FamilyRanges
+from fencepost.model import READY, DatasetRecord, VersionInfo
+from fencepost.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+EVENTS = ROOT / "events"
+V4_FILE = DATA / "iptoasn-ip2country-v4-20241107.tsv.gz"
+V6_FILE = DATA / "iptoasn-ip2asn-v6-20251028.tsv.gz"
+SMALL_FILE = DATA / "asn-db-ip2asn-v4-subset-2019.tsv"
+
+
+def read_tsv(path: Path, limit: int | None = None) -> list[list[str]]:
+    """Rows of a shared tab-separated file (no header), as lists of cells."""
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [line.rstrip("\n").split("\t") for line in itertools.islice(handle, limit)]
+
+
+def family_ranges(rows: Iterable[Sequence[str]]) -> dict[int, FamilyRanges]:
+    """Parse ``start, end, values...`` rows into ranges per family, in row order."""
+    ranges = {family: FamilyRanges(family) for family in FAMILIES}
+    for row in rows:
+        family, start = parse_address(row[0])
+        _, end = parse_address(row[1])
+        ranges[family].add(start, end, tuple(row[2:]))
+    return ranges
+
+
+def publish(store: Store, dataset: str, version: int, ranges: dict[int, FamilyRanges], columns: Sequence[str]) -> int:
+    """Write a complete version and make it live; returns the number of items stored."""
+    directories = {}
+    written = 0
+    for family, family_ranges_ in ranges.items():
+        pieces = family_ranges_.pieces()
+        items = list(family_ranges_.items(dataset, version, pieces))
+        store.write_items(items)
+        written += len(items)
+        directories[family] = family_ranges_.directory(pieces)
+    info = VersionInfo(dataset, version, tuple(columns), directories)
+    total = sum(len(r) for r in ranges.values())
+    store.put_version(info, ranges=total, items=written, objects=[], created_at="2026-11-21T00:00:00+00:00")
+    store.put_dataset(DatasetRecord(name=dataset, live=version, status=READY, ranges=total))
+    return written
+
+
+def event(name: str, **changes: Any) -> dict[str, Any]:
+    """A sample event from ``events/``, with top-level keys replaced by ``changes``."""
+    loaded: dict[str, Any] = json.loads((EVENTS / f"{name}.json").read_text())
+    loaded.update(changes)
+    return loaded
+
+
+class LambdaContext:
+    """The attributes of a Lambda context object that Powertools reads."""
+
+    function_name = "fencepost-test"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 256
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:fencepost-test"
+    aws_request_id = "6f1c2f3e-0000-4000-8000-000000000000"
+
+    @staticmethod
+    def get_remaining_time_in_millis() -> int:
+        return 30_000
