@@ -38,6 +38,13 @@ class DatasetRecord:
     load: LoadState = field(default_factory=LoadState)
     previous: int | None = None
     retired: bool = False
+    # Loader bookkeeping, not served:
+    live_since: float | None = None  # when ``live`` became live (epoch seconds)
+    heartbeat: float | None = None  # last sign of life of the latest load
+    requests: int = 0  # changes seen in the folder (each schedules a build; only the latest runs)
+    planned: int = 0  # the request number last planned
+    builds: int = 0  # the build-number counter
+    floor: int = 0  # builds at or below this number can never go live (set when the dataset retires)
 
     def to_api(self) -> dict[str, Any]:
         """The exact shape ``GET /datasets/{name}`` serves."""
@@ -47,7 +54,7 @@ class DatasetRecord:
             "status": self.status,
             "ranges": self.ranges,
             "loaded_at": self.loaded_at,
-            "objects": self.objects,
+            "objects": [{"key": o.get("key"), "etag": o.get("etag"), "size": o.get("size")} for o in self.objects],
             "load": {
                 "version": self.load.version,
                 "phase": self.load.phase,
@@ -57,6 +64,33 @@ class DatasetRecord:
                 "report": self.load.report,
             },
         }
+
+
+# States of a build (one attempt at a version).
+WRITING = "WRITING"
+FINALIZING = "FINALIZING"
+LIVE = "LIVE"
+ABANDONED = "ABANDONED"  # failed or superseded; its items are deleted
+
+
+@dataclass(slots=True)
+class BuildRecord:
+    """The chunks of one build and how many are written: the version switches only when all are."""
+
+    dataset: str
+    build: int
+    state: str
+    chunks: int
+    done: set[int]
+    written: int
+    ranges: int
+    items: int
+    objects: list[dict[str, Any]]
+    report: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return len(self.done) >= self.chunks
 
 
 @dataclass(frozen=True, slots=True)

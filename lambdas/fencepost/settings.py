@@ -50,19 +50,22 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise SettingsError(f"{name} must be true or false, not {raw!r}")
 
 
+def _required(env: Mapping[str, str], name: str, what: str) -> str:
+    value = env.get(name, "").strip()
+    if not value:
+        raise SettingsError(f"{name} is not set: it names {what}")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class TableSettings:
-    """Where the table is; the endpoint is set only for DynamoDB Local."""
+    """Where the table is. (Local endpoints come from boto3's own AWS_ENDPOINT_URL_DYNAMODB.)"""
 
     table_name: str
-    endpoint_url: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> TableSettings:
-        table = env.get("TABLE_NAME", "").strip()
-        if not table:
-            raise SettingsError("TABLE_NAME is not set: it names the DynamoDB table that holds the ranges")
-        return cls(table, env.get("DYNAMODB_ENDPOINT_URL", "").strip() or None)
+        return cls(_required(env, "TABLE_NAME", "the DynamoDB table that holds the ranges"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,5 +93,45 @@ class LookupSettings:
             max_batch=_int(env, "MAX_BATCH", 100, 1, 1000),
             batch_concurrency=_int(env, "BATCH_CONCURRENCY", 16, 1, 64),
             log_addresses=_bool(env, "LOG_ADDRESSES", True),
+            tracing=_bool(env, "TRACING", False),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LoaderSettings:
+    table: TableSettings
+    bucket: str
+    queue_url: str
+    cache_ttl: float = 60.0  # the lookups' TTL: an old version is deleted no sooner than this plus 15 minutes
+    settle_seconds: int = 10  # a burst of changes to a folder within this many seconds makes one build
+    chunk_items: int = 5000
+    write_threads: int = 8
+    write_rate: float = 0.0  # items per second per invocation; 0 is unlimited
+    max_receives: int = 5  # the queue's maxReceiveCount: the last delivery of a failing chunk fails the load
+    deadline_margin: float = 20.0  # seconds kept back from the invocation's time limit
+    retry_base: float = 5.0  # a handed-back message returns after retry_base * 2**(deliveries - 1) seconds
+    stall_seconds: int = 1800  # a load without progress for this long is failed by the sweep
+    delete_grace: float = 60.0 + 15 * 60  # an old version is deleted this long after it stopped being live
+    tracing: bool = False
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LoaderSettings:
+        env = os.environ if env is None else env
+        cache_ttl = _float(env, "CACHE_TTL_SECONDS", 60.0, 0.0, 3600.0)
+        return cls(
+            table=TableSettings.from_env(env),
+            bucket=_required(env, "BUCKET_NAME", "the bucket that holds the range files"),
+            queue_url=_required(env, "QUEUE_URL", "the loader's own queue"),
+            cache_ttl=cache_ttl,
+            settle_seconds=_int(env, "SETTLE_SECONDS", 10, 0, 900),
+            chunk_items=_int(env, "CHUNK_ITEMS", 5000, 1, 100_000),
+            write_threads=_int(env, "WRITE_THREADS", 8, 1, 64),
+            write_rate=_float(env, "WRITE_RATE", 0.0, 0.0, 1_000_000.0),
+            max_receives=_int(env, "MAX_RECEIVES", 5, 1, 1000),
+            deadline_margin=_float(env, "DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0),
+            retry_base=_float(env, "RETRY_BASE_SECONDS", 5.0, 0.0, 300.0),
+            stall_seconds=_int(env, "STALL_SECONDS", 1800, 1, 86_400),
+            # No warm lookup may still read a version it cached: the TTL plus 15 minutes, unless set (local runs).
+            delete_grace=_float(env, "DELETE_GRACE_SECONDS", cache_ttl + 15 * 60, 0.0, 86_400.0),
             tracing=_bool(env, "TRACING", False),
         )

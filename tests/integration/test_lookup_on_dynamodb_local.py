@@ -132,7 +132,7 @@ def handler_on_local(
 ) -> Iterator[ModuleType]:
     client, table = ddb_table
     monkeypatch.setenv("TABLE_NAME", table)
-    monkeypatch.setenv("DYNAMODB_ENDPOINT_URL", dynamodb_local.endpoint)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local.endpoint)
     publish(Store(client, table), "geo", 1, family_ranges(read_tsv(V4_FILE, 5000)), ["country"])
     sys.modules.pop("fencepost.handlers.lookup", None)
     return importlib.import_module("fencepost.handlers.lookup")

@@ -8,6 +8,7 @@ prefixes, surrounding spaces.
 from __future__ import annotations
 
 import ipaddress
+import socket
 from typing import Final
 
 V4: Final = 4
@@ -31,6 +32,24 @@ class AddressError(ValueError):
         self.reason = reason
 
 
+def parse_boundary(text: str) -> tuple[int, int]:
+    """Parse an address exactly as written into ``(family, value)``: IPv6 text stays IPv6, even when mapped.
+
+    ``inet_pton`` is strict (no leading zeros in IPv4 octets, no zone ids, no spaces) and about ten times faster
+    than ``ipaddress``, which matters when a file holds millions of addresses.
+    """
+    try:
+        return V4, int.from_bytes(socket.inet_pton(socket.AF_INET, text), "big")
+    except (OSError, UnicodeError, ValueError):
+        pass
+    try:
+        return V6, int.from_bytes(socket.inet_pton(socket.AF_INET6, text), "big")
+    except (OSError, UnicodeError, ValueError):
+        raise AddressError(
+            text, "not an IPv4 or IPv6 address (IPv4 octets are decimal without leading zeros)"
+        ) from None
+
+
 def parse_address(text: str) -> tuple[int, int]:
     """Parse one address typed by a user into ``(family, value)``; IPv4-mapped IPv6 becomes IPv4."""
     if not text:
@@ -45,18 +64,10 @@ def parse_address(text: str) -> tuple[int, int]:
         raise AddressError(text, "zone ids (the '%...' suffix) are not accepted")
     if "/" in text:
         raise AddressError(text, "a prefix or network ('/n') is not an address")
-    try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
-        raise AddressError(
-            text, "not an IPv4 or IPv6 address (IPv4 octets are decimal without leading zeros)"
-        ) from None
-    value = int(address)
-    if address.version == V4:
-        return V4, value
-    if value >> 32 == _MAPPED_TAG:
+    family, value = parse_boundary(text)
+    if family == V6 and value >> 32 == _MAPPED_TAG:
         return V4, value & TOP[V4]
-    return V6, value
+    return family, value
 
 
 def format_address(family: int, value: int) -> str:

@@ -7,12 +7,11 @@ kept as canonical text, so the table reads well in a console and answers need no
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fencepost.core.addresses import format_address
+from fencepost.core.addresses import format_address, parse_boundary
 from fencepost.core.keys import partition_base, partition_of, range_pk, sort_key
 
 Item = dict[str, Any]
@@ -53,7 +52,7 @@ def range_item(
 
 def _address(text: str) -> int:
     # Not parse_address: a stored IPv6 boundary inside ::ffff:0:0/96 must stay IPv6.
-    return int(ipaddress.ip_address(text))
+    return parse_boundary(text)[1]
 
 
 def read_hit(family: int, partition: int, item: Item) -> Hit:

@@ -17,7 +17,7 @@ Metadata items (PK starts with ``#``, which no dataset name can)::
     PK = "#datasets"      SK = dataset_id(name)   one record per dataset: live version, status, load progress
     PK = "#v#ds#v"        SK = 0                  version header: columns, counts, objects
                           SK = 1, 2, ...          directory pages
-    PK = "#c#ds#v"        SK = chunk number       load chunks of a build, while it is written
+    PK = "#b#ds"          SK = build number       a build's chunks and how many are written
 """
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def version_pk(dataset: str, version: int) -> str:
     return f"#v#{dataset}#{version}"
 
 
-def chunks_pk(dataset: str, version: int) -> str:
-    return f"#c#{dataset}#{version}"
+def builds_pk(dataset: str) -> str:
+    return f"#b#{dataset}"
 
 
 def dataset_id(name: str) -> int:

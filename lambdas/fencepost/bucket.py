@@ -1,0 +1,138 @@
+"""The one module that talks to S3: listing a dataset's objects, streaming their lines, settings and reports."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
+from fencepost.core.formats import FileError
+from fencepost.errors import Unavailable
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+READ_SIZE = 1 << 20
+
+
+def make_s3_client() -> S3Client:
+    config = Config(connect_timeout=2, read_timeout=30, retries={"max_attempts": 5, "mode": "standard"})
+    return boto3.client("s3", config=config)
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    key: str
+    etag: str
+    size: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "etag": self.etag, "size": self.size}
+
+
+class _Prefixed:
+    """A readable stream with some bytes already taken from its front put back."""
+
+    def __init__(self, head: bytes, body: Any) -> None:
+        self.head = head
+        self.body = body
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            head, self.head = self.head, b""
+            return head + (self.body.read(size - len(head)) if size > len(head) else b"")
+        data: bytes = self.body.read(size)
+        return data
+
+
+def _split_lines(read: Any) -> Iterator[bytes]:
+    """Lines with their endings, from a stream read a megabyte at a time."""
+    pending = b""
+    while chunk := read(READ_SIZE):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            yield line + b"\n"
+    if pending:
+        yield pending
+
+
+class Bucket:
+    def __init__(self, client: S3Client, name: str) -> None:
+        self.client = client
+        self.name = name
+
+    def list_data(self, dataset: str) -> list[ObjectRef]:
+        """The dataset's data objects, sorted by key (the row order of the dataset follows it)."""
+        found: dict[str, ObjectRef] = {}
+        for prefix in prefixes_of(dataset):
+            paginator = self.client.get_paginator("list_objects_v2")
+            # At the root only the top level belongs to the default dataset; folders are listed recursively.
+            if prefix:
+                pages = paginator.paginate(Bucket=self.name, Prefix=prefix)
+            else:
+                pages = paginator.paginate(Bucket=self.name, Delimiter="/")
+            try:
+                for page in pages:
+                    for entry in page.get("Contents", []):
+                        key = entry["Key"]
+                        if is_data_key(key) and (prefix or "/" not in key):
+                            found[key] = ObjectRef(key, entry["ETag"].strip('"'), entry["Size"])
+            except (ClientError, BotoCoreError) as error:
+                raise Unavailable(f"the bucket could not be listed: {error}") from error
+        return [found[key] for key in sorted(found)]
+
+    def lines(self, key: str) -> Iterator[bytes]:
+        """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""
+        try:
+            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+        except (ClientError, BotoCoreError) as error:
+            raise Unavailable(f"{key} could not be read: {error}") from error
+        head = body.read(2)
+        stream: Any = _Prefixed(head, body)
+        if head == b"\x1f\x8b":
+            stream = gzip.GzipFile(fileobj=stream, mode="rb")
+        line = 0
+        try:
+            for line, text in enumerate(_split_lines(stream.read), 1):  # noqa: B007 - line is reported on failure
+                yield text
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+            raise FileError(line + 1, f"the gzip data is truncated or corrupt ({error})") from None
+        except (ClientError, BotoCoreError) as error:
+            raise Unavailable(f"{key} could not be read to the end: {error}") from error
+
+    def settings(self, dataset: str) -> FolderSettings:
+        found = [(key, raw) for key in settings_keys(dataset) if (raw := self._get(key)) is not None]
+        if len(found) > 1:
+            raise FileError(None, f"two settings objects apply to {dataset!r}: {found[0][0]} and {found[1][0]}")
+        return FolderSettings.parse(found[0][1], found[0][0]) if found else FolderSettings()
+
+    def _get(self, key: str) -> bytes | None:
+        try:
+            data: bytes = self.client.get_object(Bucket=self.name, Key=key)["Body"].read()
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise Unavailable(f"{key} could not be read: {error}") from error
+        except BotoCoreError as error:
+            raise Unavailable(f"{key} could not be read: {error}") from error
+        return data
+
+    def get_json(self, key: str) -> Any:
+        raw = self._get(key)
+        return None if raw is None else json.loads(raw)
+
+    def put_json(self, key: str, document: Any) -> None:
+        body = json.dumps(document, indent=1, ensure_ascii=False).encode()
+        try:
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/json")
+        except (ClientError, BotoCoreError) as error:
+            raise Unavailable(f"{key} could not be written: {error}") from error

@@ -1,0 +1,116 @@
+"""Datasets are folders of the bucket: which objects are data, which dataset each feeds, and folder settings.
+
+``geo/v4.csv`` and ``geo/v6.csv.gz`` make the dataset ``geo``; objects at the bucket root, or in ``default/``, make
+the dataset ``default``. A key with any path segment starting with ``_`` or ``.`` is not data (reports and settings
+live there) and never starts a load.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fencepost.core.formats import ReadOptions
+from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+
+DEFAULT_DATASET = "default"
+SETTINGS_NAME = "_settings.json"
+REPORTS_PREFIX = "_reports/"
+
+
+class FolderError(ValueError):
+    """A folder name or settings object that cannot be used; the message says why."""
+
+
+def is_data_key(key: str) -> bool:
+    if not key or key.endswith("/"):
+        return False  # a folder placeholder
+    return not any(part.startswith(("_", ".")) or not part for part in key.split("/"))
+
+
+def dataset_of(key: str) -> str | None:
+    """The dataset a data object belongs to; None for keys that are not data. Raises for bad folder names."""
+    if not is_data_key(key):
+        return None
+    folder, slash, _ = key.partition("/")
+    if not slash:
+        return DEFAULT_DATASET
+    if not is_dataset_name(folder):
+        raise FolderError(f"folder {folder[:80]!r} cannot be a dataset: {DATASET_NAME_RULE}")
+    return folder
+
+
+def prefixes_of(dataset: str) -> list[str]:
+    """Where a dataset's objects live: ``name/``, plus the bucket root for the default dataset."""
+    return ["", f"{DEFAULT_DATASET}/"] if dataset == DEFAULT_DATASET else [f"{dataset}/"]
+
+
+def settings_keys(dataset: str) -> list[str]:
+    return [f"{prefix}{SETTINGS_NAME}" for prefix in prefixes_of(dataset)]
+
+
+def report_key(dataset: str, build: int) -> str:
+    return f"{REPORTS_PREFIX}{dataset}/{build}.json"
+
+
+@dataclass(frozen=True, slots=True)
+class FolderSettings:
+    """The optional ``_settings.json`` of a folder.
+
+    ``columns``: names of the metadata columns (for files without a header, or to rename);
+    ``header``: true/false forces whether the first row is a header (detected when absent);
+    ``max_invalid_rows``: how many invalid rows a load may skip (0: any invalid row fails the load);
+    ``merge_neighbours``: join touching ranges whose metadata is identical.
+    """
+
+    columns: tuple[str, ...] | None = None
+    header: bool | None = None
+    max_invalid_rows: int = 0
+    merge_neighbours: bool = False
+
+    @property
+    def read_options(self) -> ReadOptions:
+        return ReadOptions(header=self.header, columns=self.columns)
+
+    @classmethod
+    def parse(cls, raw: bytes, where: str) -> FolderSettings:
+        try:
+            document = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise FolderError(f"{where} is not valid JSON: {error}") from None
+        if not isinstance(document, dict):
+            raise FolderError(f"{where} must hold a JSON object")
+        known = {"columns", "header", "max_invalid_rows", "merge_neighbours"}
+        unknown = sorted(set(document) - known)
+        if unknown:
+            raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
+        return cls(
+            columns=_columns(document.get("columns"), where),
+            header=_optional_bool(document.get("header"), "header", where),
+            max_invalid_rows=_count(document.get("max_invalid_rows", 0), where),
+            merge_neighbours=bool(_optional_bool(document.get("merge_neighbours"), "merge_neighbours", where)),
+        )
+
+
+def _columns(value: Any, where: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(name, str) and name.strip() for name in value):
+        raise FolderError(f"{where}: columns must be a list of non-empty names")
+    names = tuple(name.strip() for name in value)
+    if len(set(names)) != len(names):
+        raise FolderError(f"{where}: column names must be unique")
+    return names
+
+
+def _optional_bool(value: Any, name: str, where: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise FolderError(f"{where}: {name} must be true or false")
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FolderError(f"{where}: max_invalid_rows must be a whole number, 0 or more")
+    return value

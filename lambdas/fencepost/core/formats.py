@@ -1,0 +1,280 @@
+"""Range files as users have them: the layouts detected, headers or none, and every row checked.
+
+Layouts (detected; a folder's settings may force the header and name the columns):
+
+- ``start, end, <metadata...>``: dotted IPv4, IPv6 text or integers (integers are IPv4 when the file's largest
+  address fits in 32 bits, else IPv6), with or without a header;
+- ``Netblock, start, end, <metadata...>``: the same behind a netblock column, recognised by its header;
+- ``network, <metadata...>``: CIDR networks (the MaxMind GeoLite2 "blocks" layout).
+
+Comma or tab separated, quoted or not, cells trimmed, UTF-8 with or without BOM, LF or CRLF. A row that cannot
+be used is a *problem* (line and reason) and the caller decides whether the load may skip it; a file that cannot
+be read at all (not UTF-8, binary) raises ``FileError``.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple, Protocol
+
+from fencepost.core.addresses import BITS, TOP, V4, V6, AddressError, parse_boundary
+
+# DynamoDB's item limit is 400 KB; keys, addresses and list overhead of one range item take well under 1 KB.
+MAX_ITEM_BYTES = 400 * 1024
+ITEM_OVERHEAD_BYTES = 1024
+
+csv.field_size_limit(1 << 20)  # a cell may be large; a 1 MiB cell can never fit an item anyway
+
+
+class Layout(Enum):
+    START_END = "start,end"
+    NETBLOCK = "netblock,start,end"
+    CIDR = "network"
+
+    @property
+    def metadata_from(self) -> int:
+        """Index of the first metadata column."""
+        return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}[self]
+
+
+class Problem(NamedTuple):
+    object: str
+    line: int | None
+    reason: str
+
+
+class FileError(Exception):
+    """The whole object cannot be read; ``line`` is where that became clear."""
+
+    def __init__(self, line: int | None, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}" if line else reason)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What a folder's settings may say about its files."""
+
+    header: bool | None = None  # None: detect
+    columns: tuple[str, ...] | None = None  # names of the metadata columns, in order
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    layout: Layout
+    delimiter: str
+    header: bool
+    columns: tuple[str, ...]
+    rows: int  # ranges accepted
+
+
+class RangeSink(Protocol):
+    def add(self, family: int, start: int, end: int, values: tuple[str, ...]) -> None: ...
+
+
+class ProblemSink(Protocol):
+    def add(self, problem: Problem) -> None: ...
+
+
+class RowError(ValueError):
+    pass
+
+
+def _is_integer(cell: str) -> bool:
+    return cell.isascii() and cell.isdigit()
+
+
+def _looks_like_data(cell: str) -> bool:
+    """Whether a first cell is an address, an integer address or a network (so the row is not a header)."""
+    if _is_integer(cell):
+        return True
+    try:
+        parse_boundary(cell.split("/", 1)[0])
+    except AddressError:
+        return False
+    return True
+
+
+def _boundary(cell: str, what: str) -> tuple[int, int]:
+    try:
+        return parse_boundary(cell)
+    except AddressError as error:
+        raise RowError(f"{what} {cell[:60]!r} is {error.reason}") from None
+
+
+def _network(cell: str) -> tuple[int, int, int]:
+    """``(family, first, last)`` of a CIDR network; host bits must be clear."""
+    address, slash, prefix = cell.partition("/")
+    if not slash or not (prefix.isascii() and prefix.isdigit()):
+        raise RowError(f"network {cell[:60]!r} is not in CIDR form (address/prefix)")
+    family, first = _boundary(address, "network")
+    length = int(prefix)
+    if length > BITS[family]:
+        raise RowError(f"network {cell[:60]!r} has a prefix longer than {BITS[family]} bits")
+    host = (1 << (BITS[family] - length)) - 1
+    if first & host:
+        raise RowError(f"network {cell[:60]!r} has host bits set")
+    return family, first, first | host
+
+
+def _decode(lines: Iterable[bytes]) -> Iterator[str]:
+    for number, raw in enumerate(lines, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FileError(
+                number, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+            ) from None
+        yield text[1:] if number == 1 and text.startswith("\ufeff") else text
+
+
+def _metadata_names(layout: Layout, header: Sequence[str] | None, width: int, options: ReadOptions) -> tuple[str, ...]:
+    first = layout.metadata_from
+    count = width - first
+    if options.columns is not None:
+        if len(options.columns) != count:
+            raise FileError(
+                None,
+                f"the settings name {len(options.columns)} columns but the file has {count} metadata columns",
+            )
+        names = list(options.columns)
+    elif header is not None:
+        names = [name or f"col{first + index + 1}" for index, name in enumerate(header[first:])]
+    else:
+        names = [f"col{first + index + 1}" for index in range(count)]
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise FileError(1 if header is not None else None, f"duplicate column name {name!r}")
+        seen.add(name)
+    return tuple(names)
+
+
+class _FileReader:
+    """The state of reading one object: its layout once known, and the integer rows held back until the end.
+
+    Rows with integer addresses wait for the end of the file, whose largest address decides their family.
+    """
+
+    def __init__(self, name: str, options: ReadOptions, ranges: RangeSink, problems: ProblemSink) -> None:
+        self.name = name
+        self.options = options
+        self.ranges = ranges
+        self.problems = problems
+        self.header: list[str] | None = None
+        self.layout: Layout | None = None
+        self.width = 0
+        self.columns: tuple[str, ...] = ()
+        self.integer_form: bool | None = None
+        self.integer_rows: list[tuple[int, int, tuple[str, ...]]] = []
+        self.integer_top = 0
+        self.accepted = 0
+
+    def row(self, cells: list[str], line: int) -> None:
+        if self.layout is None and not self._start(cells, line):
+            return
+        assert self.layout is not None
+        if len(cells) != self.width:
+            self.problems.add(Problem(self.name, line, f"{len(cells)} columns where the file has {self.width}"))
+            return
+        values = tuple(cells[self.layout.metadata_from :])
+        size = sum(len(value.encode()) + 1 for value in values) + ITEM_OVERHEAD_BYTES
+        try:
+            if size > MAX_ITEM_BYTES:
+                raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
+            if self.layout is Layout.CIDR:
+                self.ranges.add(*_network(cells[0]), values)
+            else:
+                self._start_end(cells[self.layout.metadata_from - 2], cells[self.layout.metadata_from - 1], values)
+        except RowError as error:
+            self.problems.add(Problem(self.name, line, str(error)))
+            return
+        self.accepted += 1
+
+    def _start(self, cells: list[str], line: int) -> bool:
+        """Settle the header and the layout at the first rows; False when this row was the header."""
+        is_header = self.options.header if self.options.header is not None else not _looks_like_data(cells[0])
+        if is_header and self.header is None:
+            self.header = cells
+            return False
+        if self.header is not None and self.header[0].lower() == "netblock":
+            self.layout = Layout.NETBLOCK
+        elif "/" in cells[0]:
+            self.layout = Layout.CIDR
+        else:
+            self.layout = Layout.START_END
+        self.width = len(self.header) if self.header is not None else len(cells)
+        if self.width < self.layout.metadata_from:
+            raise FileError(line, f"a {self.layout.value} file needs at least {self.layout.metadata_from} columns")
+        self.columns = _metadata_names(self.layout, self.header, self.width, self.options)
+        return True
+
+    def _start_end(self, low: str, high: str, values: tuple[str, ...]) -> None:
+        integers = _is_integer(low)
+        if integers != _is_integer(high):
+            raise RowError("start and end are written differently (one an integer, one not)")
+        if self.integer_form is None:
+            self.integer_form = integers
+        elif self.integer_form != integers:
+            raise RowError("integer and text addresses are mixed in one file")
+        if integers:
+            start, end = int(low), int(high)
+            if end > TOP[V6]:
+                raise RowError(f"{end} is larger than any IPv6 address")
+            if start > end:
+                raise RowError(f"start {start} is after end {end}")
+            self.integer_rows.append((start, end, values))
+            self.integer_top = max(self.integer_top, end)
+            return
+        family, start = _boundary(low, "start")
+        end_family, end = _boundary(high, "end")
+        if family != end_family:
+            raise RowError(f"start {low!r} and end {high!r} are of different address families")
+        if start > end:
+            raise RowError(f"start {low} is after end {high}")
+        self.ranges.add(family, start, end, values)
+
+    def finish(self, delimiter: str) -> FileSummary:
+        if self.layout is None:
+            raise FileError(None, "the file has a header but no ranges")
+        family = V4 if self.integer_top <= TOP[V4] else V6
+        for start, end, values in self.integer_rows:
+            self.ranges.add(family, start, end, values)
+        self.integer_rows.clear()
+        return FileSummary(self.layout, delimiter, self.header is not None, self.columns, self.accepted)
+
+
+def read_ranges(
+    name: str,
+    lines: Iterable[bytes],
+    options: ReadOptions,
+    ranges: RangeSink,
+    problems: ProblemSink,
+) -> FileSummary:
+    """Read one object's lines into ``ranges``; rows that cannot be used go to ``problems``."""
+    text = _decode(lines)
+    first_line = next((line for line in text if line.strip()), None)
+    if first_line is None:
+        raise FileError(None, "the file is empty")
+    delimiter = "\t" if "\t" in first_line else ","
+    reader = csv.reader(itertools.chain([first_line], text), delimiter=delimiter, skipinitialspace=True)
+    state = _FileReader(name, options, ranges, problems)
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            problems.add(Problem(name, reader.line_num, f"unreadable row: {error}"))
+            continue
+        if "\0" in "".join(row):
+            raise FileError(reader.line_num, "the file holds NUL bytes: it is binary, not text")
+        cells = [cell.strip() for cell in row]
+        if any(cells):
+            state.row(cells, reader.line_num)
+    return state.finish(delimiter)

@@ -1,0 +1,49 @@
+"""Entry point of the loader function: SQS messages (S3 notifications and its own), and the scheduled sweep."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from fencepost.bucket import Bucket, make_s3_client
+from fencepost.loader import Delivery, HandBack, Loader
+from fencepost.observability import Observability
+from fencepost.queue import Queue, make_sqs_client
+from fencepost.settings import LoaderSettings
+from fencepost.store import Store, make_client
+
+settings = LoaderSettings.from_env()
+obs = Observability(tracing=settings.tracing)
+# Bulk writes retry by themselves (with backoff until the deadline), so the client does not retry them again.
+store = Store(
+    make_client(settings.table, pool=settings.write_threads + 8, retries=1, read_timeout=10), settings.table.table_name
+)
+queue = Queue(make_sqs_client(), settings.queue_url)
+loader = Loader(settings, store, Bucket(make_s3_client(), settings.bucket), queue, obs)
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    if event.get("source") == "aws.events" or event.get("kind") == "sweep":
+        return {"stalled_loads_failed": loader.sweep()}
+    deadline = time.monotonic() + context.get_remaining_time_in_millis() / 1000 - settings.deadline_margin
+
+    def record_handler(record: SQSRecord) -> None:
+        delivery = Delivery(deadline, int(record.attributes.approximate_receive_count or 1))
+        try:
+            loader.handle(record.body, delivery)
+        except HandBack as hand_back:
+            obs.logger.warning("message handed back", extra={"reason": str(hand_back), "retry_in": hand_back.delay})
+            queue.retry_in(record.receipt_handle, hand_back.delay)
+            raise
+
+    response = process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )
+    return dict(response)
+
+
+handler = obs.wrap(_handle)

@@ -1,0 +1,109 @@
+"""Delivers queue messages to a handler the way Lambda's SQS event source does.
+
+Batches of records in Lambda's event shape; records named in ``batchItemFailures`` (or all of them, when the
+handler raises) stay on the queue and come back after their visibility timeout; the rest are deleted.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from local.resources import queue_depth
+
+Handler = Callable[[dict[str, Any], Any], Any]
+
+
+class LambdaContext:
+    """What a handler reads of its context; the time limit runs from the start of the invocation."""
+
+    def __init__(self, function_name: str, timeout: float, memory: int = 1024) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = memory
+        self.invoked_function_arn = f"arn:aws:lambda:us-east-1:000000000000:function:{function_name}"
+        self.aws_request_id = str(uuid.uuid4())
+        self._deadline = time.monotonic() + timeout
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+class SqsWorker:
+    def __init__(
+        self,
+        sqs: Any,
+        queue_url: str,
+        queue_arn: str,
+        handler: Handler,
+        *,
+        batch_size: int = 1,
+        timeout: float = 900.0,
+        function_name: str = "fencepost-loader",
+    ) -> None:
+        self.sqs = sqs
+        self.queue_url = queue_url
+        self.queue_arn = queue_arn
+        self.handler = handler
+        self.batch_size = batch_size
+        self.timeout = timeout
+        self.function_name = function_name
+        self.invocations = 0
+
+    def poll(self, wait: int = 0) -> int:
+        """Receive one batch and invoke the handler with it; returns how many records it held."""
+        messages = self.sqs.receive_message(
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=self.batch_size,
+            WaitTimeSeconds=wait,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        if not messages:
+            return 0
+        event = {"Records": [self._record(message) for message in messages]}
+        self.invocations += 1
+        try:
+            response = self.handler(event, LambdaContext(self.function_name, self.timeout))
+            failed = {item["itemIdentifier"] for item in (response or {}).get("batchItemFailures", [])}
+        except Exception:  # a crashed invocation: Lambda leaves the whole batch on the queue
+            failed = {message["MessageId"] for message in messages}
+        for message in messages:
+            if message["MessageId"] not in failed:
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        return len(messages)
+
+    def _record(self, message: dict[str, Any]) -> dict[str, Any]:
+        attributes = message.get("Attributes", {})
+        return {
+            "messageId": message["MessageId"],
+            "receiptHandle": message["ReceiptHandle"],
+            "body": message["Body"],
+            "attributes": {
+                "ApproximateReceiveCount": attributes.get("ApproximateReceiveCount", "1"),
+                "SentTimestamp": attributes.get("SentTimestamp", str(int(time.time() * 1000))),
+                "SenderId": attributes.get("SenderId", "000000000000"),
+                "ApproximateFirstReceiveTimestamp": attributes.get(
+                    "ApproximateFirstReceiveTimestamp", str(int(time.time() * 1000))
+                ),
+            },
+            "messageAttributes": {},
+            "md5OfBody": message.get("MD5OfBody", ""),
+            "eventSource": "aws:sqs",
+            "eventSourceARN": self.queue_arn,
+            "awsRegion": "us-east-1",
+        }
+
+    def drain(self, timeout: float = 120.0, until: Callable[[], bool] | None = None) -> None:
+        """Deliver until the queue is empty (nothing visible, in flight or delayed) or ``until()`` holds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if until is not None and until():
+                return
+            if self.poll() == 0:
+                if until is None and queue_depth(self.sqs, self.queue_url) == 0:
+                    return
+                time.sleep(0.05)
+        raise TimeoutError(f"the queue did not drain within {timeout} s")

@@ -1,0 +1,111 @@
+"""The write path on real local components: moto's S3 and SQS server, DynamoDB Local, the real handlers."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pytest
+from moto.server import ThreadedMotoServer
+
+from local.dynamodb import DynamoDBLocal, free_port, local_client
+from local.resources import Queues, create_bucket, create_queues
+from local.worker import SqsWorker
+from tests.support import LambdaContext, event
+
+
+@pytest.fixture(scope="session")
+def moto_server() -> Iterator[str]:
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@dataclass
+class Stack:
+    """One isolated service: its own table, bucket and queues, the loader and lookup handlers, a worker."""
+
+    s3: Any
+    sqs: Any
+    ddb: Any
+    table: str
+    bucket: str
+    queues: Queues
+    loader: ModuleType
+    lookup: ModuleType
+    worker: SqsWorker
+
+    def put(self, key: str, body: bytes | str) -> None:
+        self.s3.put_object(Bucket=self.bucket, Key=key, Body=body.encode() if isinstance(body, str) else body)
+
+    def delete(self, key: str) -> None:
+        self.s3.delete_object(Bucket=self.bucket, Key=key)
+
+    def drain(self, timeout: float = 300.0) -> None:
+        self.worker.drain(timeout=timeout)
+
+    def get(self, path: str, **query: str) -> tuple[int, dict[str, Any]]:
+        ev = event("lookup-get")
+        ev["rawPath"] = ev["requestContext"]["http"]["path"] = path
+        ev["queryStringParameters"] = query or None
+        response = self.lookup.handler(ev, LambdaContext())
+        return response["statusCode"], json.loads(response["body"])
+
+    def dataset(self, name: str) -> dict[str, Any]:
+        status, body = self.get(f"/datasets/{name}")
+        assert status == 200, body
+        return body
+
+    def report(self, key: str) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read())
+        return document
+
+
+@pytest.fixture
+def stack(
+    dynamodb_local: DynamoDBLocal,
+    moto_server: str,
+    ddb_table: tuple[Any, str],
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> Stack:
+    ddb, table = ddb_table
+    name = f"t{uuid.uuid4().hex[:10]}"
+    s3, sqs = local_client(moto_server, "s3"), local_client(moto_server, "sqs")
+    queues = create_queues(sqs, name, visibility=2, max_receives=3)
+    create_bucket(s3, name, queues)
+    env = {
+        "TABLE_NAME": table,
+        "BUCKET_NAME": name,
+        "QUEUE_URL": queues.url,
+        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint,
+        "AWS_ENDPOINT_URL_S3": moto_server,
+        "AWS_ENDPOINT_URL_SQS": moto_server,
+        "SETTLE_SECONDS": "1",
+        "CHUNK_ITEMS": "400",
+        "WRITE_THREADS": "4",
+        "CACHE_TTL_SECONDS": "0",
+        "DELETE_GRACE_SECONDS": "0",
+        "MAX_RECEIVES": "3",
+        "DEADLINE_MARGIN_SECONDS": "1",
+        "RETRY_BASE_SECONDS": "0.2",
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+    }
+    env.update(getattr(request, "param", {}))
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    modules = []
+    for module in ("fencepost.handlers.loader", "fencepost.handlers.lookup"):
+        sys.modules.pop(module, None)
+        modules.append(importlib.import_module(module))
+    loader, lookup = modules
+    worker = SqsWorker(sqs, queues.url, queues.arn, loader.handler, timeout=60)
+    return Stack(s3, sqs, ddb, table, name, queues, loader, lookup, worker)

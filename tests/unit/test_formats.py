@@ -1,0 +1,181 @@
+"""The format matrix: one small fixture per layout and quirk that real range files have."""
+
+from __future__ import annotations
+
+import pytest
+
+from fencepost.core.addresses import V4, V6, parse_boundary
+from fencepost.core.build import Collector, ProblemLog
+from fencepost.core.formats import MAX_ITEM_BYTES, FileError, FileSummary, Layout, ReadOptions, read_ranges
+
+
+def _read(text: str | bytes, options: ReadOptions | None = None) -> tuple[FileSummary, Collector, ProblemLog]:
+    data = text.encode() if isinstance(text, str) else text
+    collector, problems = Collector(), ProblemLog()
+    summary = read_ranges("f.csv", data.splitlines(keepends=True), options or ReadOptions(), collector, problems)
+    return summary, collector, problems
+
+
+def _ranges(collector: Collector, family: int) -> list[tuple[int, int, tuple[str, ...]]]:
+    ranges = collector.families[family]
+    return list(zip(ranges.starts, ranges.ends, ranges.values, strict=True))
+
+
+def a(text: str) -> int:
+    return parse_boundary(text)[1]
+
+
+def test_the_designs_own_layout_with_padded_cells() -> None:
+    summary, collector, problems = _read(
+        "Netblock       , start      , end        , metadata\n"
+        "1.0.0.0/24     , 16777216   , 16777471   , US\n"
+        "1.0.1.0/24     , 16777472   , 16777727   , CN  \n"
+    )
+    assert summary.layout is Layout.NETBLOCK
+    assert summary.columns == ("metadata",)
+    assert _ranges(collector, V4) == [(a("1.0.0.0"), a("1.0.0.255"), ("US",)), (a("1.0.1.0"), a("1.0.1.255"), ("CN",))]
+    assert problems.count == 0
+
+
+def test_start_end_with_header() -> None:
+    summary, collector, _ = _read("start,end,country\n1.0.0.0,1.0.0.255,AU\n")
+    assert (summary.layout, summary.header, summary.columns) == (Layout.START_END, True, ("country",))
+    assert _ranges(collector, V4) == [(a("1.0.0.0"), a("1.0.0.255"), ("AU",))]
+
+
+def test_headerless_tab_separated_gets_stable_generated_names() -> None:
+    summary, collector, _ = _read("1.1.1.0\t1.1.1.255\t13335\tUS\tCLOUDFLARENET\n")
+    assert (summary.delimiter, summary.header) == ("\t", False)
+    assert summary.columns == ("col3", "col4", "col5")
+    assert _ranges(collector, V4)[0][2] == ("13335", "US", "CLOUDFLARENET")
+
+
+def test_settings_name_the_columns_of_a_headerless_file() -> None:
+    options = ReadOptions(columns=("asn", "country", "name"))
+    summary, _, _ = _read("1.1.1.0,1.1.1.255,13335,US,CLOUDFLARENET\n", options)
+    assert summary.columns == ("asn", "country", "name")
+
+
+def test_settings_with_the_wrong_number_of_columns_fail() -> None:
+    with pytest.raises(FileError, match="settings name 2 columns but the file has 3"):
+        _read("1.1.1.0,1.1.1.255,13335,US,CLOUDFLARENET\n", ReadOptions(columns=("asn", "country")))
+
+
+def test_integer_addresses_are_ipv4_when_the_largest_fits_32_bits() -> None:
+    _, collector, _ = _read("16777216,16777471,AU\n4294967040,4294967295,ZZ\n")
+    assert _ranges(collector, V4) == [(16777216, 16777471, ("AU",)), (4294967040, 4294967295, ("ZZ",))]
+
+
+def test_integer_addresses_are_ipv6_when_one_is_larger() -> None:
+    doc = a("2001:db8::")
+    _, collector, _ = _read(f"16777216,16777471,low\n{doc},{doc + 255},doc\n")
+    assert _ranges(collector, V4) == []
+    assert _ranges(collector, V6) == [(16777216, 16777471, ("low",)), (doc, doc + 255, ("doc",))]
+
+
+def test_quoted_cells_keep_their_commas() -> None:
+    _, collector, _ = _read('"start","end","city"\n"1.0.0.0","1.0.0.255","Sydney, AU"\n')
+    assert _ranges(collector, V4)[0][2] == ("Sydney, AU",)
+
+
+def test_cidr_blocks_layout_of_maxmind() -> None:
+    summary, collector, _ = _read(
+        "network,geoname_id,registered_country_geoname_id,represented_country_geoname_id,is_anonymous_proxy\n"
+        "1.0.0.0/24,2077456,2077456,,0\n"
+        "2001:db8::/32,6252001,6252001,,0\n"
+    )
+    assert summary.layout is Layout.CIDR
+    assert summary.columns[:2] == ("geoname_id", "registered_country_geoname_id")
+    assert _ranges(collector, V4) == [(a("1.0.0.0"), a("1.0.0.255"), ("2077456", "2077456", "", "0"))]
+    assert _ranges(collector, V6)[0][:2] == (a("2001:db8::"), a("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"))
+
+
+def test_both_families_in_one_file() -> None:
+    _, collector, _ = _read("1.0.0.0,1.0.0.255,a\n2001:db8::,2001:db8::ff,b\n")
+    assert len(_ranges(collector, V4)) == len(_ranges(collector, V6)) == 1
+
+
+def test_bom_and_crlf() -> None:
+    summary, collector, _ = _read("\ufeffstart,end,country\r\n1.0.0.0,1.0.0.255,AU\r\n".encode())
+    assert summary.columns == ("country",)
+    assert _ranges(collector, V4)[0][2] == ("AU",)
+
+
+def test_mapped_ipv6_text_in_a_file_stays_ipv6() -> None:
+    _, collector, _ = _read("::ffff:0.0.0.0,::ffff:255.255.255.255,mapped\n")
+    assert _ranges(collector, V4) == []
+    assert _ranges(collector, V6) == [(0xFFFF << 32, (0xFFFF << 32) | 0xFFFFFFFF, ("mapped",))]
+
+
+def test_header_can_be_forced() -> None:
+    summary, collector, _ = _read("a,b,c\n1.0.0.0,1.0.0.255,x\n", ReadOptions(header=True))
+    assert summary.columns == ("c",)
+    assert len(_ranges(collector, V4)) == 1
+    summary, _, problems = _read("start,end,c\n1.0.0.0,1.0.0.255,x\n", ReadOptions(header=False))
+    assert summary.columns == ("col3",)  # the first row is then data, and not valid data
+    assert (summary.rows, problems.count, problems.kept[0].line) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ("1.0.0.x,1.0.0.255,a", "start '1.0.0.x' is not an IPv4 or IPv6 address"),
+        ("1.0.0.255,1.0.0.0,a", "start 1.0.0.255 is after end 1.0.0.0"),
+        ("1.0.0.0,2001:db8::,a", "different address families"),
+        ("1.0.0.0,1.0.0.255", "2 columns where the file has 3"),
+        ("1.0.0.0,1.0.0.255,a,b", "4 columns where the file has 3"),
+        ("01.0.0.0,1.0.0.255,a", "not an IPv4 or IPv6 address"),
+        ("1.0.0.0,16777471,a", "written differently"),
+        ("16777216,16777471,a", "integer and text addresses are mixed"),
+        ("1.0.0.0,1.0.0.255," + "x" * MAX_ITEM_BYTES, "does not fit a 400 KB DynamoDB item"),
+    ],
+)
+def test_invalid_rows_are_problems_with_line_and_reason(row: str, reason: str) -> None:
+    summary, collector, problems = _read(f"start,end,v\n1.2.3.0,1.2.3.255,ok\n{row}\n9.9.9.0,9.9.9.255,ok\n")
+    assert summary.rows == 2
+    assert len(_ranges(collector, V4)) == 2
+    assert problems.count == 1
+    problem = problems.kept[0]
+    assert (problem.object, problem.line) == ("f.csv", 3)
+    assert reason in problem.reason
+
+
+def test_cidr_with_host_bits_is_a_problem() -> None:
+    _, _, problems = _read("network,v\n1.0.0.1/24,a\n1.0.1.0/24,b\n")
+    assert problems.count == 1
+    assert "host bits" in problems.kept[0].reason
+
+
+def test_a_line_beyond_the_field_limit_is_a_problem() -> None:
+    _, collector, problems = _read(
+        "1.0.0.0,1.0.0.255,a\n1.0.1.0,1.0.1.255," + "x" * (2 << 20) + "\n1.0.2.0,1.0.2.255,c\n"
+    )
+    assert problems.count == 1
+    assert problems.kept[0].line == 2
+    assert len(_ranges(collector, V4)) == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "reason"),
+    [
+        (b"", None, "empty"),
+        (b"\n\n", None, "empty"),
+        (b"start,end,country\n", None, "header but no ranges"),
+        (b"start,end,country\n1.0.0.0,1.0.0.255,Z\xfcrich\n", 2, "not UTF-8"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", 1, "not UTF-8"),
+        (b"1.0.0.0,1.0.0.255,a\x00b\n", 1, "NUL"),
+        (b"start,end,a,a\n1.0.0.0,1.0.0.255,x,y\n", 1, "duplicate column name"),
+        (b"1.0.0.0\n", 1, "needs at least 2 columns"),
+    ],
+)
+def test_unreadable_files_fail_with_the_line_and_reason(data: bytes, line: int | None, reason: str) -> None:
+    with pytest.raises(FileError) as raised:
+        _read(data)
+    assert raised.value.line == line
+    assert reason in raised.value.reason
+
+
+def test_metadata_values_are_interned() -> None:
+    _, collector, _ = _read("1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.1.255,AU\n")
+    values = collector.families[V4].values
+    assert values[0] is values[1]
