@@ -8,7 +8,7 @@ PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install lint fmt test test-slow run bench synth deploy clean
+.PHONY: help install lint fmt test test-slow run rollback bench clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -16,12 +16,15 @@ help:
 	@echo "make test-slow  the tests that load the full shared data files"
 	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
-	@echo "make deploy     deploy to the AWS account of your current credentials"
+	@echo "make deploy     deploy to the AWS account of your current credentials (see infra/DEPLOY.md)"
+	@echo "make rollback DATASET=name   serve the previous version of a dataset again (local stack)"
 
 $(PY_STAMP): requirements/dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed as python3")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	@# Make the service's packages importable from the venv (lambdas/ for fencepost, the root for local and infra).
+	$(PY) -c 'import pathlib, site; pathlib.Path(site.getsitepackages()[0], "fencepost-dev.pth").write_text("$(CURDIR)/lambdas\n$(CURDIR)\n")'
 	@touch $@
 
 $(NODE_STAMP): package.json package-lock.json
@@ -46,5 +49,20 @@ test: install lint
 test-slow: install
 	$(BIN)/pytest -m slow
 
+# Ports can be changed: make run HTTP_PORT=3001 AWS_PORT=4567 DYNAMODB_PORT=8001
+run: install
+	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
+	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT))
+
+# Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
+# On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.admin rollback <dataset>
+rollback: $(PY_STAMP)
+	@test -n "$(DATASET)" || { echo "usage: make rollback DATASET=<name>"; exit 2; }
+	TABLE_NAME=fencepost-ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
+	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \
+	$(PY) -m fencepost.admin rollback $(DATASET)
+
 clean:
 	rm -rf $(VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis
+
+include infra/infra.mk

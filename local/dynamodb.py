@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +35,19 @@ def free_port() -> int:
 def port_in_use(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+_PRCTL = ctypes.CDLL("libc.so.6", use_errno=True).prctl if sys.platform.startswith("linux") else None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to stop it when the Python process ends, however that ends.
+
+    Only a call into libc, prepared in the parent: nothing that could take a lock held by another thread.
+    """
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def find_jar(root: Path = ROOT) -> Path:
@@ -92,7 +108,13 @@ class DynamoDBLocal:
             str(self.port),
         ]
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
-        self.process = subprocess.Popen(command, cwd=jar.parent, stdout=output, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            command,
+            cwd=jar.parent,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - see _die_with_parent
+        )
         self._wait_ready()
         return self
 

@@ -60,7 +60,10 @@ class DatasetRecord:
                 "phase": self.load.phase,
                 "rows_read": self.load.rows_read,
                 "items_written": self.load.items_written,
-                "problems": self.load.problems,
+                "problems": [
+                    {"object": p.get("object"), "line": p.get("line"), "reason": p.get("reason")}
+                    for p in self.load.problems
+                ],
                 "report": self.load.report,
             },
         }

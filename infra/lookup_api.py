@@ -1,0 +1,175 @@
+"""Lookup API: the lookup function behind an HTTP API (payload v2) with one ``$default`` route.
+
+``HttpApi`` has no throttle property, so the API is created without a default stage and the ``$default`` stage is
+made here with throttling and access logging.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Final
+
+import aws_cdk as cdk
+import jsii
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_apigatewayv2 as apigwv2
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_logs as logs
+from aws_cdk.aws_apigatewayv2_authorizers import HttpIamAuthorizer
+from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
+from constructs import Construct
+
+from infra import nag
+from infra.alarms import PERIOD, any_in_period
+from infra.functions import LOG_RETENTION, PythonFunction, flag
+from infra.settings import CACHE_TTL_SECONDS, Auth, DeploySettings
+
+HANDLER: Final = "fencepost.handlers.lookup.handler"
+# Starting points, to be re-tuned from measurements: 512 MB gives the cold start (Powertools + pydantic imports,
+# ~0.3 s measured locally) about 0.3 vCPU, and a warm lookup is one ~2 ms Query. The timeout leaves room for
+# botocore's retries on a throttled Query, and is far below API Gateway's 30 s integration limit.
+MEMORY_MB: Final = 512
+TIMEOUT: Final = cdk.Duration.seconds(10)
+
+CACHE_MAX_AGE_SECONDS: Final = 300
+MAX_BATCH: Final = 100
+BATCH_CONCURRENCY: Final = 16
+DEFAULT_DATASET: Final = "default"
+
+# Headers a browser may send (SigV4 ones for -c auth=iam) and read back (Retry-After on 503, Allow on 405).
+CORS_ALLOW_HEADERS: Final = (
+    "content-type",
+    "authorization",
+    "x-amz-date",
+    "x-amz-security-token",
+    "x-amz-content-sha256",
+)
+CORS_EXPOSE_HEADERS: Final = ("retry-after", "allow")
+
+
+class LookupApi(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        table: dynamodb.ITable,
+        asset: Path,
+        settings: DeploySettings,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        lookup = PythonFunction(
+            self,
+            "LookupFunction",
+            asset=asset,
+            handler=HANDLER,
+            description="Fencepost lookups: one DynamoDB Query per address",
+            memory_mb=MEMORY_MB,
+            timeout=TIMEOUT,
+            settings=settings,
+            environment={
+                "TABLE_NAME": table.table_name,
+                "DEFAULT_DATASET": DEFAULT_DATASET,
+                "CACHE_TTL_SECONDS": str(CACHE_TTL_SECONDS),
+                "CACHE_MAX_AGE_SECONDS": str(CACHE_MAX_AGE_SECONDS),
+                "MAX_BATCH": str(MAX_BATCH),
+                "BATCH_CONCURRENCY": str(BATCH_CONCURRENCY),
+                "LOG_ADDRESSES": flag(settings.log_addresses),
+            },
+        )
+        self.function = lookup.function
+        # Lookups only ever read single items and Query one partition: nothing else on the table.
+        table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
+
+        self.api = apigwv2.HttpApi(
+            self,
+            "HttpApi",
+            api_name=f"{cdk.Stack.of(self).stack_name}-lookup",
+            description="Fencepost IP-range lookups",
+            create_default_stage=False,
+            default_integration=HttpLambdaIntegration("LookupIntegration", self.function),
+            default_authorizer=HttpIamAuthorizer() if settings.auth is Auth.IAM else None,
+            # IPv6 callers reach the API over IPv6, so ip=me answers their IPv6 address.
+            ip_address_type=apigwv2.IpAddressType.DUAL_STACK,
+            cors_preflight=apigwv2.CorsPreflightOptions(
+                allow_origins=list(settings.cors_origins),
+                allow_methods=[
+                    apigwv2.CorsHttpMethod.GET,
+                    apigwv2.CorsHttpMethod.POST,
+                    apigwv2.CorsHttpMethod.OPTIONS,
+                ],
+                allow_headers=list(CORS_ALLOW_HEADERS),
+                expose_headers=list(CORS_EXPOSE_HEADERS),
+                max_age=cdk.Duration.days(1),
+            ),
+        )
+        removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
+        access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, removal_policy=removal)
+        self.stage = apigwv2.HttpStage(
+            self,
+            "DefaultStage",
+            http_api=self.api,
+            stage_name="$default",
+            auto_deploy=True,
+            throttle=apigwv2.ThrottleSettings(rate_limit=settings.rate_limit, burst_limit=settings.burst_limit),
+            access_log_settings=AccessLogs(access_logs, source_ip=settings.log_addresses),
+        )
+        if settings.auth is Auth.NONE:
+            nag.acknowledge(
+                self.api,
+                "AwsSolutions-APIG4",
+                "A public lookup service by design: anyone may ask which range holds an address. Throttling on "
+                "the stage bounds abuse; deploy with -c auth=iam to require SigV4-signed callers.",
+            )
+        self.alarms = [
+            any_in_period(
+                self,
+                "Api5xxAlarm",
+                description="The lookup API answered with 5xx (503 UNAVAILABLE when DynamoDB throttles).",
+                metric=self.api.metric_server_error(statistic="Sum", period=PERIOD),
+            ),
+            any_in_period(
+                self,
+                "LookupErrorsAlarm",
+                description="The lookup function failed (an unhandled error, a timeout or out of memory).",
+                metric=self.function.metric_errors(statistic="Sum", period=PERIOD),
+            ),
+        ]
+
+    @property
+    def url(self) -> str:
+        return self.stage.url
+
+
+@jsii.implements(apigwv2.IAccessLogSettings)
+class AccessLogs:
+    """One JSON line per request into ``log_group``; the caller's address only when addresses may be logged."""
+
+    def __init__(self, log_group: logs.ILogGroup, *, source_ip: bool) -> None:
+        fields = {
+            "requestId": "$context.requestId",
+            "requestTime": "$context.requestTime",
+            "httpMethod": "$context.httpMethod",
+            "path": "$context.path",
+            "status": "$context.status",
+            "protocol": "$context.protocol",
+            "responseLength": "$context.responseLength",
+            "responseLatency": "$context.responseLatency",
+            "integrationLatency": "$context.integrationLatency",
+            "integrationError": "$context.integrationErrorMessage",
+            "error": "$context.error.message",
+            "userAgent": "$context.identity.userAgent",
+        }
+        if source_ip:
+            fields["sourceIp"] = "$context.identity.sourceIp"
+        self._destination = apigwv2.LogGroupLogDestination(log_group)
+        self._format = apigw.AccessLogFormat.custom(json.dumps(fields, separators=(",", ":")))
+
+    @property
+    def destination(self) -> apigwv2.IAccessLogDestination:
+        return self._destination
+
+    @property
+    def format(self) -> apigw.AccessLogFormat | None:
+        return self._format

@@ -1,0 +1,204 @@
+"""The Lambda asset, built without Docker: arm64 wheels for CPython 3.12 plus the ``fencepost`` package.
+
+``pip install --platform manylinux2014_aarch64 --only-binary=:all: --implementation cp --python-version 3.12
+--abi cp312`` fetches the wheels the Lambda runtime (python3.12, arm64) can import, whatever Python and CPU run the
+build (without those flags pip picks this machine's cp311/x86_64 builds of pydantic-core, which fail on Lambda).
+
+The result is ``build/lambda/``: the pinned dependencies of ``requirements/lambda.txt`` and ``lambdas/fencepost``,
+with fixed file times and modes so the same inputs always give the same bytes (and the same CDK asset hash). Two
+caches keep repeated synths fast: the dependencies are keyed by the requirements file, the whole asset by the
+requirements and every source file; a synth with nothing changed does no work at all.
+
+Run ``python -m infra.packaging`` (``make build-lambda``) to build it by hand; ``app.py`` builds it before each synth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+REPO_ROOT: Final = Path(__file__).resolve().parent.parent
+REQUIREMENTS: Final = REPO_ROOT / "requirements" / "lambda.txt"
+SOURCE: Final = REPO_ROOT / "lambdas" / "fencepost"
+ASSET_DIR: Final = REPO_ROOT / "build" / "lambda"
+
+# The Lambda runtime both functions use; infra.functions pins the same runtime and architecture.
+PLATFORM: Final = "manylinux2014_aarch64"
+PYTHON_VERSION: Final = "3.12"
+ABI: Final = "cp312"
+PIP_ARGS: Final = (
+    "install",
+    "--platform",
+    PLATFORM,
+    "--only-binary=:all:",
+    "--implementation",
+    "cp",
+    "--python-version",
+    PYTHON_VERSION,
+    "--abi",
+    ABI,
+    "--no-deps",  # requirements/lambda.txt pins every transitive dependency
+    # .pyc files compiled here would be for this machine's Python (cpython-311) and embed timestamps.
+    "--no-compile",
+    "--disable-pip-version-check",
+    "--no-input",
+)
+# Bump when the way the asset is assembled changes, so old caches are rebuilt.
+LAYOUT_VERSION: Final = "1"
+# 1980-01-01T00:00:00Z, the earliest time a zip entry can carry.
+FIXED_MTIME: Final = 315_532_800
+_SKIP_DIRS: Final = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+_SKIP_SUFFIXES: Final = (".pyc", ".pyo")
+
+
+class PackagingError(RuntimeError):
+    pass
+
+
+def build(
+    *,
+    requirements: Path = REQUIREMENTS,
+    source: Path = SOURCE,
+    out: Path = ASSET_DIR,
+    deps: Path | None = None,
+    force: bool = False,
+) -> Path:
+    """Build the asset into ``out`` unless it is already up to date; return ``out``.
+
+    ``deps`` is where the pip-installed dependencies are cached (default: ``.<out name>-deps`` beside ``out``).
+    """
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    digest = inputs_digest(requirements, source)
+    stamp = out.parent / f".{out.name}.inputs"
+    with _locked(out.parent / f".{out.name}.lock"):
+        if not force and out.is_dir() and stamp.is_file() and stamp.read_text() == digest:
+            return out
+        installed = _dependencies(requirements, deps or out.parent / f".{out.name}-deps", force=force)
+        staging = out.parent / f".{out.name}.staging"
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(installed, staging, ignore=shutil.ignore_patterns(".inputs"))
+        target = staging / source.name
+        shutil.rmtree(target, ignore_errors=True)  # a dependency must never shadow the service package
+        for path in _source_files(source):
+            dest = target / path.relative_to(source)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest)
+        _normalise(staging)
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(out, ignore_errors=True)
+        staging.rename(out)
+        stamp.write_text(digest)
+    return out
+
+
+def inputs_digest(requirements: Path = REQUIREMENTS, source: Path = SOURCE) -> str:
+    """What the asset is made of: the pip flags, the requirements and every source file (path and bytes)."""
+    sha = hashlib.sha256(_requirements_digest(requirements).encode())
+    for path in _source_files(source):
+        sha.update(path.relative_to(source).as_posix().encode() + b"\0")
+        sha.update(hashlib.sha256(path.read_bytes()).digest())
+    return sha.hexdigest()
+
+
+def tree_digest(root: Path) -> str:
+    """A digest of a directory's relative paths, file modes and contents (to compare two builds)."""
+    sha = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        sha.update(path.relative_to(root).as_posix().encode() + b"\0")
+        sha.update(oct(path.stat().st_mode & 0o777).encode())
+        sha.update(hashlib.sha256(path.read_bytes()).digest())
+    return sha.hexdigest()
+
+
+def _requirements_digest(requirements: Path) -> str:
+    sha = hashlib.sha256(LAYOUT_VERSION.encode())
+    sha.update("\0".join(PIP_ARGS).encode())
+    sha.update(requirements.read_bytes())
+    return sha.hexdigest()
+
+
+def _dependencies(requirements: Path, cache: Path, *, force: bool) -> Path:
+    """The pip-installed dependencies, reused while the requirements file and pip flags stay the same."""
+    digest = _requirements_digest(requirements)
+    stamp = cache / ".inputs"
+    if not force and stamp.is_file() and stamp.read_text() == digest:
+        return cache
+    shutil.rmtree(cache, ignore_errors=True)
+    command = [sys.executable, "-m", "pip", *PIP_ARGS, "--target", str(cache), "-r", str(requirements)]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        shutil.rmtree(cache, ignore_errors=True)
+        raise PackagingError(
+            f"pip could not fetch the Lambda dependencies (exit {result.returncode}):\n"
+            f"{' '.join(command)}\n{result.stdout[-4000:]}{result.stderr[-4000:]}"
+        )
+    # Console scripts carry this machine's interpreter path and are never run on Lambda.
+    shutil.rmtree(cache / "bin", ignore_errors=True)
+    stamp.write_text(digest)
+    return cache
+
+
+def _source_files(source: Path) -> list[Path]:
+    if not (source / "__init__.py").is_file():
+        raise PackagingError(f"{source} is not a Python package (no __init__.py)")
+    files: list[Path] = []
+    for directory, subdirs, names in os.walk(source):
+        subdirs[:] = sorted(d for d in subdirs if d not in _SKIP_DIRS)
+        files.extend(Path(directory) / name for name in names if not name.endswith(_SKIP_SUFFIXES))
+    return sorted(files)
+
+
+def _normalise(root: Path) -> None:
+    """Fixed modes and times: the asset's bytes depend only on its inputs, and Lambda can read every file."""
+    for directory, subdirs, names in os.walk(root):
+        for name in subdirs:
+            os.chmod(Path(directory) / name, 0o755)
+        for name in names:
+            path = Path(directory) / name
+            os.chmod(path, 0o644)
+            os.utime(path, (FIXED_MTIME, FIXED_MTIME))
+    for directory, subdirs, _ in os.walk(root):
+        for name in subdirs:
+            os.utime(Path(directory) / name, (FIXED_MTIME, FIXED_MTIME))
+    os.utime(root, (FIXED_MTIME, FIXED_MTIME))
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One build at a time per output directory (parallel synths or test workers share build/)."""
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m infra.packaging", description="Build the Lambda asset (arm64, CPython 3.12) into build/lambda/."
+    )
+    parser.add_argument("--force", action="store_true", help="rebuild even when the cached asset is up to date")
+    parser.add_argument("--out", type=Path, default=ASSET_DIR, help=f"output directory (default: {ASSET_DIR})")
+    args = parser.parse_args(argv)
+    try:
+        out = build(out=args.out, force=args.force)
+    except PackagingError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"Lambda asset ready: {out} ({tree_digest(out)[:12]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

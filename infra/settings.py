@@ -1,0 +1,217 @@
+"""Deployment choices read once from CDK context (``-c key=value``) into a typed, validated object.
+
+Every choice has a default, so ``cdk synth`` with no context gives the production shape: an on-demand table and a
+bucket that survive stack deletion, a public API, tracing off. A bad value stops the synth with a message that names
+the context key and what it accepts; nothing here touches AWS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, TypeVar
+
+# What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
+# 4,000 writes per second and 12,000 reads per second"). Warm throughput below this buys nothing and, since warm
+# throughput can never be lowered, is refused at synth.
+ON_DEMAND_BASELINE_READ_UNITS: Final = 12_000
+ON_DEMAND_BASELINE_WRITE_UNITS: Final = 4_000
+
+# Prewarm: 10,000 WCU gives the table at least 10 partitions (one partition takes 1,000 WCU / 3,000 RCU), enough for
+# the ~6,000 writes/s measured by the design's blog post. Reads default to 12,000 RCU, the read rate a new
+# on-demand table serves, so switching a live table to PROVISIONED for a load never gives lookups less read
+# capacity than on-demand's starting point (3,000 RCU would throttle lookups above ~6,000/s during the load
+# window). The extra 9,000 RCU cost $1.17 per hour while provisioned; the load window is minutes.
+PREWARM_WRITE_UNITS: Final = 10_000
+PREWARM_READ_UNITS: Final = 12_000
+
+# Warm mode defaults: the same write rate as prewarm, reads at the on-demand baseline (raising reads is charged and
+# lookups are read one item per address).
+WARM_WRITE_UNITS: Final = 10_000
+WARM_READ_UNITS: Final = ON_DEMAND_BASELINE_READ_UNITS
+
+# How long a lookup container caches a dataset's live version. The loader gets the same value: it tells how long
+# lookups may still read the previous version after a switch.
+CACHE_TTL_SECONDS: Final = 60
+
+# API stage throttling: steady requests per second and burst. The account default for HTTP APIs is 10,000 rps with a
+# burst of 5,000; a lower cap per stage bounds the bill of a runaway client.
+RATE_LIMIT: Final = 1_000
+BURST_LIMIT: Final = 2_000
+
+# Concurrent loader invocations the SQS event source may run (Lambda's minimum is 2). Ten gives a pre-warmed table
+# enough parallel writers (8 threads each, capped by writeRate) and leaves most of an account's default 1,000
+# concurrent executions to lookups.
+LOADER_CONCURRENCY: Final = 10
+
+
+class SettingsError(ValueError):
+    """A context value the stack cannot use; the message names the key and what it accepts."""
+
+
+class Capacity(StrEnum):
+    ON_DEMAND = "on-demand"
+    PREWARM = "prewarm"
+    WARM = "warm"
+
+
+class Auth(StrEnum):
+    NONE = "none"
+    IAM = "iam"
+
+
+ContextGetter = Callable[[str], Any]
+E = TypeVar("E", bound=StrEnum)
+
+
+@dataclass(frozen=True, slots=True)
+class TableCapacity:
+    """How the table is billed and warmed. Only the fields of the chosen mode are used."""
+
+    mode: Capacity = Capacity.ON_DEMAND
+    max_read_units: int | None = None
+    max_write_units: int | None = None
+    prewarm_read_units: int = PREWARM_READ_UNITS
+    prewarm_write_units: int = PREWARM_WRITE_UNITS
+    warm_read_units: int = WARM_READ_UNITS
+    warm_write_units: int = WARM_WRITE_UNITS
+
+
+@dataclass(frozen=True, slots=True)
+class DeploySettings:
+    capacity: TableCapacity = TableCapacity()
+    destroy_on_delete: bool = False
+    rate_limit: int = RATE_LIMIT
+    burst_limit: int = BURST_LIMIT
+    cors_origins: tuple[str, ...] = ("*",)
+    auth: Auth = Auth.NONE
+    tracing: bool = False
+    loader_concurrency: int = LOADER_CONCURRENCY
+    write_rate: int = 0
+    log_level: str = "INFO"
+    log_addresses: bool = True
+    alarm_email: str | None = None
+
+    @classmethod
+    def from_context(cls, get: ContextGetter) -> DeploySettings:
+        """Read every setting through ``get`` (``app.node.try_get_context``); raise SettingsError on a bad value."""
+        mode = _choice(get, "capacity", Capacity, Capacity.ON_DEMAND)
+        capacity = TableCapacity(
+            mode=mode,
+            max_read_units=_optional_int(get, "maxReadUnits", low=1),
+            max_write_units=_optional_int(get, "maxWriteUnits", low=1),
+            prewarm_read_units=_int(get, "prewarmReadUnits", PREWARM_READ_UNITS, low=1),
+            prewarm_write_units=_int(get, "prewarmWriteUnits", PREWARM_WRITE_UNITS, low=1),
+            warm_read_units=_int(get, "warmReadUnits", WARM_READ_UNITS, low=1),
+            warm_write_units=_int(get, "warmWriteUnits", WARM_WRITE_UNITS, low=1),
+        )
+        _check_capacity(capacity)
+        removal = _text(get, "removal", "retain").lower()
+        if removal not in ("retain", "destroy"):
+            raise SettingsError(f"removal must be 'retain' (the default) or 'destroy', not {removal!r}")
+        rate_limit = _int(get, "rateLimit", RATE_LIMIT, low=1)
+        burst_limit = _int(get, "burstLimit", BURST_LIMIT, low=1)
+        origins = tuple(o.strip() for o in _text(get, "corsOrigins", "*").split(",") if o.strip())
+        if not origins:
+            raise SettingsError("corsOrigins must name at least one origin (comma separated) or '*'")
+        log_level = _text(get, "logLevel", "INFO").upper()
+        if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise SettingsError(f"logLevel must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {log_level!r}")
+        alarm_email = _text(get, "alarmEmail", "") or None
+        if alarm_email is not None and "@" not in alarm_email:
+            raise SettingsError(f"alarmEmail must be an email address, not {alarm_email!r}")
+        return cls(
+            capacity=capacity,
+            destroy_on_delete=removal == "destroy",
+            rate_limit=rate_limit,
+            burst_limit=burst_limit,
+            cors_origins=origins,
+            auth=_choice(get, "auth", Auth, Auth.NONE),
+            tracing=_switch(get, "tracing", default=False),
+            loader_concurrency=_int(get, "loaderConcurrency", LOADER_CONCURRENCY, low=2, high=1000),
+            write_rate=_int(get, "writeRate", 0, low=0),
+            log_level=log_level,
+            log_addresses=_switch(get, "logAddresses", default=True),
+            alarm_email=alarm_email,
+        )
+
+
+def _check_capacity(capacity: TableCapacity) -> None:
+    caps = capacity.max_read_units is not None or capacity.max_write_units is not None
+    if capacity.mode is Capacity.PREWARM and caps:
+        raise SettingsError(
+            "maxReadUnits/maxWriteUnits cap on-demand throughput; a PROVISIONED (prewarm) table cannot have them. "
+            "Deploy the caps with the second, on-demand step."
+        )
+    if capacity.mode is not Capacity.WARM:
+        return
+    if capacity.warm_read_units < ON_DEMAND_BASELINE_READ_UNITS:
+        raise SettingsError(
+            f"warmReadUnits={capacity.warm_read_units} is below the {ON_DEMAND_BASELINE_READ_UNITS:,} read units/s "
+            "a new on-demand table already serves. Warm throughput can never be lowered, so a smaller value buys "
+            f"nothing: use at least {ON_DEMAND_BASELINE_READ_UNITS} or leave warmReadUnits out."
+        )
+    if capacity.warm_write_units < ON_DEMAND_BASELINE_WRITE_UNITS:
+        raise SettingsError(
+            f"warmWriteUnits={capacity.warm_write_units} is below the {ON_DEMAND_BASELINE_WRITE_UNITS:,} write "
+            "units/s a new on-demand table already serves. Warm throughput can never be lowered, so a smaller value "
+            f"buys nothing: use at least {ON_DEMAND_BASELINE_WRITE_UNITS} or leave warmWriteUnits out."
+        )
+    for key, cap, warm in (
+        ("maxReadUnits", capacity.max_read_units, capacity.warm_read_units),
+        ("maxWriteUnits", capacity.max_write_units, capacity.warm_write_units),
+    ):
+        if cap is not None and cap < warm:
+            raise SettingsError(f"{key}={cap} is below the warm throughput {warm}: the table would throttle first")
+
+
+def _text(get: ContextGetter, key: str, default: str) -> str:
+    value = get(key)
+    return default if value is None else str(value).strip()
+
+
+def _int(get: ContextGetter, key: str, default: int, *, low: int, high: int | None = None) -> int:
+    value = _optional_int(get, key, low=low, high=high)
+    return default if value is None else value
+
+
+def _optional_int(get: ContextGetter, key: str, *, low: int, high: int | None = None) -> int | None:
+    raw = get(key)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    if isinstance(raw, bool):
+        raise SettingsError(f"{key} must be a whole number, not {raw!r}")
+    try:
+        value = int(str(raw).strip().replace("_", ""))
+    except ValueError:
+        raise SettingsError(f"{key} must be a whole number, not {raw!r}") from None
+    if value < low or (high is not None and value > high):
+        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise SettingsError(f"{key} must be {bounds}, not {value}")
+    return value
+
+
+def _switch(get: ContextGetter, key: str, *, default: bool) -> bool:
+    raw = get(key)
+    if raw is None:
+        return default
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise SettingsError(f"{key} must be on or off (true/false), not {raw!r}")
+
+
+def _choice(get: ContextGetter, key: str, kind: type[E], default: E) -> E:
+    raw = get(key)
+    if raw is None:
+        return default
+    try:
+        return kind(str(raw).strip().lower())
+    except ValueError:
+        allowed = ", ".join(repr(member.value) for member in kind)
+        raise SettingsError(f"{key} must be one of {allowed}, not {raw!r}") from None

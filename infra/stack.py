@@ -1,0 +1,94 @@
+"""The Fencepost stack: it only wires the three constructs together and names what a deployer needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from constructs import Construct
+
+from infra import nag
+from infra.loader import Loader
+from infra.lookup_api import LookupApi
+from infra.settings import DeploySettings
+from infra.storage import Storage
+
+# The singleton Lambda that CDK adds to configure bucket notifications (s3.Bucket.add_event_notification).
+BUCKET_NOTIFICATIONS_HANDLER = "BucketNotificationsHandler050a0587b7544547bf325f094a3db834"
+
+
+class FencepostStack(cdk.Stack):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: DeploySettings,
+        lambda_asset: Path,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        self.storage = Storage(self, "Storage", settings=settings)
+        self.lookup_api = LookupApi(self, "LookupApi", table=self.storage.table, asset=lambda_asset, settings=settings)
+        self.loader = Loader(
+            self,
+            "Loader",
+            table=self.storage.table,
+            bucket=self.storage.bucket,
+            asset=lambda_asset,
+            settings=settings,
+        )
+        self._alarm_notifications(settings.alarm_email)
+        self._acknowledge_bucket_notifications_handler()
+
+        cdk.CfnOutput(self, "ApiUrl", value=self.lookup_api.url, description="Base URL of the lookup API")
+        cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name, description="Upload range files here")
+        cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name, description="The ranges table")
+        cdk.CfnOutput(self, "QueueUrl", value=self.loader.queue.queue_url, description="The loader's event queue")
+        cdk.CfnOutput(
+            self,
+            "DeadLetterQueueUrl",
+            value=self.loader.dead_letters.queue_url,
+            description="Loader messages that failed every attempt",
+        )
+        cdk.CfnOutput(
+            self,
+            "LookupLogGroup",
+            value=self.lookup_api.function.log_group.log_group_name,
+            description="aws logs tail <this> --follow",
+        )
+        cdk.CfnOutput(
+            self,
+            "LoaderLogGroup",
+            value=self.loader.function.log_group.log_group_name,
+            description="aws logs tail <this> --follow",
+        )
+
+    @property
+    def alarms(self) -> list[cloudwatch.Alarm]:
+        return [*self.storage.alarms, *self.lookup_api.alarms, *self.loader.alarms]
+
+    def _alarm_notifications(self, email: str | None) -> None:
+        if email is None:
+            return
+        topic = sns.Topic(self, "AlarmTopic", display_name="Fencepost alarms", enforce_ssl=True)
+        topic.add_subscription(subscriptions.EmailSubscription(email))
+        action = cloudwatch_actions.SnsAction(topic)
+        for alarm in self.alarms:
+            alarm.add_alarm_action(action)
+            alarm.add_ok_action(action)
+
+    def _acknowledge_bucket_notifications_handler(self) -> None:
+        handler = self.node.try_find_child(BUCKET_NOTIFICATIONS_HANDLER)
+        if handler is None:
+            return
+        nag.acknowledge(
+            handler,
+            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
+            "CDK's own bucket-notifications custom resource (runs only at deploy time); its role is not ours to shape.",
+        )

@@ -1,0 +1,124 @@
+"""Storage: the ranges table and the bucket that range files are uploaded to.
+
+The table is always a ``dynamodb.Table`` with the same construct id, whatever the capacity mode, so switching
+mode is an in-place UpdateTable and never a replacement (TableV2 cannot hold fixed provisioned write capacity,
+which the prewarm step needs).
+"""
+
+from __future__ import annotations
+
+from typing import Final, TypedDict
+
+import aws_cdk as cdk
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from fencepost.core.keys import PK, SK
+from infra import nag
+from infra.alarms import PERIOD, any_in_period
+from infra.settings import Capacity, DeploySettings, TableCapacity
+
+TABLE_ID: Final = "RangesTable"
+REPORTS_PREFIX: Final = "_reports/"
+REPORTS_EXPIRE_AFTER: Final = cdk.Duration.days(90)
+# Versioning lets a deleted or overwritten range file be restored (which reloads it); old versions then expire.
+NONCURRENT_EXPIRE_AFTER: Final = cdk.Duration.days(30)
+
+
+class Storage(Construct):
+    def __init__(self, scope: Construct, construct_id: str, *, settings: DeploySettings) -> None:
+        super().__init__(scope, construct_id)
+        removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
+        self.table = dynamodb.Table(
+            self,
+            TABLE_ID,
+            partition_key=dynamodb.Attribute(name=PK, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=SK, type=dynamodb.AttributeType.NUMBER),
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            removal_policy=removal,
+            # A retained table is also protected from a manual delete; a disposable dev stack is not.
+            deletion_protection=not settings.destroy_on_delete,
+            **_capacity_props(settings.capacity),
+        )
+        if settings.capacity.mode is Capacity.PREWARM:
+            # CDK leaves out BillingMode for PROVISIONED (CloudFormation's default); say it, so the mode can be read
+            # from the template and the switch back to on-demand is a visible BillingMode change.
+            table_resource = self.table.node.default_child
+            assert isinstance(table_resource, dynamodb.CfnTable)
+            table_resource.add_property_override("BillingMode", dynamodb.BillingMode.PROVISIONED.value)
+        self.bucket = s3.Bucket(
+            self,
+            "RangeFiles",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            minimum_tls_version=1.2,
+            versioned=True,
+            lifecycle_rules=[
+                s3.LifecycleRule(id="expire-load-reports", prefix=REPORTS_PREFIX, expiration=REPORTS_EXPIRE_AFTER),
+                s3.LifecycleRule(
+                    id="expire-old-versions",
+                    noncurrent_version_expiration=NONCURRENT_EXPIRE_AFTER,
+                    expired_object_delete_marker=True,
+                    abort_incomplete_multipart_upload_after=cdk.Duration.days(7),
+                ),
+            ],
+            removal_policy=removal,
+            auto_delete_objects=settings.destroy_on_delete,
+        )
+        nag.acknowledge(
+            self.bucket,
+            "AwsSolutions-S1",
+            "Server access logs are skipped: the bucket holds range files uploaded by operators, writes are "
+            "audited by CloudTrail, and every object the loader reads is named in its load report under _reports/.",
+        )
+        self.alarms = [
+            any_in_period(
+                self,
+                "ReadThrottleAlarm",
+                description="Lookups are being throttled by DynamoDB (the API answers 503 UNAVAILABLE).",
+                metric=self.table.metric("ReadThrottleEvents", statistic="Sum", period=PERIOD),
+            ),
+            any_in_period(
+                self,
+                "WriteThrottleAlarm",
+                description=(
+                    "Loads are being throttled by DynamoDB: the loader retries, but loads slow down. Lower "
+                    "writeRate or pre-warm the table (infra/DEPLOY.md)."
+                ),
+                metric=self.table.metric("WriteThrottleEvents", statistic="Sum", period=PERIOD),
+            ),
+        ]
+
+
+class _CapacityProps(TypedDict, total=False):
+    billing_mode: dynamodb.BillingMode
+    read_capacity: int
+    write_capacity: int
+    max_read_request_units: int | None
+    max_write_request_units: int | None
+    warm_throughput: dynamodb.WarmThroughput
+
+
+def _capacity_props(capacity: TableCapacity) -> _CapacityProps:
+    """The Table properties of one capacity mode (infra/DEPLOY.md says when to use which)."""
+    if capacity.mode is Capacity.PREWARM:
+        return _CapacityProps(
+            billing_mode=dynamodb.BillingMode.PROVISIONED,
+            read_capacity=capacity.prewarm_read_units,
+            write_capacity=capacity.prewarm_write_units,
+        )
+    props = _CapacityProps(
+        billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+        max_read_request_units=capacity.max_read_units,
+        max_write_request_units=capacity.max_write_units,
+    )
+    if capacity.mode is Capacity.WARM:
+        props["warm_throughput"] = dynamodb.WarmThroughput(
+            read_units_per_second=capacity.warm_read_units,
+            write_units_per_second=capacity.warm_write_units,
+        )
+    return props

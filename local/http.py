@@ -1,0 +1,135 @@
+"""An HTTP front that turns each request into an API Gateway HTTP API (payload 2.0) event for the lookup handler
+and returns the handler's response unchanged."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+# API Gateway refuses bodies over 10 MB itself (413) before the function sees them.
+MAX_BODY = 10 * 1024 * 1024
+
+
+def to_event(method: str, target: str, headers: dict[str, str], body: bytes, source_ip: str) -> dict[str, Any]:
+    """The event API Gateway would send for this request."""
+    parts = urlsplit(target)
+    query: dict[str, list[str]] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        query.setdefault(name, []).append(value)
+    now = datetime.now(UTC)
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": parts.path or "/",
+        "rawQueryString": parts.query,
+        "headers": headers,
+        "requestContext": {
+            "accountId": "000000000000",
+            "apiId": "local",
+            "domainName": headers.get("host", "localhost"),
+            "domainPrefix": "local",
+            "http": {
+                "method": method,
+                "path": parts.path or "/",
+                "protocol": "HTTP/1.1",
+                "sourceIp": source_ip,
+                "userAgent": headers.get("user-agent", ""),
+            },
+            "requestId": uuid.uuid4().hex,
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+            "timeEpoch": int(now.timestamp() * 1000),
+        },
+        "isBase64Encoded": False,
+    }
+    if query:
+        # API Gateway joins repeated parameters with commas.
+        event["queryStringParameters"] = {name: ",".join(values) for name, values in query.items()}
+    if "cookie" in headers:
+        event["cookies"] = [c.strip() for c in headers["cookie"].split(";")]
+    if body:
+        try:
+            event["body"] = body.decode("utf-8")
+        except UnicodeDecodeError:
+            event["body"] = base64.b64encode(body).decode()
+            event["isBase64Encoded"] = True
+    return event
+
+
+class _Context:
+    function_name = "fencepost-lookup"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:fencepost-lookup"
+
+    def __init__(self) -> None:
+        self.aws_request_id = str(uuid.uuid4())
+        self._deadline = time.monotonic() + 10
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def serve(handler: Handler, host: str, port: int) -> ThreadingHTTPServer:
+    """Start the front in a background thread; ``server.shutdown()`` stops it."""
+
+    class Request(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _handle(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            if length > MAX_BODY:
+                self._send(413, {"content-type": "application/json"}, b'{"message":"Request Entity Too Large"}')
+                return
+            body = self.rfile.read(length) if length else b""
+            headers: dict[str, str] = {}
+            for name, value in self.headers.items():
+                key = name.lower()
+                headers[key] = f"{headers[key]},{value}" if key in headers else value
+            event = to_event(self.command, self.path, headers, body, self.client_address[0])
+            try:
+                response = handler(event, _Context())
+            except Exception:  # what API Gateway answers when the function itself fails
+                self._send(500, {"content-type": "application/json"}, b'{"message":"Internal Server Error"}')
+                return
+            payload = response.get("body") or ""
+            data = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
+            out = {k.lower(): str(v) for k, v in (response.get("headers") or {}).items()}
+            self._send(int(response.get("statusCode", 200)), out, data, response.get("cookies") or [])
+
+        def _send(self, status: int, headers: dict[str, str], data: bytes, cookies: list[str] | None = None) -> None:
+            self.send_response(status)
+            for name, value in headers.items():
+                if name not in ("content-length", "connection"):
+                    self.send_header(name, value)
+            for cookie in cookies or []:
+                self.send_header("set-cookie", cookie)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = _handle  # noqa: N815
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer((host, port), Request)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
+    return server
+
+
+def dumps(document: Any) -> str:
+    return json.dumps(document, indent=2)

@@ -1,0 +1,229 @@
+"""The whole service on this machine: DynamoDB Local, moto's S3 and SQS, the loader worker and the HTTP front.
+
+The handlers are the real ones, imported here after the environment points them at the local endpoints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from moto.server import ThreadedMotoServer
+
+from local.dynamodb import DynamoDBLocal, LocalStackError, create_table, free_port, local_client, port_in_use
+from local.resources import Queues, create_bucket, create_queues
+from local.worker import LambdaContext, SqsWorker
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class StackConfig:
+    """Ports, names and the loader's tuning for a local run (defaults are those of ``make run``)."""
+
+    dynamodb_port: int = 8000
+    aws_port: int = 4566  # S3 and SQS
+    http_port: int | None = 3000  # None: no HTTP front
+    data_dir: Path | None = ROOT / "var"  # None: DynamoDB Local in memory, nothing kept
+    table: str = "fencepost-ranges"
+    bucket: str = "ranges"
+    queue: str = "fencepost-loader"
+    cache_ttl: float = 1.0
+    loader_env: dict[str, str] = field(
+        default_factory=lambda: {
+            "SETTLE_SECONDS": "2",
+            "CHUNK_ITEMS": "2000",
+            "WRITE_THREADS": "8",
+            "DELETE_GRACE_SECONDS": "60",
+            "STALL_SECONDS": "300",
+            "RETRY_BASE_SECONDS": "1",
+            "DEADLINE_MARGIN_SECONDS": "5",
+        }
+    )
+    loader_timeout: float = 900.0
+    sweep_every: float = 60.0
+    log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
+
+    @classmethod
+    def ephemeral(cls, **changes: Any) -> StackConfig:
+        """Free ports, in memory: for tests and benchmarks."""
+        values: dict[str, Any] = {"dynamodb_port": free_port(), "aws_port": free_port(), "http_port": free_port()}
+        values["data_dir"] = None
+        values.update(changes)
+        return cls(**values)
+
+
+class LocalStack:
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.dynamodb: DynamoDBLocal | None = None
+        self.moto: ThreadedMotoServer | None = None
+        self.queues: Queues | None = None
+        self.loader: ModuleType | None = None
+        self.lookup: ModuleType | None = None
+        self.worker: SqsWorker | None = None
+        self.http: Any = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._saved_env: dict[str, str | None] = {}
+
+    # -- endpoints ---------------------------------------------------------------------------------------------
+
+    @property
+    def aws_endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.config.aws_port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.config.http_port}"
+
+    def client(self, service: str) -> Any:
+        endpoint = self.dynamodb.endpoint if service == "dynamodb" and self.dynamodb else self.aws_endpoint
+        return local_client(endpoint, service)
+
+    # -- life cycle --------------------------------------------------------------------------------------------
+
+    def start(self, *, worker: bool = True) -> LocalStack:
+        config = self.config
+        for port, what in ((config.dynamodb_port, "DynamoDB Local"), (config.aws_port, "the local S3/SQS")):
+            if port_in_use(port):
+                raise LocalStackError(f"port {port} (for {what}) is busy: stop what uses it or choose another port")
+        if config.http_port is not None and port_in_use(config.http_port):
+            raise LocalStackError(f"port {config.http_port} (for the HTTP API) is busy: choose another port")
+        db_path = config.data_dir / "dynamodb" if config.data_dir else None
+        log = config.data_dir / "dynamodb.log" if config.data_dir else None
+        if config.data_dir:
+            config.data_dir.mkdir(parents=True, exist_ok=True)
+        self.dynamodb = DynamoDBLocal(config.dynamodb_port, db_path, log).start()
+        self.moto = ThreadedMotoServer(ip_address="127.0.0.1", port=config.aws_port, verbose=False)
+        self.moto.start()
+        self._create_resources()
+        self._set_environment()
+        self.loader = self._import("fencepost.handlers.loader")
+        self.lookup = self._import("fencepost.handlers.lookup")
+        assert self.queues is not None
+        self.worker = SqsWorker(
+            self.client("sqs"), self.queues.url, self.queues.arn, self._deliver, timeout=config.loader_timeout
+        )
+        if worker:
+            self._spawn(self._work, "worker")
+            self._spawn(self._sweep, "sweep")
+        if config.http_port is not None:
+            from local.http import serve
+
+            self.http = serve(self.lookup.handler, "127.0.0.1", config.http_port)
+        return self
+
+    def _create_resources(self) -> None:
+        assert self.dynamodb is not None
+        ddb = self.client("dynamodb")
+        if self.config.table not in ddb.list_tables()["TableNames"]:
+            create_table(ddb, self.config.table)
+        self.queues = create_queues(self.client("sqs"), self.config.queue)
+        create_bucket(self.client("s3"), self.config.bucket, self.queues)
+
+    def _set_environment(self) -> None:
+        assert self.dynamodb is not None
+        assert self.queues is not None
+        env = {
+            "AWS_ACCESS_KEY_ID": "local",
+            "AWS_SECRET_ACCESS_KEY": "local",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb.endpoint,
+            "AWS_ENDPOINT_URL_S3": self.aws_endpoint,
+            "AWS_ENDPOINT_URL_SQS": self.aws_endpoint,
+            "TABLE_NAME": self.config.table,
+            "BUCKET_NAME": self.config.bucket,
+            "QUEUE_URL": self.queues.url,
+            "CACHE_TTL_SECONDS": str(self.config.cache_ttl),
+            "POWERTOOLS_LOG_LEVEL": self.config.log_level,
+            "POWERTOOLS_METRICS_DISABLED": "true",
+            **self.config.loader_env,
+        }
+        for name, value in env.items():
+            self._saved_env.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
+
+    @staticmethod
+    def _import(name: str) -> ModuleType:
+        sys.modules.pop(name, None)
+        return importlib.import_module(name)
+
+    def _spawn(self, target: Any, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _deliver(self, event: dict[str, Any], context: Any) -> Any:
+        assert self.loader is not None
+        return self.loader.handler(event, context)
+
+    def _work(self) -> None:
+        assert self.worker is not None
+        while not self._stop.is_set():
+            try:
+                self.worker.poll(wait=1)
+            except Exception:  # the local S3/SQS is going away at shutdown
+                if not self._stop.is_set():
+                    time.sleep(0.5)
+
+    def _sweep(self) -> None:
+        while not self._stop.wait(self.config.sweep_every):
+            with contextlib.suppress(Exception):
+                self.loader.handler(  # type: ignore[union-attr]
+                    {"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext("fencepost-loader", 60)
+                )
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=15)
+        if self.http is not None:
+            self.http.shutdown()
+            self.http.server_close()
+        if self.moto is not None:
+            self.moto.stop()
+        if self.dynamodb is not None:
+            self.dynamodb.stop()
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    # -- helpers for tests and benchmarks ----------------------------------------------------------------------
+
+    def wait_for(self, dataset: str, *, version: int | None = None, timeout: float = 600.0) -> dict[str, Any]:
+        """Poll the dataset record (as the API serves it) until its latest load has finished."""
+        assert self.lookup is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            record = self.dataset(dataset)
+            if record and record["status"] != "LOADING" and (version is None or record["load"]["version"] == version):
+                return record
+            time.sleep(0.2)
+        raise TimeoutError(f"dataset {dataset!r} did not finish loading in {timeout} s")
+
+    def dataset(self, name: str) -> dict[str, Any] | None:
+        from local.http import to_event
+
+        assert self.lookup is not None
+        event = to_event("GET", f"/datasets/{name}", {}, b"", "127.0.0.1")
+        response = self.lookup.handler(event, LambdaContext("fencepost-lookup", 10))
+        return json.loads(response["body"]) if response["statusCode"] == 200 else None

@@ -1,0 +1,122 @@
+"""``make run``'s entry point, end to end: started as a user starts it, used over HTTP and S3, stopped with Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from fencepost.core.addresses import V4, format_address
+from local.dynamodb import free_port, local_client
+from tests.reference import Reference
+from tests.support import ROOT, V4_FILE, family_ranges, read_tsv
+
+
+class Running:
+    def __init__(self, process: subprocess.Popen[str], api: str, aws: str, dynamodb_port: int) -> None:
+        self.process = process
+        self.dynamodb_port = dynamodb_port
+        self.api = api
+        self.s3 = local_client(aws, "s3")
+
+    def get(self, path: str, **params: str) -> tuple[int, Any]:
+        response = requests.get(f"{self.api}{path}", params=params, timeout=10)
+        return response.status_code, response.json()
+
+    def wait_ready(self, dataset: str, version: int, timeout: float = 240) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        seen = []
+        while time.monotonic() < deadline:
+            status, body = self.get(f"/datasets/{dataset}")
+            if status == 200:
+                seen.append((body["status"], body["load"]["phase"]))
+                if body["status"] == "READY" and body["version"] == version:
+                    return body
+                assert body["status"] != "FAILED", body
+            time.sleep(0.3)
+        raise AssertionError(f"{dataset} was not READY at version {version}: {seen[-5:]}")
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    ports = {"--http-port": free_port(), "--aws-port": free_port(), "--dynamodb-port": free_port()}
+    command = [sys.executable, "-m", "local", "--data-dir", str(tmp_path)]
+    for flag, port in ports.items():
+        command += [flag, str(port)]
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}"}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    api = f"http://127.0.0.1:{ports['--http-port']}"
+    deadline = time.monotonic() + 90
+    while True:
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        try:
+            requests.get(f"{api}/datasets", timeout=2)
+            break
+        except requests.ConnectionError:
+            assert time.monotonic() < deadline, "the local stack did not start"
+            time.sleep(0.5)
+    yield Running(process, api, f"http://127.0.0.1:{ports['--aws-port']}", ports["--dynamodb-port"])
+    if process.poll() is None:
+        process.kill()
+
+
+def _tsv(rows: list[list[str]]) -> bytes:
+    return "".join("\t".join(row) + "\n" for row in rows).encode()
+
+
+def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Running) -> None:
+    # The sample dataset answers the first lookup
+    running.wait_ready("sample", 1)
+    status, body = running.get("/lookup", ip="8.8.8.8", dataset="sample")
+    assert (status, body["data"]["asn"]) == (200, "15169")
+    # Given a slice of the shared IPv4 file uploaded through S3
+    rows = read_tsv(V4_FILE)[20_000:32_000]
+    running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(rows))
+    record = running.wait_ready("geo", 1)
+    assert record["ranges"] == len(rows)
+    # Then lookups agree with the overlap rule applied to the rows
+    ranges = family_ranges(rows)[V4]
+    reference = Reference(ranges.starts, ranges.ends)
+    rng = random.Random(3)
+    addresses = [rng.randint(min(ranges.starts), max(ranges.ends)) for _ in range(300)]
+    for address in addresses:
+        row = reference.answer(address)
+        status, body = running.get("/lookup", ip=format_address(V4, address), dataset="geo")
+        if row is None:
+            assert (status, body["error"]["code"]) == (404, "NOT_FOUND")
+        else:
+            assert (status, body["data"]) == (200, {"col3": ranges.values[row][0]})
+    # When the file is replaced
+    replaced = [[start, end, f"X{value}"] for start, end, value in rows]
+    running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(replaced))
+    running.wait_ready("geo", 2)
+    # Then lookups answer from the new version
+    address = format_address(V4, ranges.starts[100])
+    status, body = running.get("/lookup", ip=address, dataset="geo")
+    assert (status, body["version"], body["data"]["col3"].startswith("X")) == (200, 2, True)
+    # And Ctrl-C stops everything it started
+    running.process.send_signal(signal.SIGINT)
+    output, _ = running.process.communicate(timeout=60)
+    assert running.process.returncode == 0, output
+    assert "Stopped: nothing is left running." in output
+    java = subprocess.run(
+        ["pgrep", "-f", f"DynamoDBLocal.jar.* -port {running.dynamodb_port}$"], capture_output=True, check=False
+    )
+    assert java.returncode == 1, java.stdout  # no DynamoDB Local left behind
+    assert not _port_open(running.dynamodb_port)
+
+
+def _port_open(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0

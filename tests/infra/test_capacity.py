@@ -1,0 +1,120 @@
+"""The table's capacity modes: each visible in the template, all on one logical id (an in-place switch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from infra.application import create_app
+from infra.settings import SettingsError
+from tests.infra.conftest import Synthesize
+
+CAPACITY_PROPERTIES = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput")
+
+
+def _capacity(synth: Synthesize, **context: str) -> dict[str, object]:
+    props = synth(**context).props("table")
+    return {key: props[key] for key in CAPACITY_PROPERTIES if key in props}
+
+
+def test_on_demand_is_the_default(synthesize: Synthesize) -> None:
+    # Given no capacity context / When synthesized / Then the table is on-demand with no caps and no warm throughput
+    assert _capacity(synthesize) == {"BillingMode": "PAY_PER_REQUEST"}
+
+
+def test_on_demand_with_maximum_throughput_caps(synthesize: Synthesize) -> None:
+    capacity = _capacity(synthesize, capacity="on-demand", maxReadUnits="5000", maxWriteUnits="2000")
+
+    assert capacity == {
+        "BillingMode": "PAY_PER_REQUEST",
+        "OnDemandThroughput": {"MaxReadRequestUnits": 5000, "MaxWriteRequestUnits": 2000},
+    }
+
+
+def test_on_demand_with_a_read_cap_only(synthesize: Synthesize) -> None:
+    capacity = _capacity(synthesize, maxReadUnits="800")
+
+    assert capacity == {"BillingMode": "PAY_PER_REQUEST", "OnDemandThroughput": {"MaxReadRequestUnits": 800}}
+
+
+def test_prewarm_defaults_to_10000_write_and_12000_read_capacity(synthesize: Synthesize) -> None:
+    assert _capacity(synthesize, capacity="prewarm") == {
+        "BillingMode": "PROVISIONED",
+        "ProvisionedThroughput": {"ReadCapacityUnits": 12_000, "WriteCapacityUnits": 10_000},
+    }
+
+
+def test_prewarm_capacity_comes_from_context(synthesize: Synthesize) -> None:
+    capacity = _capacity(synthesize, capacity="prewarm", prewarmWriteUnits="20000", prewarmReadUnits="3000")
+
+    assert capacity == {
+        "BillingMode": "PROVISIONED",
+        "ProvisionedThroughput": {"ReadCapacityUnits": 3000, "WriteCapacityUnits": 20_000},
+    }
+
+
+def test_warm_is_on_demand_with_warm_throughput(synthesize: Synthesize) -> None:
+    assert _capacity(synthesize, capacity="warm") == {
+        "BillingMode": "PAY_PER_REQUEST",
+        "WarmThroughput": {"ReadUnitsPerSecond": 12_000, "WriteUnitsPerSecond": 10_000},
+    }
+
+
+def test_warm_throughput_comes_from_context(synthesize: Synthesize) -> None:
+    capacity = _capacity(synthesize, capacity="warm", warmReadUnits="30000", warmWriteUnits="15000")
+
+    assert capacity == {
+        "BillingMode": "PAY_PER_REQUEST",
+        "WarmThroughput": {"ReadUnitsPerSecond": 30_000, "WriteUnitsPerSecond": 15_000},
+    }
+
+
+def test_every_mode_keeps_the_table_logical_id_and_key_schema(synthesize: Synthesize) -> None:
+    # Given the same app synthesized in every capacity mode
+    synths = [
+        synthesize(),
+        synthesize(capacity="on-demand", maxReadUnits="5000", maxWriteUnits="2000"),
+        synthesize(capacity="prewarm"),
+        synthesize(capacity="warm"),
+    ]
+
+    # Then it is always the same AWS::DynamoDB::Table resource: switching mode updates it in place
+    ids = {synth.ids["table"] for synth in synths}
+    assert len(ids) == 1
+    for synth in synths:
+        tables = synth.of_type("AWS::DynamoDB::Table")
+        assert list(tables) == list(ids)
+        props = synth.props("table")
+        assert props["KeySchema"] == [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ]
+        assert props["AttributeDefinitions"] == [
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "N"},
+        ]
+        assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+@pytest.mark.parametrize(
+    ("context", "message"),
+    [
+        ({"warmReadUnits": "11999"}, "below the 12,000 read units/s"),
+        ({"warmWriteUnits": "3999"}, "below the 4,000 write units/s"),
+        ({"warmReadUnits": "100", "warmWriteUnits": "100"}, "can never be lowered"),
+    ],
+)
+def test_warm_throughput_below_a_new_on_demand_table_is_rejected_at_synth(
+    context: dict[str, str], message: str, stub_asset: Path
+) -> None:
+    # Given warm throughput below what a new on-demand table already serves
+    # When the app is built / Then it refuses with a message that says why
+    with pytest.raises(SettingsError, match=message):
+        create_app({"capacity": "warm", **context}, lambda_asset=stub_asset)
+
+
+def test_warm_throughput_at_the_on_demand_baseline_is_accepted(synthesize: Synthesize) -> None:
+    capacity = _capacity(synthesize, capacity="warm", warmReadUnits="12000", warmWriteUnits="4000")
+
+    assert capacity["WarmThroughput"] == {"ReadUnitsPerSecond": 12_000, "WriteUnitsPerSecond": 4_000}

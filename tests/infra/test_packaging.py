@@ -1,0 +1,194 @@
+"""The Lambda asset: built for CPython 3.12 on arm64, complete, reproducible, and cached."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from infra import packaging
+
+COMPILED_TAG = re.compile(r"cp312-cp312-manylinux\w*_aarch64")
+PURE_TAG = re.compile(r"py[23]-none-any")
+
+
+def _wheel(dist_info: Path) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for line in (dist_info / "WHEEL").read_text().splitlines():
+        key, _, value = line.partition(": ")
+        fields.setdefault(key, []).append(value.strip())
+    return fields
+
+
+def test_compiled_packages_are_cp312_aarch64_and_the_rest_pure(real_asset: Path) -> None:
+    wheels = {path.name: _wheel(path) for path in sorted(real_asset.glob("*.dist-info"))}
+    compiled = {name for name, wheel in wheels.items() if wheel["Root-Is-Purelib"] == ["false"]}
+
+    assert {name.split("-")[0] for name in compiled} >= {"pydantic_core"}
+    for name, wheel in wheels.items():
+        tags = wheel["Tag"]
+        if name in compiled:
+            assert all(COMPILED_TAG.fullmatch(tag) for tag in tags), (name, tags)
+        else:
+            assert "py3-none-any" in tags, (name, tags)
+            assert all(PURE_TAG.fullmatch(tag) for tag in tags), (name, tags)
+
+
+def test_every_extension_module_is_built_for_cpython_312_on_aarch64(real_asset: Path) -> None:
+    extensions = sorted(path.relative_to(real_asset).as_posix() for path in real_asset.rglob("*.so"))
+
+    assert "pydantic_core/_pydantic_core.cpython-312-aarch64-linux-gnu.so" in extensions
+    assert all(name.endswith(".cpython-312-aarch64-linux-gnu.so") for name in extensions), extensions
+
+
+def test_asset_holds_everything_the_handlers_import(real_asset: Path) -> None:
+    for package in ("pydantic", "pydantic_core", "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
+        assert (real_asset / package / "__init__.py").is_file(), package
+    assert (real_asset / "fencepost" / "handlers" / "lookup.py").is_file()
+    assert (real_asset / "fencepost" / "core" / "keys.py").is_file()
+
+
+class _RuntimeImports(ast.NodeVisitor):
+    """Top-level names of the absolute imports that run (those under ``if TYPE_CHECKING:`` never do)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_If(self, node: ast.If) -> None:
+        test = ast.unparse(node.test)
+        if test in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.names |= {alias.name.split(".")[0] for alias in node.names}
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level == 0 and node.module:
+            self.names.add(node.module.split(".")[0])
+
+
+def _imported_top_level_names(package: Path) -> set[str]:
+    visitor = _RuntimeImports()
+    for path in package.rglob("*.py"):
+        visitor.visit(ast.parse(path.read_text(), str(path)))
+    return visitor.names
+
+
+def test_every_third_party_module_the_service_imports_is_in_the_asset(real_asset: Path) -> None:
+    # Given every absolute import anywhere in the packaged service (lazy imports included)
+    third_party = _imported_top_level_names(real_asset / "fencepost") - set(sys.stdlib_module_names) - {"fencepost"}
+
+    # Then each is a package or module at the asset's root, where Lambda's import path starts
+    missing = {
+        name for name in third_party if not (real_asset / name).is_dir() and not (real_asset / f"{name}.py").exists()
+    }
+    assert {"aws_lambda_powertools", "boto3", "pydantic"} <= third_party
+    assert missing == set()
+
+
+def test_asset_has_no_bytecode_or_build_machine_scripts(real_asset: Path) -> None:
+    assert not list(real_asset.rglob("__pycache__"))
+    assert not list(real_asset.rglob("*.pyc"))
+    assert not (real_asset / "bin").exists()
+
+
+def test_asset_files_have_fixed_times_and_readable_modes(real_asset: Path) -> None:
+    for path in [real_asset / "fencepost" / "handlers" / "lookup.py", *real_asset.rglob("*.so")]:
+        stat = path.stat()
+        assert stat.st_mtime == packaging.FIXED_MTIME
+        assert stat.st_mode & 0o777 == 0o644
+
+
+def _deps_cache(asset: Path) -> Path:
+    return asset.parent / f".{asset.name}-deps"
+
+
+def _no_pip(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Make any pip run fail the test; return the list of attempted commands."""
+    calls: list[Any] = []
+
+    def refuse(command: Any, *_: Any, **__: Any) -> Any:
+        calls.append(command)
+        raise AssertionError(f"pip ran: {command}")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+    return calls
+
+
+def test_a_second_build_with_the_same_inputs_does_nothing(real_asset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given an up-to-date asset
+    before = real_asset.stat().st_mtime_ns
+    calls = _no_pip(monkeypatch)
+
+    # When it is built again
+    assert packaging.build() == real_asset
+
+    # Then neither pip nor a copy ran
+    assert calls == []
+    assert real_asset.stat().st_mtime_ns == before
+
+
+def test_assembly_is_reproducible_and_source_changes_skip_pip(
+    real_asset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a copy of the service source and the cached dependencies (pip must not run)
+    source = tmp_path / "src" / "fencepost"
+    shutil.copytree(packaging.SOURCE, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    deps = _deps_cache(real_asset)
+    _no_pip(monkeypatch)
+
+    # When the same inputs are assembled into two places
+    first = packaging.build(source=source, out=tmp_path / "one" / "lambda", deps=deps)
+    second = packaging.build(source=source, out=tmp_path / "two" / "lambda", deps=deps)
+
+    # Then both hold the same bytes
+    assert packaging.tree_digest(first) == packaging.tree_digest(second)
+
+    # And when a source file changes, the next build picks it up without pip
+    (source / "handlers" / "lookup.py").write_text("# changed\n")
+    changed = packaging.build(source=source, out=first, deps=deps)
+    assert (changed / "fencepost" / "handlers" / "lookup.py").read_text() == "# changed\n"
+    assert packaging.tree_digest(changed) != packaging.tree_digest(second)
+
+
+def test_inputs_digest_follows_requirements_and_source(tmp_path: Path) -> None:
+    source = tmp_path / "fencepost"
+    source.mkdir()
+    (source / "__init__.py").write_text("")
+    requirements = tmp_path / "lambda.txt"
+    requirements.write_text("boto3==1.0\n")
+    digest = packaging.inputs_digest(requirements, source)
+
+    (source / "__pycache__").mkdir()
+    (source / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    assert packaging.inputs_digest(requirements, source) == digest  # bytecode is not an input
+
+    (source / "extra.py").write_text("x = 1\n")
+    with_source = packaging.inputs_digest(requirements, source)
+    assert with_source != digest
+
+    requirements.write_text("boto3==2.0\n")
+    assert packaging.inputs_digest(requirements, source) != with_source
+
+
+@pytest.mark.timeout(300)
+def test_a_fresh_pip_install_gives_the_same_asset_as_the_cache(real_asset: Path, tmp_path: Path) -> None:
+    # Given a fixed copy of the source (the real tree may be edited while the tests run)
+    source = tmp_path / "src" / "fencepost"
+    shutil.copytree(packaging.SOURCE, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    cached = packaging.build(source=source, out=tmp_path / "cached" / "lambda", deps=_deps_cache(real_asset))
+
+    # When everything is built from scratch, pip included
+    fresh = packaging.build(source=source, out=tmp_path / "fresh" / "lambda", force=True)
+
+    # Then the bytes are the same
+    assert packaging.tree_digest(fresh) == packaging.tree_digest(cached)

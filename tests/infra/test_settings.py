@@ -1,0 +1,76 @@
+"""Context parsing: defaults, accepted spellings and the refusals, without synthesizing anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from infra.settings import Auth, Capacity, DeploySettings, SettingsError, TableCapacity
+
+
+def _settings(**context: Any) -> DeploySettings:
+    return DeploySettings.from_context(context.get)
+
+
+def test_defaults_are_the_production_shape() -> None:
+    settings = _settings()
+
+    assert settings == DeploySettings()
+    assert settings.capacity == TableCapacity(mode=Capacity.ON_DEMAND)
+    assert settings.destroy_on_delete is False
+    assert settings.auth is Auth.NONE
+    assert settings.tracing is False
+    assert settings.cors_origins == ("*",)
+    assert (settings.rate_limit, settings.burst_limit) == (1000, 2000)
+    assert settings.loader_concurrency == 10
+
+
+def test_values_may_come_typed_from_cdk_json_or_as_text_from_the_command_line() -> None:
+    typed = _settings(capacity="prewarm", prewarmWriteUnits=20_000, tracing=True, removal="destroy")
+    text = _settings(capacity="PREWARM", prewarmWriteUnits="20_000", tracing="on", removal="Destroy")
+
+    assert typed == text
+    assert text.capacity.prewarm_write_units == 20_000
+    assert text.tracing is True
+    assert text.destroy_on_delete is True
+
+
+def test_cors_origins_are_a_comma_separated_list() -> None:
+    assert _settings(corsOrigins=" https://a.example ,https://b.example,").cors_origins == (
+        "https://a.example",
+        "https://b.example",
+    )
+
+
+@pytest.mark.parametrize(
+    ("context", "message"),
+    [
+        ({"capacity": "burst"}, "capacity must be one of 'on-demand', 'prewarm', 'warm'"),
+        ({"auth": "cognito"}, "auth must be one of 'none', 'iam'"),
+        ({"removal": "snapshot"}, "removal must be 'retain'"),
+        ({"tracing": "maybe"}, "tracing must be on or off"),
+        ({"rateLimit": "fast"}, "rateLimit must be a whole number"),
+        ({"burstLimit": "0"}, "burstLimit must be at least 1"),
+        ({"loaderConcurrency": "1"}, "loaderConcurrency must be between 2 and 1000"),
+        ({"maxReadUnits": "-5"}, "maxReadUnits must be at least 1"),
+        ({"writeRate": True}, "writeRate must be a whole number"),
+        ({"corsOrigins": " , "}, "corsOrigins must name at least one origin"),
+        ({"logLevel": "chatty"}, "logLevel must be DEBUG, INFO"),
+        ({"alarmEmail": "ops"}, "alarmEmail must be an email address"),
+        ({"capacity": "prewarm", "maxWriteUnits": "100"}, "cannot have them"),
+        ({"capacity": "warm", "warmReadUnits": "5000"}, "warm throughput can never be lowered|can never be lowered"),
+        ({"capacity": "warm", "warmWriteUnits": "1000"}, "below the 4,000 write units/s"),
+        ({"capacity": "warm", "maxWriteUnits": "5000"}, "below the warm throughput 10000"),
+    ],
+)
+def test_bad_values_are_refused_with_the_key_and_what_it_accepts(context: dict[str, Any], message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        _settings(**context)
+
+
+def test_warm_values_are_only_checked_in_warm_mode() -> None:
+    # Given a low warm value left in context while deploying on-demand: it is simply not used
+    settings = _settings(capacity="on-demand", warmReadUnits="10")
+
+    assert settings.capacity.mode is Capacity.ON_DEMAND

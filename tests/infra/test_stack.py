@@ -1,0 +1,498 @@
+"""The stack's wiring, read from the synthesized template: functions, permissions, triggers, API, alarms, outputs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from infra.loader import MAX_RECEIVES
+from tests.infra.conftest import Synth, Synthesize
+
+ALL_OPTIONS = {
+    "auth": "iam",
+    "tracing": "on",
+    "removal": "destroy",
+    "alarmEmail": "ops@example.com",
+    "corsOrigins": "https://app.example.com, https://admin.example.com",
+    "rateLimit": "50",
+    "burstLimit": "100",
+    "loaderConcurrency": "4",
+    "writeRate": "2500",
+    "logAddresses": "false",
+    "logLevel": "debug",
+}
+
+
+@pytest.fixture(scope="module")
+def default(synthesize: Synthesize) -> Synth:
+    return synthesize()
+
+
+@pytest.fixture(scope="module")
+def options(synthesize: Synthesize) -> Synth:
+    return synthesize(**ALL_OPTIONS)
+
+
+def _permissions(synth: Synth, role: str) -> set[tuple[str, str]]:
+    """Every (action, resource) pair the role's policies allow, however CDK merged the statements."""
+    allowed: set[tuple[str, str]] = set()
+    for policy in synth.of_type("AWS::IAM::Policy").values():
+        props = policy["Properties"]
+        if synth.ref(role) not in props["Roles"]:
+            continue
+        for statement in props["PolicyDocument"]["Statement"]:
+            assert statement["Effect"] == "Allow"
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            allowed |= {(action, json.dumps(resource, sort_keys=True)) for action in actions for resource in resources}
+    return allowed
+
+
+def _on(resource: Any, *actions: str) -> set[tuple[str, str]]:
+    return {(action, json.dumps(resource, sort_keys=True)) for action in actions}
+
+
+def _join(synth: Synth, name: str, suffix: str) -> dict[str, Any]:
+    return {"Fn::Join": ["", [synth.arn(name), suffix]]}
+
+
+def _env(synth: Synth, function: str) -> dict[str, Any]:
+    env: dict[str, Any] = synth.props(function)["Environment"]["Variables"]
+    return env
+
+
+# --- the functions -----------------------------------------------------------------------------------------------
+
+
+def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
+    props = default.props("lookup_function")
+
+    assert props["Runtime"] == "python3.12"
+    assert props["Architectures"] == ["arm64"]
+    assert props["Handler"] == "fencepost.handlers.lookup.handler"
+    assert props["MemorySize"] == 512
+    assert props["Timeout"] == 10
+    assert "ReservedConcurrentExecutions" not in props
+    assert props["LoggingConfig"] == {"LogGroup": default.ref("lookup_logs")}
+    assert _env(default, "lookup_function") == {
+        "TABLE_NAME": default.ref("table"),
+        "DEFAULT_DATASET": "default",
+        "CACHE_TTL_SECONDS": "60",
+        "CACHE_MAX_AGE_SECONDS": "300",
+        "MAX_BATCH": "100",
+        "BATCH_CONCURRENCY": "16",
+        "LOG_ADDRESSES": "true",
+        "TRACING": "false",
+        "POWERTOOLS_SERVICE_NAME": "fencepost",
+        "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
+        "POWERTOOLS_LOG_LEVEL": "INFO",
+    }
+
+
+def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
+    props = default.props("loader_function")
+
+    assert props["Runtime"] == "python3.12"
+    assert props["Architectures"] == ["arm64"]
+    assert props["Handler"] == "fencepost.handlers.loader.handler"
+    assert props["MemorySize"] == 3008
+    assert props["Timeout"] == 900
+    assert props["RecursiveLoop"] == "Allow"  # it feeds its own queue
+    assert "ReservedConcurrentExecutions" not in props
+    assert props["LoggingConfig"] == {"LogGroup": default.ref("loader_logs")}
+    assert _env(default, "loader_function") == {
+        "TABLE_NAME": default.ref("table"),
+        "BUCKET_NAME": default.ref("bucket"),
+        "QUEUE_URL": default.ref("queue"),
+        "CACHE_TTL_SECONDS": _env(default, "lookup_function")["CACHE_TTL_SECONDS"],
+        "SETTLE_SECONDS": "10",
+        "CHUNK_ITEMS": "5000",
+        "WRITE_THREADS": "8",
+        "WRITE_RATE": "0",
+        "MAX_RECEIVES": str(MAX_RECEIVES),
+        "TRACING": "false",
+        "POWERTOOLS_SERVICE_NAME": "fencepost",
+        "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
+        "POWERTOOLS_LOG_LEVEL": "INFO",
+    }
+
+
+def test_function_logs_are_kept_one_month(default: Synth) -> None:
+    for logs in ("lookup_logs", "loader_logs"):
+        assert default.props(logs)["RetentionInDays"] == 30
+
+
+def test_context_reaches_the_function_environments(options: Synth) -> None:
+    assert _env(options, "lookup_function")["LOG_ADDRESSES"] == "false"
+    assert _env(options, "loader_function")["WRITE_RATE"] == "2500"
+    for function in ("lookup_function", "loader_function"):
+        assert _env(options, function)["POWERTOOLS_LOG_LEVEL"] == "DEBUG"
+
+
+# --- permissions -------------------------------------------------------------------------------------------------
+
+
+def test_lookup_role_may_only_read_items_and_write_its_logs(default: Synth) -> None:
+    assert _permissions(default, "lookup_role") == (
+        _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+        | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
+    )
+
+
+def test_loader_role_permissions_are_exactly_its_grants(default: Synth) -> None:
+    bucket, objects = default.arn("bucket"), _join(default, "bucket", "/*")
+    reports = _join(default, "bucket", "/_reports/*")
+    read = ("s3:GetBucket*", "s3:GetObject*", "s3:List*")
+    put = (
+        "s3:Abort*",
+        "s3:PutObject",
+        "s3:PutObjectLegalHold",
+        "s3:PutObjectRetention",
+        "s3:PutObjectTagging",
+        "s3:PutObjectVersionTagging",
+    )
+    table = (
+        "dynamodb:BatchGetItem",
+        "dynamodb:BatchWriteItem",
+        "dynamodb:ConditionCheckItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:DescribeTable",
+        "dynamodb:GetItem",
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:PutItem",
+        "dynamodb:Query",
+        "dynamodb:Scan",
+        "dynamodb:UpdateItem",
+    )
+    queue = (
+        "sqs:ChangeMessageVisibility",
+        "sqs:DeleteMessage",
+        "sqs:GetQueueAttributes",
+        "sqs:GetQueueUrl",
+        "sqs:ReceiveMessage",
+        "sqs:SendMessage",
+    )
+
+    assert _permissions(default, "loader_role") == (
+        _on(default.arn("loader_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+        | _on(bucket, *read)
+        | _on(objects, *read)
+        | _on(reports, *put)
+        | _on(default.arn("table"), *table)
+        | _on(default.arn("queue"), *queue)
+    )
+
+
+def test_function_roles_have_no_managed_policies(default: Synth) -> None:
+    for role in ("lookup_role", "loader_role"):
+        props = default.props(role)
+        assert "ManagedPolicyArns" not in props
+        assert props["AssumeRolePolicyDocument"]["Statement"] == [
+            {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}}
+        ]
+
+
+def test_tracing_adds_only_the_x_ray_permissions(default: Synth, options: Synth) -> None:
+    xray = _on("*", "xray:PutTelemetryRecords", "xray:PutTraceSegments")
+    for role in ("lookup_role", "loader_role"):
+        assert not _permissions(default, role) & xray
+        assert _permissions(options, role) & xray == xray
+        assert {resource for _, resource in _permissions(options, role) - xray} != {json.dumps("*")}
+
+
+# --- tracing -----------------------------------------------------------------------------------------------------
+
+
+def test_tracing_is_off_by_default(default: Synth) -> None:
+    for function in ("lookup_function", "loader_function"):
+        assert default.props(function).get("TracingConfig", {"Mode": "PassThrough"}) != {"Mode": "Active"}
+        assert _env(default, function)["TRACING"] == "false"
+
+
+def test_tracing_on_makes_both_functions_active(options: Synth) -> None:
+    for function in ("lookup_function", "loader_function"):
+        assert options.props(function)["TracingConfig"] == {"Mode": "Active"}
+        assert _env(options, function)["TRACING"] == "true"
+
+
+# --- loader triggers ---------------------------------------------------------------------------------------------
+
+
+def test_bucket_sends_created_and_removed_notifications_for_all_keys_to_the_queue(default: Synth) -> None:
+    notifications = default.only("Custom::S3BucketNotifications")
+
+    assert notifications["BucketName"] == default.ref("bucket")
+    assert notifications["NotificationConfiguration"] == {
+        "QueueConfigurations": [
+            {"Events": ["s3:ObjectCreated:*"], "QueueArn": default.arn("queue")},
+            {"Events": ["s3:ObjectRemoved:*"], "QueueArn": default.arn("queue")},
+        ]
+    }
+
+
+def test_queue_policy_lets_only_this_bucket_send(default: Synth) -> None:
+    policies = [
+        p["Properties"]
+        for p in default.of_type("AWS::SQS::QueuePolicy").values()
+        if default.ref("queue") in p["Properties"]["Queues"]
+    ]
+    statements = [s for p in policies for s in p["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+
+    assert statements == [
+        {
+            "Action": ["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"],
+            "Condition": {"ArnLike": {"aws:SourceArn": default.arn("bucket")}},
+            "Effect": "Allow",
+            "Principal": {"Service": "s3.amazonaws.com"},
+            "Resource": default.arn("queue"),
+        }
+    ]
+
+
+def test_queue_event_source_has_batch_one_max_concurrency_and_item_failures(default: Synth, options: Synth) -> None:
+    mapping = default.only("AWS::Lambda::EventSourceMapping")
+
+    assert mapping["EventSourceArn"] == default.arn("queue")
+    assert mapping["FunctionName"] == default.ref("loader_function")
+    assert mapping["BatchSize"] == 1
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["ScalingConfig"] == {"MaximumConcurrency": 10}
+    assert options.only("AWS::Lambda::EventSourceMapping")["ScalingConfig"] == {"MaximumConcurrency": 4}
+
+
+def test_queue_visibility_is_at_least_six_loader_timeouts(default: Synth) -> None:
+    visibility = default.props("queue")["VisibilityTimeout"]
+
+    assert visibility >= 6 * default.props("loader_function")["Timeout"]
+    assert visibility <= 12 * 60 * 60  # SQS's maximum
+
+
+def test_queues_use_sse_sqs_and_failures_go_to_the_dead_letter_queue(default: Synth) -> None:
+    queue, dead_letters = default.props("queue"), default.props("dead_letters")
+
+    assert queue["SqsManagedSseEnabled"] is True
+    assert dead_letters["SqsManagedSseEnabled"] is True
+    assert "KmsMasterKeyId" not in queue  # S3 cannot send to a queue encrypted with aws/sqs
+    assert queue["RedrivePolicy"] == {"deadLetterTargetArn": default.arn("dead_letters"), "maxReceiveCount": 5}
+    assert str(queue["RedrivePolicy"]["maxReceiveCount"]) == _env(default, "loader_function")["MAX_RECEIVES"]
+    assert dead_letters["MessageRetentionPeriod"] == 14 * 24 * 60 * 60
+
+
+def test_queues_refuse_unencrypted_transport(default: Synth) -> None:
+    denied = {
+        json.dumps(s["Resource"], sort_keys=True)
+        for p in default.of_type("AWS::SQS::QueuePolicy").values()
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+        if s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    }
+
+    assert denied == {json.dumps(default.arn(q), sort_keys=True) for q in ("queue", "dead_letters")}
+
+
+def test_sweep_invokes_the_loader_every_five_minutes(default: Synth) -> None:
+    rule = default.props("sweep")
+
+    assert rule["ScheduleExpression"] == "rate(5 minutes)"
+    assert rule["State"] == "ENABLED"
+    assert [target["Arn"] for target in rule["Targets"]] == [default.arn("loader_function")]
+    assert [target["RetryPolicy"] for target in rule["Targets"]] == [{"MaximumRetryAttempts": 0}]
+    invoke_config = default.only("AWS::Lambda::EventInvokeConfig")
+    assert invoke_config["FunctionName"] == default.ref("loader_function")
+    assert invoke_config["MaximumRetryAttempts"] == 0
+    permissions = [
+        p["Properties"]
+        for p in default.of_type("AWS::Lambda::Permission").values()
+        if p["Properties"]["Principal"] == "events.amazonaws.com"
+    ]
+    assert permissions == [
+        {
+            "Action": "lambda:InvokeFunction",
+            "FunctionName": default.arn("loader_function"),
+            "Principal": "events.amazonaws.com",
+            "SourceArn": default.arn("sweep"),
+        }
+    ]
+
+
+# --- the HTTP API ------------------------------------------------------------------------------------------------
+
+
+def test_api_has_one_default_route_to_the_lookup_function(default: Synth) -> None:
+    routes = default.of_type("AWS::ApiGatewayV2::Route")
+    integration = default.only("AWS::ApiGatewayV2::Integration")
+
+    assert [r["Properties"]["RouteKey"] for r in routes.values()] == ["$default"]
+    assert integration["IntegrationType"] == "AWS_PROXY"
+    assert integration["IntegrationUri"] == default.arn("lookup_function")
+    assert integration["PayloadFormatVersion"] == "2.0"
+
+
+def test_api_is_dual_stack(default: Synth) -> None:
+    assert default.props("api")["IpAddressType"] == "dualstack"
+
+
+def test_api_is_public_by_default(default: Synth) -> None:
+    route = default.only("AWS::ApiGatewayV2::Route")
+
+    assert route["AuthorizationType"] == "NONE"
+
+
+def test_auth_iam_requires_signed_requests(options: Synth) -> None:
+    route = options.only("AWS::ApiGatewayV2::Route")
+
+    assert route["AuthorizationType"] == "AWS_IAM"
+
+
+def test_stage_is_the_default_stage_with_throttling(default: Synth, options: Synth) -> None:
+    stage = default.props("stage")
+
+    assert stage["StageName"] == "$default"
+    assert stage["AutoDeploy"] is True
+    assert stage["DefaultRouteSettings"] == {"ThrottlingBurstLimit": 2000, "ThrottlingRateLimit": 1000}
+    assert options.props("stage")["DefaultRouteSettings"] == {"ThrottlingBurstLimit": 100, "ThrottlingRateLimit": 50}
+    assert len(default.of_type("AWS::ApiGatewayV2::Stage")) == 1
+
+
+def test_stage_writes_json_access_logs(default: Synth, options: Synth) -> None:
+    settings = default.props("stage")["AccessLogSettings"]
+    fields = json.loads(settings["Format"])
+
+    assert fields["requestId"] == "$context.requestId"
+    assert fields["status"] == "$context.status"
+    assert fields["sourceIp"] == "$context.identity.sourceIp"
+    assert "sourceIp" not in json.loads(options.props("stage")["AccessLogSettings"]["Format"])
+    log_group = settings["DestinationArn"]["Fn::GetAtt"][0]
+    assert default.resources[log_group]["Properties"]["RetentionInDays"] == 30
+
+
+def test_cors_allows_any_origin_by_default(default: Synth) -> None:
+    cors = default.props("api")["CorsConfiguration"]
+
+    assert cors["AllowOrigins"] == ["*"]
+    assert cors["AllowMethods"] == ["GET", "POST", "OPTIONS"]
+    assert "content-type" in cors["AllowHeaders"]
+    assert "retry-after" in cors["ExposeHeaders"]
+
+
+def test_cors_origins_can_be_restricted(options: Synth) -> None:
+    cors = options.props("api")["CorsConfiguration"]
+
+    assert cors["AllowOrigins"] == ["https://app.example.com", "https://admin.example.com"]
+    assert cors["AllowMethods"] == ["GET", "POST", "OPTIONS"]
+
+
+# --- alarms ------------------------------------------------------------------------------------------------------
+
+
+def _alarms(synth: Synth) -> dict[tuple[str, str], dict[str, Any]]:
+    """Alarms by (metric name, the resource its dimension points at)."""
+    found = {}
+    for alarm in synth.of_type("AWS::CloudWatch::Alarm").values():
+        props = alarm["Properties"]
+        (dimension,) = props["Dimensions"]
+        value = dimension["Value"]
+        target = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
+        found[(props["MetricName"], target)] = props
+    return found
+
+
+def test_alarms_watch_dead_letters_lookup_errors_and_throttling(default: Synth) -> None:
+    alarms = _alarms(default)
+    ids = default.ids
+
+    assert set(alarms) == {
+        ("ApproximateNumberOfMessagesVisible", ids["dead_letters"]),
+        ("5xx", ids["api"]),
+        ("Errors", ids["lookup_function"]),
+        ("Errors", ids["loader_function"]),
+        ("ReadThrottleEvents", ids["table"]),
+        ("WriteThrottleEvents", ids["table"]),
+    }
+    for props in alarms.values():
+        assert props["Threshold"] == 1
+        assert props["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+        assert props["Period"] == 300
+        assert props["TreatMissingData"] == "notBreaching"
+        assert "AlarmActions" not in props
+    assert alarms[("ApproximateNumberOfMessagesVisible", ids["dead_letters"])]["Namespace"] == "AWS/SQS"
+    assert alarms[("5xx", ids["api"])]["Namespace"] == "AWS/ApiGateway"
+
+
+def test_alarm_email_sends_every_alarm_to_one_topic(options: Synth) -> None:
+    (topic,) = options.of_type("AWS::SNS::Topic")
+    subscription = options.only("AWS::SNS::Subscription")
+
+    assert subscription["Protocol"] == "email"
+    assert subscription["Endpoint"] == "ops@example.com"
+    for props in _alarms(options).values():
+        assert props["AlarmActions"] == [{"Ref": topic}]
+        assert props["OKActions"] == [{"Ref": topic}]
+
+
+# --- storage and removal ----------------------------------------------------------------------------------------
+
+
+def test_bucket_is_private_encrypted_tls_only_and_expires_reports(default: Synth) -> None:
+    bucket = default.props("bucket")
+
+    assert bucket["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert bucket["BucketEncryption"] == {
+        "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+    }
+    rules = {rule["Id"]: rule for rule in bucket["LifecycleConfiguration"]["Rules"]}
+    assert rules["expire-load-reports"]["Prefix"] == "_reports/"
+    assert rules["expire-load-reports"]["ExpirationInDays"] == 90
+    (policy,) = default.of_type("AWS::S3::BucketPolicy").values()
+    tls = [s for s in policy["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+    assert {json.dumps(s["Condition"], sort_keys=True) for s in tls} >= {
+        json.dumps({"Bool": {"aws:SecureTransport": "false"}})
+    }
+
+
+def test_table_and_bucket_are_retained_by_default(default: Synth) -> None:
+    for name in ("table", "bucket"):
+        assert default.resource(name)["DeletionPolicy"] == "Retain"
+        assert default.resource(name)["UpdateReplacePolicy"] == "Retain"
+    assert default.props("table")["DeletionProtectionEnabled"] is True
+    assert not default.of_type("Custom::S3AutoDeleteObjects")
+
+
+def test_removal_destroy_makes_a_disposable_stack(options: Synth) -> None:
+    for name in ("table", "bucket"):
+        assert options.resource(name)["DeletionPolicy"] == "Delete"
+    assert options.props("table")["DeletionProtectionEnabled"] is False
+    assert len(options.of_type("Custom::S3AutoDeleteObjects")) == 1
+
+
+# --- outputs -----------------------------------------------------------------------------------------------------
+
+
+def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth) -> None:
+    outputs = default.template["Outputs"]
+
+    assert set(outputs) == {
+        "ApiUrl",
+        "BucketName",
+        "TableName",
+        "QueueUrl",
+        "DeadLetterQueueUrl",
+        "LookupLogGroup",
+        "LoaderLogGroup",
+    }
+    assert outputs["LookupLogGroup"]["Value"] == default.ref("lookup_logs")
+    assert outputs["LoaderLogGroup"]["Value"] == default.ref("loader_logs")
+    assert outputs["BucketName"]["Value"] == default.ref("bucket")
+    assert outputs["TableName"]["Value"] == default.ref("table")
+    assert outputs["QueueUrl"]["Value"] == default.ref("queue")
+    assert outputs["DeadLetterQueueUrl"]["Value"] == default.ref("dead_letters")
+    url = json.dumps(outputs["ApiUrl"]["Value"])
+    assert default.ids["api"] in url
+    assert "execute-api" in url
