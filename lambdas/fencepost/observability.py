@@ -12,7 +12,6 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
 
-SERVICE = "fencepost"
 NAMESPACE = "Fencepost"
 
 # Routes that add no metric (dataset listings, the OpenAPI document) are normal, not a warning.
@@ -22,14 +21,14 @@ Handler = Callable[[dict[str, Any], Any], Any]
 
 
 class Observability:
-    def __init__(self, *, tracing: bool) -> None:
-        self.logger = Logger(service=SERVICE)
-        self.metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
+    def __init__(self, *, service: str, tracing: bool) -> None:
+        self.logger = Logger(service=service)
+        self.metrics = Metrics(namespace=NAMESPACE, service=service)
         self.tracer: Any = None
         if tracing:
             from aws_lambda_powertools import Tracer
 
-            self.tracer = Tracer(service=SERVICE)
+            self.tracer = Tracer(service=service)
 
     def wrap(self, handler: Handler, *, correlation_id_path: str | None = None) -> Handler:
         """Wrap a Lambda entry point with the logger context, metrics flushing and, if on, tracing."""

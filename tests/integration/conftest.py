@@ -12,9 +12,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from moto.server import ThreadedMotoServer
 
-from local.dynamodb import DynamoDBLocal, free_port, local_client
+from local.dynamodb import DynamoDBLocal, MotoServer, local_client
 from local.resources import Queues, create_bucket, create_queues
 from local.worker import SqsWorker
 from tests.support import LambdaContext, event
@@ -22,11 +21,8 @@ from tests.support import LambdaContext, event
 
 @pytest.fixture(scope="session")
 def moto_server() -> Iterator[str]:
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+    with MotoServer() as server:
+        yield server.endpoint
 
 
 @dataclass

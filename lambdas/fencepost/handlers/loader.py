@@ -16,14 +16,12 @@ from fencepost.settings import LoaderSettings
 from fencepost.store import Store, make_client
 
 settings = LoaderSettings.from_env()
-obs = Observability(tracing=settings.tracing)
+obs = Observability(service="fencepost-loader", tracing=settings.tracing)
 # Bulk writes retry by themselves (with backoff until the deadline), so the client does not retry them again.
-store = Store(
-    make_client(settings.table, pool=settings.write_threads + 8, retries=1, read_timeout=10), settings.table.table_name
-)
+client = make_client(settings.table, pool=settings.write_threads + 8, retries=1, read_timeout=10, validate=False)
+store = Store(client, settings.table.table_name)
 queue = Queue(make_sqs_client(), settings.queue_url)
 loader = Loader(settings, store, Bucket(make_s3_client(), settings.bucket), queue, obs)
-processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -40,6 +38,8 @@ def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
             queue.retry_in(record.receipt_handle, hand_back.delay)
             raise
 
+    # A processor per invocation: it holds the batch's outcome (and the local stack runs invocations in threads).
+    processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
     response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )

@@ -13,7 +13,7 @@ from fencepost.settings import LookupSettings
 from fencepost.store import Store, make_client
 
 settings = LookupSettings.from_env()
-obs = Observability(tracing=settings.tracing)
+obs = Observability(service="fencepost-lookup", tracing=settings.tracing)
 store = Store(make_client(settings.table, pool=settings.batch_concurrency + 4), settings.table.table_name)
 app = create_app(settings, Lookup(store, settings.cache_ttl), store, obs)
 
