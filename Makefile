@@ -54,6 +54,11 @@ run: install
 	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT))
 
+# Speed, memory and cost side by side (about 10 minutes); results in bench-results/latest.md.
+# Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"
+bench: install
+	$(PY) -m bench $(BENCH_ARGS)
+
 # Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
 # On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.admin rollback <dataset>
 rollback: $(PY_STAMP)

@@ -59,6 +59,7 @@ class StackConfig:
     workers: int = 2  # loader invocations at once (the event source's maximum concurrency, in AWS 10)
     sweep_every: float = 60.0
     log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
+    metrics: bool = False  # EMF metric lines on standard output, as in Lambda (off: they would flood the terminal)
 
     @classmethod
     def ephemeral(cls, **changes: Any) -> StackConfig:
@@ -154,8 +155,9 @@ class LocalStack:
             "BUCKET_NAME": self.config.bucket,
             "QUEUE_URL": self.queues.url,
             "CACHE_TTL_SECONDS": str(self.config.cache_ttl),
+            "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
             "POWERTOOLS_LOG_LEVEL": self.config.log_level,
-            "POWERTOOLS_METRICS_DISABLED": "true",
+            "POWERTOOLS_METRICS_DISABLED": "false" if self.config.metrics else "true",
             **self.config.loader_env,
         }
         for name, value in env.items():

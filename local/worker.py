@@ -6,6 +6,7 @@ handler raises) stay on the queue and come back after their visibility timeout; 
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -51,6 +52,8 @@ class SqsWorker:
         self.timeout = timeout
         self.function_name = function_name
         self.invocations = 0
+        self.busy_seconds = 0.0  # handler time summed over invocations (what Lambda bills)
+        self._lock = threading.Lock()
 
     def poll(self, wait: int = 0) -> int:
         """Receive one batch and invoke the handler with it; returns how many records it held."""
@@ -64,12 +67,15 @@ class SqsWorker:
         if not messages:
             return 0
         event = {"Records": [self._record(message) for message in messages]}
-        self.invocations += 1
+        started = time.monotonic()
         try:
             response = self.handler(event, LambdaContext(self.function_name, self.timeout))
             failed = {item["itemIdentifier"] for item in (response or {}).get("batchItemFailures", [])}
         except Exception:  # a crashed invocation: Lambda leaves the whole batch on the queue
             failed = {message["MessageId"] for message in messages}
+        with self._lock:
+            self.invocations += 1
+            self.busy_seconds += time.monotonic() - started
         for message in messages:
             if message["MessageId"] not in failed:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])

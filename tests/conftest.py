@@ -21,6 +21,7 @@ def _fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_REGION", "us-east-1")
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "FencepostTests")
+    monkeypatch.setenv("DYNAMODB_READ_TIMEOUT_SECONDS", "20")  # DynamoDB Local on a busy 2-core machine
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,8 @@ that stopped making progress.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import time
@@ -43,6 +45,7 @@ from fencepost.model import (
     FINALIZING,
     LIVE,
     LOADING,
+    PLANNING,
     READY,
     WRITING,
     BuildRecord,
@@ -90,6 +93,22 @@ class Delivery:
 
     deadline: float
     receive_count: int = 1
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a build holds millions of rows.
+
+    Its full collections would walk every live tuple again and again (they slow planning several times over),
+    and planning creates no reference cycles: reference counting frees everything it drops.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _iso(epoch: float) -> str:
@@ -192,7 +211,8 @@ class Loader:
             return
         build = record.builds
         try:
-            self._plan(dataset, build, record, delivery)
+            with gc_paused():
+                self._plan(dataset, build, record, delivery)
         except LoadFailure as failure:
             self._fail_load(dataset, build, [failure.problem])
         except Unavailable as error:
@@ -266,32 +286,29 @@ class Loader:
         started: float,
         delivery: Delivery,
     ) -> None:
-        """Flatten, write the version's directory, and send the pieces as shuffled chunks."""
+        """Flatten, write the version's directory, and send the pieces as shuffled chunks.
+
+        Chunks are sent as they are encoded (the build is PLANNING meanwhile: writers may already write them),
+        and the build turns WRITING once their number is known; whichever comes last finalizes it.
+        """
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
+        book = chunks.Book(families, pieces)
         directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
-        entries = [(family, piece) for family in FAMILIES for piece in pieces[family]]
         object_list = [obj.as_dict() for obj in objects]
         info = VersionInfo(dataset, build, read.columns, directories)
         self.store.put_version(
-            info, ranges=read.rows, items=len(entries), objects=object_list, created_at=_iso(self.clock())
+            info, ranges=read.rows, items=len(book), objects=object_list, created_at=_iso(self.clock())
         )
-
-        def encode(run: Any) -> str:
-            return chunks.encode(run, families)
-
-        runs = list(chunks.cut(chunks.shuffled(entries, seed=build), self.settings.chunk_items, encode))
         key = report_key(dataset, build)
-        self.store.put_build(
-            BuildRecord(dataset, build, WRITING, len(runs), set(), 0, read.rows, len(entries), object_list, key)
-        )
+        self.store.put_build(BuildRecord(dataset, build, PLANNING, 0, set(), 0, read.rows, len(book), object_list, key))
         self._write_report(
             dataset,
             build,
             "WRITING",
             objects=object_list,
             rows=read.rows,
-            items=len(entries),
+            items=len(book),
             problems=read.problems,
             started=started,
         )
@@ -299,27 +316,33 @@ class Loader:
         self.store.update_load(
             dataset, build, self.clock(), phase="writing", rows_read=read.rows, problems=kept, report=key
         )
-        messages = [
-            {"kind": "chunk", "dataset": dataset, "build": build, "chunk": number, "payload": payload}
-            for number, (_, payload) in enumerate(runs, 1)
-            if len(payload) <= chunks.MAX_PAYLOAD_CHARS
-        ]
-        self.queue.send_all(messages)
+        inline: list[tuple[int, Any]] = []
+
+        def messages() -> Iterator[dict[str, Any]]:
+            runs = chunks.cut(book.shuffled(seed=build), self.settings.chunk_items, book.encode)
+            for number, (run, payload) in enumerate(runs, 1):
+                if len(payload) > chunks.MAX_PAYLOAD_CHARS:
+                    inline.append((number, run))  # too large for a message: written from here
+                else:
+                    yield {"kind": "chunk", "dataset": dataset, "build": build, "chunk": number, "payload": payload}
+
+        sent = self.queue.send_stream(messages())
+        for number, run in inline:
+            self._write_chunk(dataset, build, number, book.items(run, dataset, build), delivery)
+        record = self.store.start_writing(dataset, build, sent + len(inline))
         self.log.info(
             "build planned",
             extra={
                 "dataset": dataset,
                 "build": build,
                 "rows": read.rows,
-                "items": len(entries),
-                "chunks": len(runs),
+                "items": len(book),
+                "chunks": sent + len(inline),
                 "seconds": round(self.clock() - started, 1),
             },
         )
-        for number, (run, payload) in enumerate(runs, 1):
-            if len(payload) > chunks.MAX_PAYLOAD_CHARS:  # too large for a message: written from here
-                items = [families[family].item(dataset, build, piece) for family, piece in run]
-                self._write_chunk(dataset, build, number, items, delivery)
+        if record is not None and record.complete:
+            self.finalize(dataset, build)
 
     def _watch(
         self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, rows_before: int, delivery: Delivery
@@ -354,7 +377,7 @@ class Loader:
     def on_chunk(self, message: dict[str, Any], delivery: Delivery) -> None:
         dataset, build, number = str(message["dataset"]), int(message["build"]), int(message["chunk"])
         record = self.store.get_build(dataset, build)
-        if record is None or record.state not in (WRITING, FINALIZING):
+        if record is None or record.state not in (PLANNING, WRITING, FINALIZING):
             self.log.info("chunk dropped: its build is over", extra={"dataset": dataset, "build": build})
             return
         if number not in record.done:
@@ -456,12 +479,12 @@ class Loader:
         self.log.warning("load failed", extra={"dataset": dataset, "build": build, "reason": problems[0].reason})
 
     def _abandon(self, dataset: str, build: int) -> None:
-        self.store.set_build_state(dataset, build, ABANDONED, expect=[WRITING, FINALIZING])
+        self.store.set_build_state(dataset, build, ABANDONED, expect=[PLANNING, WRITING, FINALIZING])
         self._schedule_delete(dataset, build, self.clock())
 
     def _fail_build(self, dataset: str, build: int, reason: str) -> None:
         """Abandon a build that cannot finish: its load fails, its items are deleted, the live version stays."""
-        if not self.store.set_build_state(dataset, build, ABANDONED, expect=[WRITING, FINALIZING]):
+        if not self.store.set_build_state(dataset, build, ABANDONED, expect=[PLANNING, WRITING, FINALIZING]):
             return
         record = self.store.get_build(dataset, build)
         self.store.end_load(

@@ -70,6 +70,7 @@ class DatasetRecord:
 
 
 # States of a build (one attempt at a version).
+PLANNING = "PLANNING"  # chunks are being sent; their number is not known yet
 WRITING = "WRITING"
 FINALIZING = "FINALIZING"
 LIVE = "LIVE"
@@ -93,7 +94,7 @@ class BuildRecord:
 
     @property
     def complete(self) -> bool:
-        return len(self.done) >= self.chunks
+        return self.state != PLANNING and len(self.done) >= self.chunks
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -39,9 +40,19 @@ class Queue:
         except (ClientError, BotoCoreError) as error:
             raise Unavailable(f"the loader queue refused a message: {error}") from error
 
-    def send_all(self, messages: Sequence[dict[str, Any]], threads: int = 8) -> None:
+    def send_stream(self, messages: Iterable[dict[str, Any]], threads: int = 8) -> int:
+        """Send messages as they are produced, ``threads`` at a time, holding few in memory; returns the count."""
+        count = 0
+        pending: deque[Future[None]] = deque()
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            list(pool.map(self.send, messages))
+            for message in messages:
+                pending.append(pool.submit(self.send, message))
+                count += 1
+                while len(pending) > 2 * threads:
+                    pending.popleft().result()
+            for future in pending:
+                future.result()
+        return count
 
     def retry_in(self, receipt_handle: str, seconds: float) -> None:
         """Make a message that failed visible again after ``seconds`` instead of the whole visibility timeout."""

@@ -78,6 +78,7 @@ class LookupSettings:
     batch_concurrency: int = 16
     log_addresses: bool = True
     tracing: bool = False
+    read_timeout: float = 2.0  # seconds: a slow table becomes a fast 503
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
@@ -94,6 +95,7 @@ class LookupSettings:
             batch_concurrency=_int(env, "BATCH_CONCURRENCY", 16, 1, 64),
             log_addresses=_bool(env, "LOG_ADDRESSES", True),
             tracing=_bool(env, "TRACING", False),
+            read_timeout=_float(env, "DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0),
         )
 
 

@@ -37,6 +37,7 @@ from fencepost.errors import Unavailable
 from fencepost.model import (
     FAILED,
     LOADING,
+    PLANNING,
     READY,
     WRITING,
     BuildRecord,
@@ -555,6 +556,27 @@ class Store:
             return None
         return _build_from_item(dataset, response["Attributes"])
 
+    def start_writing(self, dataset: str, build: int, chunks: int) -> BuildRecord | None:
+        """All ``chunks`` are sent: the build turns WRITING (None if it was abandoned meanwhile)."""
+        try:
+            response = self._call(
+                "update_item",
+                TableName=self.table,
+                Key=self._build_key(dataset, build),
+                UpdateExpression="SET #state = :writing, chunks = :chunks",
+                ConditionExpression="#state = :planning",
+                ExpressionAttributeNames={"#state": "state"},
+                ExpressionAttributeValues={
+                    ":writing": {"S": WRITING},
+                    ":planning": {"S": PLANNING},
+                    ":chunks": {"N": str(chunks)},
+                },
+                ReturnValues="ALL_NEW",
+            )
+        except _ConditionFailed:
+            return None
+        return _build_from_item(dataset, response["Attributes"])
+
     def set_build_state(self, dataset: str, build: int, state: str, *, expect: Sequence[str] = ()) -> bool:
         kwargs: dict[str, Any] = {
             "TableName": self.table,
@@ -579,7 +601,7 @@ class Store:
 
     def open_builds(self, dataset: str) -> list[BuildRecord]:
         items = self._query_all(builds_pk(dataset), consistent=True)
-        return [build for build in (_build_from_item(dataset, item) for item in items) if build.state == WRITING]
+        return [b for b in (_build_from_item(dataset, item) for item in items) if b.state in (PLANNING, WRITING)]
 
     def billing_mode(self) -> str:
         table = self._call("describe_table", TableName=self.table)["Table"]

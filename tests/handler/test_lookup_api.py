@@ -101,22 +101,23 @@ def test_dataset_defaults_to_default(lookup_handler: ModuleType) -> None:
     assert body["data"] == {"asn": "15169", "country": "US", "description": "GOOGLE - Google LLC"}
 
 
-@pytest.mark.parametrize(
-    ("name", "status", "code"),
-    [
-        ("lookup-get-not-found", 404, "NOT_FOUND"),
-        ("lookup-get-invalid-ip", 400, "INVALID_IP"),
-        ("lookup-get-missing-ip", 400, "MISSING_IP"),
-        ("lookup-get-unknown-dataset", 404, "UNKNOWN_DATASET"),
-        ("lookup-get-invalid-dataset", 400, "INVALID_REQUEST"),
-        ("lookup-post-too-large", 400, "BATCH_TOO_LARGE"),
-        ("lookup-post-bad-json", 400, "INVALID_REQUEST"),
-        ("lookup-post-invalid-body", 400, "INVALID_REQUEST"),
-        ("dataset-get-unknown", 404, "UNKNOWN_DATASET"),
-        ("unknown-path", 404, "NOT_FOUND"),
-        ("method-not-allowed", 405, "METHOD_NOT_ALLOWED"),
-    ],
-)
+ERROR_CASES = [
+    ("lookup-get-not-found", 404, "NOT_FOUND"),
+    ("lookup-get-invalid-ip", 400, "INVALID_IP"),
+    ("lookup-get-missing-ip", 400, "MISSING_IP"),
+    ("lookup-get-unknown-dataset", 404, "UNKNOWN_DATASET"),
+    ("lookup-get-invalid-dataset", 400, "INVALID_REQUEST"),
+    ("lookup-post-too-large", 400, "BATCH_TOO_LARGE"),
+    ("lookup-post-bad-json", 400, "INVALID_REQUEST"),
+    ("lookup-post-invalid-body", 400, "INVALID_REQUEST"),
+    ("dataset-get-unknown", 404, "UNKNOWN_DATASET"),
+    ("unknown-path", 404, "NOT_FOUND"),
+    ("method-not-allowed", 405, "METHOD_NOT_ALLOWED"),
+]
+ROUTED = {name for name, _, _ in ERROR_CASES} - {"unknown-path", "method-not-allowed"}
+
+
+@pytest.mark.parametrize(("name", "status", "code"), ERROR_CASES)
 def test_errors_have_a_status_and_a_stable_code(lookup_handler: ModuleType, name: str, status: int, code: str) -> None:
     got_status, headers, body = call(lookup_handler, name)
     assert got_status == status
@@ -185,6 +186,29 @@ def test_dynamodb_failures_answer_503_and_recover(lookup_handler: ModuleType, er
     assert body["error"]["code"] == "UNAVAILABLE"
     assert headers["retry-after"] == "1"
     assert call(lookup_handler, "lookup-get")[0] == 200
+
+
+def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler: ModuleType) -> None:
+    _, _, document = call(lookup_handler, "openapi")
+    documented = {(path, method.upper()) for path, operations in document["paths"].items() for method in operations}
+    app = lookup_handler.app
+    served = {
+        (route.path.replace("<name>", "{name}"), route.method)
+        for route in app._static_routes + app._dynamic_routes
+        if route.path != "/openapi.json"
+    }
+    assert documented == served
+
+
+@pytest.mark.parametrize(("name", "status", "code"), [case for case in ERROR_CASES if case[0] in ROUTED])
+def test_every_error_a_route_gives_is_declared_in_the_document(
+    lookup_handler: ModuleType, name: str, status: int, code: str
+) -> None:
+    _, _, document = call(lookup_handler, "openapi")
+    ev = event(name)
+    path = "/datasets/{name}" if ev["rawPath"].startswith("/datasets/") else ev["rawPath"]
+    responses = document["paths"][path][ev["requestContext"]["http"]["method"].lower()]["responses"]
+    assert code in responses[str(status)]["description"]
 
 
 def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler: ModuleType) -> None:

@@ -179,3 +179,11 @@ def test_metadata_values_are_interned() -> None:
     _, collector, _ = _read("1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.1.255,AU\n")
     values = collector.families[V4].values
     assert values[0] is values[1]
+
+
+def test_item_size_follows_dynamodbs_rules() -> None:
+    from fencepost.core.items import item_bytes
+
+    # PK "ab" (2+2), SK 12345 (2 + 3 digit-pairs+1 = 2+4), "d" list of one "xyz" (1 + 3 + 1 + 3)
+    item = {"PK": {"S": "ab"}, "SK": {"N": "12345"}, "d": {"L": [{"S": "xyz"}]}}
+    assert item_bytes(item) == (2 + 2) + (2 + 4) + (1 + 3 + 1 + 3)

@@ -1,15 +1,66 @@
-"""From validated rows to what a version stores: flattened pieces, their items, the directory, the problems."""
+"""From validated rows to what a version stores: flattened pieces, their items, the directory, the problems.
+
+Millions of rows are held at once while a build is planned, so IPv4 boundaries and piece indices live in typed
+arrays (4 bytes each instead of a Python int and its pointer); IPv6 boundaries, which need 128 bits, stay ints.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
-from fencepost.core.addresses import FAMILIES
+from fencepost.core.addresses import FAMILIES, V4
 from fencepost.core.formats import Problem
 from fencepost.core.items import Item, range_item
 from fencepost.core.keys import Directory
 from fencepost.core.ranges import Piece, flatten
+
+assert array("I").itemsize >= 4, "typed arrays of IPv4 addresses need 32-bit unsigned ints"
+
+
+def _addresses(family: int) -> MutableSequence[int]:
+    return array("I") if family == V4 else []
+
+
+@dataclass(slots=True)
+class Pieces(Sequence[Piece]):
+    """Flattened pieces as parallel sequences: ``starts[k]``, ``ends[k]``, and ``sources[k]``, the row answering."""
+
+    family: int
+    starts: MutableSequence[int]
+    ends: MutableSequence[int]
+    sources: MutableSequence[int]
+
+    @classmethod
+    def empty(cls, family: int) -> Pieces:
+        return cls(family, _addresses(family), _addresses(family), array("I"))
+
+    def append(self, start: int, end: int, source: int) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
+        self.sources.append(source)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, index: int) -> Piece: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Piece]: ...
+    def __getitem__(self, index: int | slice) -> Piece | list[Piece]:
+        if isinstance(index, slice):
+            return list(map(Piece, self.starts[index], self.ends[index], self.sources[index]))
+        return Piece(self.starts[index], self.ends[index], self.sources[index])
+
+    def __iter__(self) -> Iterator[Piece]:
+        return map(Piece, self.starts, self.ends, self.sources)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pieces) and (self.family, list(self)) == (other.family, list(other))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(slots=True)
@@ -17,9 +68,12 @@ class FamilyRanges:
     """The ranges of one address family, in row order (the order that breaks ties between identical ranges)."""
 
     family: int
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
-    values: list[tuple[str, ...]] = field(default_factory=list)
+    starts: MutableSequence[int] = field(init=False)
+    ends: MutableSequence[int] = field(init=False)
+    values: list[tuple[str, ...]] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.starts, self.ends = _addresses(self.family), _addresses(self.family)
 
     def add(self, start: int, end: int, values: tuple[str, ...]) -> None:
         self.starts.append(start)
@@ -29,39 +83,44 @@ class FamilyRanges:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def pieces(self, *, merge_neighbours: bool = False) -> list[Piece]:
+    def pieces(self, *, merge_neighbours: bool = False) -> Pieces:
         """The flattened pieces; with ``merge_neighbours``, touching pieces with equal metadata become one.
 
         A merged piece answers for a range that no file row gave, so it gets a row of its own (appended here),
         and its answers report the merged extent as their range.
         """
-        pieces = list(flatten(self.starts, self.ends))
+        pieces = Pieces.empty(self.family)
         if not merge_neighbours:
+            for start, end, source in flatten(self.starts, self.ends):
+                pieces.append(start, end, source)
             return pieces
         merged: list[Piece] = []
-        for piece in pieces:
+        for piece in flatten(self.starts, self.ends):
             last = merged[-1] if merged else None
             if last and last.end + 1 == piece.start and self.values[last.source] == self.values[piece.source]:
                 merged[-1] = Piece(last.start, piece.end, last.source)
             else:
                 merged.append(piece)
-        for index, piece in enumerate(merged):
-            if (piece.start, piece.end) != (self.starts[piece.source], self.ends[piece.source]):
-                self.add(piece.start, piece.end, self.values[piece.source])
-                merged[index] = Piece(piece.start, piece.end, len(self) - 1)
-        return merged
+        for start, end, source in merged:
+            if (start, end) == (self.starts[source], self.ends[source]):
+                pieces.append(start, end, source)
+            else:
+                self.add(start, end, self.values[source])
+                pieces.append(start, end, len(self) - 1)
+        return pieces
 
     def item(self, dataset: str, version: int, piece: Piece) -> Item:
         start, end, source = piece
         span = (self.starts[source], self.ends[source])
         return range_item(dataset, version, self.family, piece=(start, end), source=span, values=self.values[source])
 
-    def items(self, dataset: str, version: int, pieces: Sequence[Piece]) -> Iterator[Item]:
+    def items(self, dataset: str, version: int, pieces: Sequence[Piece] | Pieces) -> Iterator[Item]:
         for piece in pieces:
             yield self.item(dataset, version, piece)
 
-    def directory(self, pieces: Sequence[Piece]) -> Directory:
-        return Directory.of_starts(self.family, (piece.start for piece in pieces))
+    def directory(self, pieces: Pieces | Sequence[Piece]) -> Directory:
+        starts = pieces.starts if isinstance(pieces, Pieces) else [piece.start for piece in pieces]
+        return Directory.of_starts(self.family, starts)
 
 
 class Collector:
@@ -90,6 +149,3 @@ class ProblemLog:
         self.count += 1
         if len(self.kept) < self.keep:
             self.kept.append(problem)
-
-    def first(self, n: int) -> list[dict[str, object]]:
-        return [problem._asdict() for problem in self.kept[:n]]

@@ -1,8 +1,9 @@
 """Chunks: a build's pieces shuffled across partitions, cut into messages that parallel writers turn into items.
 
-A chunk carries its pieces compactly (family, start, end, original range when it differs, an index into the
-chunk's own table of metadata tuples), as zlib-compressed JSON in base64, so that one queue message holds
-thousands of pieces.
+The pieces of every family are numbered in one index space; the write order is a seeded shuffle of those
+numbers, so consecutive writes land on different partitions. A chunk carries its pieces compactly (family,
+start, end, the original range when it differs, an index into the chunk's own table of metadata tuples), as
+zlib-compressed JSON in base64, so that one queue message holds thousands of pieces.
 """
 
 from __future__ import annotations
@@ -11,10 +12,14 @@ import base64
 import json
 import random
 import zlib
+from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate
 from typing import Any
 
-from fencepost.core.build import FamilyRanges
+from fencepost.core.addresses import FAMILIES
+from fencepost.core.build import FamilyRanges, Pieces
 from fencepost.core.items import Item, range_item
 from fencepost.core.ranges import Piece
 
@@ -22,27 +27,52 @@ from fencepost.core.ranges import Piece
 MAX_PAYLOAD_CHARS = 200_000
 
 
-def shuffled(entries: list[tuple[int, Piece]], seed: int) -> list[tuple[int, Piece]]:
-    """The write order: a seeded shuffle, so consecutive writes land on different partitions."""
-    order = list(entries)
-    random.Random(seed).shuffle(order)
-    return order
+class Book:
+    """Every piece of a build, of every family, numbered ``0 .. len-1``."""
 
+    def __init__(self, ranges: dict[int, FamilyRanges], pieces: dict[int, Pieces]) -> None:
+        self.ranges = ranges
+        self.pieces = pieces
+        self._families = list(FAMILIES)
+        self._firsts = list(accumulate((len(pieces[family]) for family in FAMILIES[:-1]), initial=0))
+        self._count = sum(len(pieces[family]) for family in FAMILIES)
 
-def encode(entries: Sequence[tuple[int, Piece]], ranges: dict[int, FamilyRanges]) -> str:
-    table: dict[tuple[str, ...], int] = {}
-    rows: list[list[Any]] = []
-    for family, (start, end, source) in entries:
-        family_ranges = ranges[family]
-        span_start, span_end = family_ranges.starts[source], family_ranges.ends[source]
-        value_index = table.setdefault(family_ranges.values[source], len(table))
-        row: list[Any] = [family, f"{start:x}", f"{end:x}", value_index]
-        if (span_start, span_end) != (start, end):
-            row += [f"{span_start:x}", f"{span_end:x}"]
-        rows.append(row)
-    document = {"values": list(table), "pieces": rows}
-    packed = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
-    return base64.b64encode(packed).decode()
+    def __len__(self) -> int:
+        return self._count
+
+    def _where(self, index: int) -> tuple[int, int]:
+        """The family of piece ``index``, and its position among that family's pieces."""
+        slot = bisect_right(self._firsts, index) - 1
+        return self._families[slot], index - self._firsts[slot]
+
+    def locate(self, index: int) -> tuple[int, Piece]:
+        family, local = self._where(index)
+        return family, self.pieces[family][local]
+
+    def shuffled(self, seed: int) -> array[int]:
+        """The write order: a seeded shuffle of every piece's number."""
+        order = array("I", range(len(self)))
+        random.Random(seed).shuffle(order)
+        return order
+
+    def encode(self, indices: Sequence[int]) -> str:
+        table: dict[tuple[str, ...], int] = {}
+        rows: list[list[Any]] = []
+        for index in indices:
+            family, local = self._where(index)
+            pieces, ranges = self.pieces[family], self.ranges[family]
+            start, end, source = pieces.starts[local], pieces.ends[local], pieces.sources[local]
+            span_start, span_end = ranges.starts[source], ranges.ends[source]
+            row: list[Any] = [family, f"{start:x}", f"{end:x}", table.setdefault(ranges.values[source], len(table))]
+            if span_start != start or span_end != end:
+                row += [f"{span_start:x}", f"{span_end:x}"]
+            rows.append(row)
+        document = {"values": list(table), "pieces": rows}
+        packed = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 1)  # fast; size matters less
+        return base64.b64encode(packed).decode()
+
+    def items(self, indices: Sequence[int], dataset: str, version: int) -> list[Item]:
+        return [self.ranges[family].item(dataset, version, piece) for family, piece in map(self.locate, indices)]
 
 
 def decode(payload: str, dataset: str, version: int) -> list[Item]:
@@ -57,17 +87,17 @@ def decode(payload: str, dataset: str, version: int) -> list[Item]:
 
 
 def cut(
-    entries: Sequence[tuple[int, Piece]],
+    order: Sequence[int],
     size: int,
-    encoder: Callable[[Sequence[tuple[int, Piece]]], str],
+    encoder: Callable[[Sequence[int]], str],
     max_chars: int = MAX_PAYLOAD_CHARS,
-) -> Iterator[tuple[Sequence[tuple[int, Piece]], str]]:
+) -> Iterator[tuple[Sequence[int], str]]:
     """Consecutive runs of at most ``size`` entries, halved until each encodes within ``max_chars``.
 
     A single entry that is still too large is yielded anyway: the caller writes it itself.
     """
-    for offset in range(0, len(entries), size):
-        pending = [entries[offset : offset + size]]
+    for offset in range(0, len(order), size):
+        pending = [order[offset : offset + size]]
         while pending:
             run = pending.pop()
             payload = encoder(run)

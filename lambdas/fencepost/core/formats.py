@@ -168,6 +168,7 @@ class _FileReader:
         self.problems = problems
         self.header: list[str] | None = None
         self.layout: Layout | None = None
+        self.first_value = 0  # the layout's first metadata column
         self.width = 0
         self.columns: tuple[str, ...] = ()
         self.integer_form: bool | None = None
@@ -182,15 +183,18 @@ class _FileReader:
         if len(cells) != self.width:
             self.problems.add(Problem(self.name, line, f"{len(cells)} columns where the file has {self.width}"))
             return
-        values = tuple(cells[self.layout.metadata_from :])
-        size = sum(len(value.encode()) + 1 for value in values) + ITEM_OVERHEAD_BYTES
+        first = self.first_value
+        values = tuple(cells[first:])
         try:
-            if size > MAX_ITEM_BYTES:
-                raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
+            # A UTF-8 character is at most 4 bytes: count exactly only when the quick bound does not fit.
+            if 4 * sum(map(len, values)) + len(values) + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES:
+                size = sum(len(value.encode()) + 1 for value in values) + ITEM_OVERHEAD_BYTES
+                if size > MAX_ITEM_BYTES:
+                    raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
             if self.layout is Layout.CIDR:
                 self.ranges.add(*_network(cells[0]), values)
             else:
-                self._start_end(cells[self.layout.metadata_from - 2], cells[self.layout.metadata_from - 1], values)
+                self._start_end(cells[first - 2], cells[first - 1], values)
         except RowError as error:
             self.problems.add(Problem(self.name, line, str(error)))
             return
@@ -208,6 +212,7 @@ class _FileReader:
             self.layout = Layout.CIDR
         else:
             self.layout = Layout.START_END
+        self.first_value = self.layout.metadata_from
         self.width = len(self.header) if self.header is not None else len(cells)
         if self.width < self.layout.metadata_from:
             raise FileError(line, f"a {self.layout.value} file needs at least {self.layout.metadata_from} columns")

@@ -62,3 +62,22 @@ def read_hit(family: int, partition: int, item: Item) -> Hit:
     if "rs" in item:
         return Hit(start, end, _address(item["rs"]["S"]), _address(item["re"]["S"]), values)
     return Hit(start, end, start, end, values)
+
+
+def item_bytes(item: Item) -> int:
+    """An item's size as DynamoDB counts it: attribute names plus values (numbers about one byte per two digits)."""
+    return sum(len(name.encode()) + _value_bytes(value) for name, value in item.items())
+
+
+def _value_bytes(value: dict[str, Any]) -> int:
+    kind, content = next(iter(value.items()))
+    if kind == "S":
+        return len(content.encode())
+    if kind == "N":
+        digits = len(content.lstrip("-").replace(".", "").strip("0")) or 1
+        return (digits + 1) // 2 + 1
+    if kind == "L":
+        return 3 + sum(1 + _value_bytes(element) for element in content)
+    if kind == "M":
+        return 3 + sum(1 + len(key.encode()) + _value_bytes(element) for key, element in content.items())
+    return 1  # BOOL, NULL

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
@@ -15,13 +17,31 @@ from fencepost.queue import Queue, make_sqs_client
 from fencepost.settings import LoaderSettings
 from fencepost.store import Store, make_client
 
+
+class _OnFirstUse:
+    """A client created when first used: most loader invocations write chunks and never touch S3."""
+
+    def __init__(self, create: Callable[[], Any]) -> None:
+        self._create = create
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._create()
+        return getattr(self._client, name)
+
+
 settings = LoaderSettings.from_env()
 obs = Observability(service="fencepost-loader", tracing=settings.tracing)
 # Bulk writes retry by themselves (with backoff until the deadline), so the client does not retry them again.
 client = make_client(settings.table, pool=settings.write_threads + 8, retries=1, read_timeout=10, validate=False)
 store = Store(client, settings.table.table_name)
 queue = Queue(make_sqs_client(), settings.queue_url)
-loader = Loader(settings, store, Bucket(make_s3_client(), settings.bucket), queue, obs)
+s3: Any = _OnFirstUse(make_s3_client)
+loader = Loader(settings, store, Bucket(s3, settings.bucket), queue, obs)
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from fencepost.store import Store, make_client
 
 settings = LookupSettings.from_env()
 obs = Observability(service="fencepost-lookup", tracing=settings.tracing)
-store = Store(make_client(settings.table, pool=settings.batch_concurrency + 4), settings.table.table_name)
+client = make_client(settings.table, pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
+store = Store(client, settings.table.table_name)
 app = create_app(settings, Lookup(store, settings.cache_ttl), store, obs)
 
 

@@ -1,0 +1,1 @@
+"""``make bench``: speed, memory and cost, measured side by side on this machine against DynamoDB Local."""

@@ -1,0 +1,162 @@
+"""``make bench``: every figure measured in one run on this machine, written as a Markdown table.
+
+Loading and lookups run against one DynamoDB Local, warmed up first (its JIT compiler makes the first
+seconds slow), so that the ratios compare like with like even on a noisy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import itertools
+import json
+import logging
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench import loading, lookups, prices, synthetic
+from bench.report import Report
+from bench.timing import median, percentile
+from local.stack import ROOT, LocalStack, StackConfig
+from tests.support import V4_FILE, V6_FILE
+
+RESULTS = ROOT / "bench-results"
+LOADER_WORKERS = 2  # loader invocations at once
+WRITE_THREADS = 8  # BatchWriteItem calls in flight per invocation
+CHUNK_ITEMS = 5000
+LOOKUP_MEMORY_MB = 512  # infra/lookup_api.py
+LOADER_MEMORY_MB = 3008  # infra/loader.py
+
+
+def _probe(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as output:
+        command = [sys.executable, "-m", "bench.probe", args[0], output.name, *args[1:]]
+        subprocess.run(command, check=True, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL)
+        result: dict[str, Any] = json.loads(Path(output.name).read_text())
+        return result
+
+
+def _slice(rows: int) -> list[bytes]:
+    with gzip.open(V4_FILE, "rb") as handle:
+        return list(itertools.islice(handle, rows))
+
+
+def run(args: argparse.Namespace) -> Report:
+    report = Report(
+        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        machine=f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
+    )
+    lines = _slice(args.rows)
+    body = b"".join(lines)
+    config = StackConfig.ephemeral(
+        http_port=None,
+        workers=LOADER_WORKERS,
+        log_level="WARNING",
+        metrics=True,
+        loader_env={
+            "SETTLE_SECONDS": "0",
+            "CHUNK_ITEMS": str(CHUNK_ITEMS),
+            "WRITE_THREADS": str(WRITE_THREADS),
+            "DELETE_GRACE_SECONDS": "3600",
+            "DEADLINE_MARGIN_SECONDS": "20",
+        },
+    )
+    print(f"Loading {args.rows} rows three ways (the reference takes a few minutes)...", flush=True)
+    with LocalStack(config) as stack:
+        assert stack.dynamodb is not None
+        endpoint = stack.dynamodb.endpoint
+        loading.project(stack, b"".join(lines[: args.rows // 5]), args.rows // 5, "warmup")  # warm the JIT
+        reference = loading.reference(endpoint, lines)
+        items = loading.loader_items(lines)
+        bounds, loads = [], []
+        for attempt in range(args.repeat):
+            loads.append(loading.project(stack, body, len(lines), f"bench{attempt}"))
+            bounds.append(loading.bound(endpoint, items, LOADER_WORKERS * WRITE_THREADS))
+        report.loading(reference, max(loads, key=lambda r: r.rate), max(bounds, key=lambda r: r.rate))
+        wcu_per_item = bounds[0].consumed_wcu / bounds[0].items
+        loader = loads[0]
+
+        print(f"Timing {args.lookups} lookups three ways...", flush=True)
+        rng = random.Random(17)
+        ranges = [line.decode().split("\t")[:2] for line in lines]
+        low = int.from_bytes(bytes(int(p) for p in ranges[0][0].split(".")), "big")
+        high = int.from_bytes(bytes(int(p) for p in ranges[-1][1].split(".")), "big")
+        addresses = [rng.randint(low, high) for _ in range(args.lookups)]
+        measured = lookups.run(stack, "bench0", reference.table, addresses)
+        latencies = measured["latencies"]
+        report.lookups({name: (median(v.samples), percentile(v.samples, 0.99)) for name, v in latencies.items()})
+        rcu_per_lookup = measured["rcu_per_lookup"]
+        handler_p50 = median(latencies["handler"].samples)
+        item_bytes = loading.mean_item_bytes(items)
+
+    print("Measuring handler overhead and cold imports in fresh processes...", flush=True)
+    warm = _probe("warm", str(args.invocations))
+    imports: dict[str, list[float]] = {}
+    variants = [
+        ("boto3 + client", "boto3", {}),
+        ("lookup handler", "fencepost.handlers.lookup", {}),
+        ("loader handler", "fencepost.handlers.loader", {}),
+        ("lookup handler, tracing on", "fencepost.handlers.lookup", {"TRACING": "true"}),
+    ]
+    for _ in range(args.imports):
+        for name, module, env in variants:  # interleaved, so that drift hits all alike
+            imports.setdefault(name, []).append(_probe("import", module, env=env)["seconds"])
+    report.overhead(warm, {name: median(samples) for name, samples in imports.items()})
+
+    print("Running the pure pipeline on the full files and a synthetic 5M-row file...", flush=True)
+    pipelines = {
+        "IPv4, 450k rows": _probe("pipeline", str(V4_FILE)),
+        "IPv6, 168k rows": _probe("pipeline", str(V6_FILE)),
+    }
+    big = RESULTS / f"synthetic-{args.synthetic}.tsv"
+    if not big.exists():
+        synthetic.write(big, args.synthetic)
+    pipelines[f"synthetic, {args.synthetic // 1_000_000}M rows"] = _probe("pipeline", str(big))
+    report.pipeline(pipelines)
+
+    report.costs(
+        rcu_per_lookup=rcu_per_lookup,
+        wcu_per_item=wcu_per_item,
+        item_bytes=item_bytes,
+        items_per_range=loader.items / loader.rows,
+        lookup_seconds=handler_p50,
+        lookup_memory_mb=LOOKUP_MEMORY_MB,
+        loader_seconds_per_range=loader.invocation_seconds / loader.rows,
+        loader_memory_mb=LOADER_MEMORY_MB,
+        messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
+    )
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--rows", type=int, default=100_000, help="rows of the IPv4 slice to load")
+    parser.add_argument("--repeat", type=int, default=2, help="runs of the loader and of the bound (best kept)")
+    parser.add_argument("--lookups", type=int, default=2000, help="random addresses looked up")
+    parser.add_argument("--invocations", type=int, default=20_000, help="warm invocations for the overhead")
+    parser.add_argument("--imports", type=int, default=7, help="fresh processes per cold-import figure")
+    parser.add_argument("--synthetic", type=int, default=5_000_000, help="rows of the synthetic file")
+    args = parser.parse_args(argv)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    started = time.monotonic()
+    report = run(args)
+    text = report.markdown(prices.PRICES_DATE, round(time.monotonic() - started))
+    RESULTS.mkdir(exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    (RESULTS / f"bench-{stamp}.md").write_text(text)
+    (RESULTS / "latest.md").write_text(text)
+    print(text)
+    print(f"Saved to {RESULTS / 'latest.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,16 @@
+"""Published us-east-1 prices used by the cost section, with the date they were read."""
+
+from __future__ import annotations
+
+PRICES_DATE = "2026-11-21"
+PRICES_SOURCE = (
+    "AWS pricing pages for DynamoDB, Lambda and API Gateway (us-east-1), as quoted in ../shared/REFERENCE.md"
+)
+
+DYNAMODB_READ_PER_MILLION_RRU = 0.125  # on-demand, after the November 2024 price cut
+DYNAMODB_WRITE_PER_MILLION_WRU = 0.625
+DYNAMODB_STORAGE_PER_GB_MONTH = 0.25
+LAMBDA_ARM_PER_GB_SECOND = 0.0000133334
+LAMBDA_PER_MILLION_REQUESTS = 0.20
+HTTP_API_PER_MILLION_REQUESTS = 1.00  # first 300 million requests a month
+SQS_PER_MILLION_REQUESTS = 0.40  # standard queue, after the free tier

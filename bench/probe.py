@@ -1,0 +1,177 @@
+"""Measurements that need a fresh process: ``python -m bench.probe <what> <output.json> [args]``.
+
+- ``import <module>``: seconds to import a handler module (or ``boto3`` plus creating a client);
+- ``warm``: microseconds per warm lookup invocation with DynamoDB replaced by an in-memory fake client;
+- ``pipeline <file>``: the loader's planning path (read, validate, flatten, chunk) with its peak memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ENV = {
+    "TABLE_NAME": "bench",
+    "BUCKET_NAME": "bench",
+    "QUEUE_URL": "http://127.0.0.1:1/queue/bench",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": "bench",
+    "AWS_SECRET_ACCESS_KEY": "bench",
+    "POWERTOOLS_METRICS_NAMESPACE": "Bench",
+}
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory. (``ru_maxrss`` would also count the parent's, inherited at fork.)"""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_import(module: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    if module == "boto3":
+        import boto3
+
+        boto3.client("dynamodb")
+    else:
+        __import__(module)
+    return {"seconds": time.perf_counter() - started}
+
+
+class FakeClient:
+    """Answers the lookup's three calls from memory: the dataset record, the version, the range's Query."""
+
+    def __init__(self) -> None:
+        from fencepost.core.addresses import V4
+        from fencepost.core.build import FamilyRanges
+        from fencepost.core.keys import DATASETS_PK, VERSION_HEADER_SK, Directory, dataset_id, version_pk
+        from fencepost.model import READY, DatasetRecord
+        from fencepost.store import _record_to_item, _to_item
+
+        ranges = FamilyRanges(V4)
+        ranges.add(0x01002000, 0x01003FFF, ("CN",))
+        pieces = ranges.pieces()
+        self.range_item = next(ranges.items("geo", 3, pieces))
+        record = _record_to_item(DatasetRecord(name="geo", live=3, status=READY))
+        self.record = {"Item": record}
+        assert (record["PK"]["S"], record["SK"]["N"]) == (DATASETS_PK, str(dataset_id("geo")))
+        directory = Directory.of_starts(V4, [piece.start for piece in pieces])
+        self.version = {
+            "Items": [
+                _to_item({"PK": version_pk("geo", 3), "SK": VERSION_HEADER_SK, "columns": ["country"]}),
+                _to_item({"PK": version_pk("geo", 3), "SK": 1, "f": V4, "p": directory.pages(10_000)[0]}),
+            ]
+        }
+
+    def get_item(self, **_: Any) -> dict[str, Any]:
+        return self.record
+
+    def query(self, **kwargs: Any) -> dict[str, Any]:
+        if kwargs["ExpressionAttributeValues"][":p"]["S"].startswith("#v#"):
+            return self.version
+        return {"Items": [self.range_item], "Count": 1, "ScannedCount": 1}
+
+
+def measure_warm(invocations: int, profile: str | None = None) -> dict[str, Any]:
+    from fencepost.handlers import lookup
+    from tests.support import EVENTS, LambdaContext
+
+    lookup.store.client = FakeClient()  # type: ignore[assignment]
+    event = json.loads((EVENTS / "lookup-get.json").read_text())
+    context = LambdaContext()
+    response = lookup.handler(event, context)
+    assert response["statusCode"] == 200, response
+    for _ in range(500):
+        lookup.handler(event, context)
+    if profile:
+        import cProfile
+
+        cProfile.runctx("for _ in range(invocations): lookup.handler(event, context)", globals(), locals(), profile)
+    samples = []
+    for _ in range(invocations):
+        started = time.perf_counter()
+        lookup.handler(event, context)
+        samples.append(time.perf_counter() - started)
+    samples.sort()
+    return {"median_us": samples[len(samples) // 2] * 1e6, "p99_us": samples[int(len(samples) * 0.99)] * 1e6}
+
+
+def measure_pipeline(path: str) -> dict[str, Any]:
+    """The loader's planning path on one file, as the build step runs it (with the cyclic GC paused)."""
+    from fencepost.loader import gc_paused
+
+    with gc_paused():
+        return _pipeline(path)
+
+
+def _pipeline(path: str) -> dict[str, Any]:
+    from fencepost.core import chunks
+    from fencepost.core.addresses import FAMILIES
+    from fencepost.core.build import Collector, ProblemLog
+    from fencepost.core.formats import ReadOptions, read_ranges
+
+    baseline = _peak_mb()
+    collector, problems = Collector(), ProblemLog()
+    opener: Any = __import__("gzip").open if path.endswith(".gz") else open
+    started = time.perf_counter()
+    with opener(path, "rb") as handle:
+        summary = read_ranges(Path(path).name, handle, ReadOptions(), collector, problems)
+    read = time.perf_counter()
+    families = collector.families
+    pieces = {family: families[family].pieces() for family in FAMILIES}
+    directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
+    flattened = time.perf_counter()
+    book = chunks.Book(families, pieces)
+    sample: list[str] = []
+    count = 0
+    for _, payload in chunks.cut(book.shuffled(1), 5000, book.encode):
+        count += 1  # each payload is sent and dropped by the loader; only the first few are kept here
+        if len(sample) < 20:
+            sample.append(payload)
+    planned = time.perf_counter()
+    peak = _peak_mb()
+    # Building the items, as the chunk writers do from the messages (timed on the first 20 chunks).
+    built = sum(len(chunks.decode(payload, "bench", 1)) for payload in sample)
+    items_rate = built / (time.perf_counter() - planned) if built else 0.0
+    del directories
+    return {
+        "rows": summary.rows,
+        "items": len(book),
+        "chunks": count,
+        "problems": problems.count,
+        "read_seconds": read - started,
+        "flatten_seconds": flattened - read,
+        "chunk_seconds": planned - flattened,
+        "seconds": planned - started,
+        "rows_per_second": summary.rows / (planned - started),
+        "items_built_per_second": items_rate,
+        "peak_mb": peak,
+        "baseline_mb": baseline,
+    }
+
+
+def main(argv: list[str]) -> int:
+    what, output = argv[0], argv[1]
+    for name, value in ENV.items():
+        os.environ.setdefault(name, value)
+    if what == "import":
+        result = measure_import(argv[2])
+    elif what == "warm":
+        result = measure_warm(int(argv[2]), argv[3] if len(argv) > 3 else None)
+    elif what == "pipeline":
+        result = measure_pipeline(argv[2])
+    else:
+        raise SystemExit(f"unknown measurement {what!r}")
+    Path(output).write_text(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,168 @@
+"""The benchmark's results as Markdown tables, each target marked as met or missed."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench import prices
+from bench.loading import LoadResult
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+@dataclass
+class Report:
+    date: str
+    machine: str
+    sections: list[str] = field(default_factory=list)
+
+    def loading(self, reference: LoadResult, loader: LoadResult, bound: LoadResult) -> None:
+        over_reference = loader.rate / reference.rate
+        of_bound = loader.rate / bound.rate
+        self.sections.append(
+            "\n".join(
+                [
+                    f"### 1. Loading {loader.rows:,} rows of the IPv4 file into DynamoDB Local",
+                    "",
+                    "| approach | rows/s | seconds |",
+                    "|---|---:|---:|",
+                    f"| reference: one thread, file order, resource `put_item` per row | {reference.rate:,.0f} "
+                    f"| {reference.seconds:.1f} |",
+                    f"| loader: S3 put to READY through the real handlers | {loader.rate:,.0f} "
+                    f"| {loader.seconds:.1f} |",
+                    f"| bound: pre-built 25-item BatchWriteItem, {bound.threads} threads | {bound.rate:,.0f} "
+                    f"| {bound.seconds:.1f} |",
+                    "",
+                    f"- loader / reference: **{over_reference:.1f}x** "
+                    f"(target at least 10x: {_mark(over_reference >= 10)})",
+                    f"- loader / bound: **{of_bound:.0%}** (target at least 70%: {_mark(of_bound >= 0.7)})",
+                ]
+            )
+        )
+
+    def lookups(self, latencies: dict[str, tuple[float, float]]) -> None:
+        floor, reference, handler = latencies["floor"], latencies["reference"], latencies["handler"]
+        ratio = handler[0] / floor[0]
+        rows = {
+            "floor: bare low-level `query`": floor,
+            "reference: the design's handler (resource `table.query`)": reference,
+            "handler: the project's lookup handler (API Gateway v2 event)": handler,
+        }
+        self.sections.append(
+            "\n".join(
+                [
+                    "### 2. Lookup latency, same random addresses, calls interleaved",
+                    "",
+                    "| path | p50 ms | p99 ms |",
+                    "|---|---:|---:|",
+                    *(f"| {name} | {p50 * 1e3:.2f} | {p99 * 1e3:.2f} |" for name, (p50, p99) in rows.items()),
+                    "",
+                    f"- handler p50 / floor p50: **{ratio:.2f}x** (target at most 1.25x: {_mark(ratio <= 1.25)})",
+                    f"- handler p50 below the reference's: {_mark(handler[0] < reference[0])} "
+                    f"({handler[0] * 1e3:.2f} vs {reference[0] * 1e3:.2f} ms)",
+                ]
+            )
+        )
+
+    def overhead(self, warm: dict[str, float], imports: dict[str, float]) -> None:
+        baseline = imports["boto3 + client"]
+        lines = [
+            "### 3. Handler overhead, DynamoDB replaced by an in-memory client",
+            "",
+            f"- warm lookup invocation: **{warm['median_us']:.0f} us** median, {warm['p99_us']:.0f} us p99 "
+            f"(target under 300 us: {_mark(warm['median_us'] < 300)})",
+            "",
+            "| cold import in a fresh process (median) | ms | above `import boto3` + client |",
+            "|---|---:|---:|",
+        ]
+        for name, seconds in imports.items():
+            above = (seconds - baseline) * 1e3
+            target = "" if name == "boto3 + client" or "tracing" in name else f" ({_mark(above <= 120)})"
+            lines.append(f"| {name} | {seconds * 1e3:.0f} | {above:+.0f}{target} |")
+        tracing = imports["lookup handler, tracing on"] - imports["lookup handler"]
+        lines += ["", f"- tracing on costs **{tracing * 1e3:.0f} ms** more cold start (aws_xray_sdk and the Tracer)"]
+        self.sections.append("\n".join(lines))
+
+    def pipeline(self, runs: dict[str, dict[str, Any]]) -> None:
+        lines = [
+            "### 4. The pure pipeline (read, validate, flatten, chunk), one process per file",
+            "",
+            "| input | rows | items | rows/s | read s | flatten s | chunk s | peak memory MB |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, run in runs.items():
+            lines.append(
+                f"| {name} | {run['rows']:,} | {run['items']:,} | {run['rows_per_second']:,.0f} "
+                f"| {run['read_seconds']:.1f} | {run['flatten_seconds']:.1f} | {run['chunk_seconds']:.1f} "
+                f"| {run['peak_mb']:,.0f} |"
+            )
+        lines += ["", "Peak memory is the process's maximum resident set, interpreter included (about 40 MB)."]
+        self.sections.append("\n".join(lines))
+
+    def costs(
+        self,
+        *,
+        rcu_per_lookup: float,
+        wcu_per_item: float,
+        item_bytes: float,
+        items_per_range: float,
+        lookup_seconds: float,
+        lookup_memory_mb: int,
+        loader_seconds_per_range: float,
+        loader_memory_mb: int,
+        messages_per_range: float,
+    ) -> None:
+        million = 1_000_000
+        billed_ms = math.ceil(lookup_seconds * 1e3)  # Lambda bills whole milliseconds
+        lookup = {
+            "DynamoDB reads": rcu_per_lookup * prices.DYNAMODB_READ_PER_MILLION_RRU,
+            "Lambda (requests + duration)": prices.LAMBDA_PER_MILLION_REQUESTS
+            + million * billed_ms / 1e3 * lookup_memory_mb / 1024 * prices.LAMBDA_ARM_PER_GB_SECOND,
+            "API Gateway HTTP API": prices.HTTP_API_PER_MILLION_REQUESTS,
+        }
+        load = {
+            "DynamoDB writes": wcu_per_item * items_per_range * prices.DYNAMODB_WRITE_PER_MILLION_WRU,
+            "deleting it when replaced (the same writes again)": wcu_per_item
+            * items_per_range
+            * prices.DYNAMODB_WRITE_PER_MILLION_WRU,
+            "Lambda (loader time)": million
+            * loader_seconds_per_range
+            * loader_memory_mb
+            / 1024
+            * prices.LAMBDA_ARM_PER_GB_SECOND,
+            "SQS (chunk messages)": messages_per_range * prices.SQS_PER_MILLION_REQUESTS,
+        }
+        storage = million * items_per_range * item_bytes / 1e9 * prices.DYNAMODB_STORAGE_PER_GB_MONTH
+        lines = [
+            "### 5. Cost, from measured consumed capacity and us-east-1 prices of " + prices.PRICES_DATE,
+            "",
+            f"- measured: {rcu_per_lookup:.2f} read units per lookup, {wcu_per_item:.2f} write units per item, "
+            f"{items_per_range:.4f} items per range, {item_bytes:.0f} bytes per item; a lookup billed as "
+            f"{billed_ms} ms at {lookup_memory_mb} MB (the handler's measured p50 here, DynamoDB Local included)",
+            "",
+            "| per million lookups | $ |",
+            "|---|---:|",
+            *(f"| {name} | {dollars:.3f} |" for name, dollars in lookup.items()),
+            f"| **total** | **{sum(lookup.values()):.3f}** |",
+            "",
+            "| per million ranges loaded | $ |",
+            "|---|---:|",
+            *(f"| {name} | {dollars:.3f} |" for name, dollars in load.items()),
+            f"| **total** | **{sum(load.values()):.3f}** |",
+            "",
+            f"- storage: ${storage:.3f} per million ranges per month (live and previous versions both count)",
+            f"- prices: {prices.PRICES_SOURCE}",
+        ]
+        self.sections.append("\n".join(lines))
+
+    def markdown(self, prices_date: str, seconds: int) -> str:
+        header = [
+            f"## Benchmarks ({self.date}; {self.machine}; prices of {prices_date}; {seconds} s)",
+            "",
+            "Measured by `make bench` against DynamoDB Local and the local S3/SQS on this machine, in one run.",
+        ]
+        return "\n\n".join(["\n".join(header), *self.sections]) + "\n"
