@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import loading, lookups, prices, synthetic
+from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
 from local.stack import ROOT, LocalStack, StackConfig
@@ -34,6 +35,10 @@ WRITE_THREADS = 8  # BatchWriteItem calls in flight per invocation
 CHUNK_ITEMS = 5000
 LOOKUP_MEMORY_MB = 512  # infra/lookup_api.py
 LOADER_MEMORY_MB = 3008  # infra/loader.py
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _probe(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -69,8 +74,8 @@ def run(args: argparse.Namespace) -> Report:
             "DEADLINE_MARGIN_SECONDS": "20",
         },
     )
-    print(f"Loading {args.rows} rows three ways (the reference takes a few minutes)...", flush=True)
-    with LocalStack(config) as stack:
+    say(f"Loading {args.rows} rows three ways (the reference takes a few minutes)...")
+    with LocalStack(config) as stack, quiet_stdout():  # the functions' metric lines, as Lambda writes them
         assert stack.dynamodb is not None
         endpoint = stack.dynamodb.endpoint
         loading.project(stack, b"".join(lines[: args.rows // 5]), args.rows // 5, "warmup")  # warm the JIT
@@ -84,7 +89,7 @@ def run(args: argparse.Namespace) -> Report:
         wcu_per_item = bounds[0].consumed_wcu / bounds[0].items
         loader = loads[0]
 
-        print(f"Timing {args.lookups} lookups three ways...", flush=True)
+        say(f"Timing {args.lookups} lookups three ways...")
         rng = random.Random(17)
         ranges = [line.decode().split("\t")[:2] for line in lines]
         low = int.from_bytes(bytes(int(p) for p in ranges[0][0].split(".")), "big")
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> Report:
         handler_p50 = median(latencies["handler"].samples)
         item_bytes = loading.mean_item_bytes(items)
 
-    print("Measuring handler overhead and cold imports in fresh processes...", flush=True)
+    say("Measuring handler overhead and cold imports in fresh processes...")
     warm = _probe("warm", str(args.invocations))
     imports: dict[str, list[float]] = {}
     variants = [
@@ -111,7 +116,7 @@ def run(args: argparse.Namespace) -> Report:
             imports.setdefault(name, []).append(_probe("import", module, env=env)["seconds"])
     report.overhead(warm, {name: median(samples) for name, samples in imports.items()})
 
-    print("Running the pure pipeline on the full files and a synthetic 5M-row file...", flush=True)
+    say("Running the pure pipeline on the full files and a synthetic file...")
     pipelines = {
         "IPv4, 450k rows": _probe("pipeline", str(V4_FILE)),
         "IPv6, 168k rows": _probe("pipeline", str(V6_FILE)),
@@ -119,7 +124,7 @@ def run(args: argparse.Namespace) -> Report:
     big = RESULTS / f"synthetic-{args.synthetic}.tsv"
     if not big.exists():
         synthetic.write(big, args.synthetic)
-    pipelines[f"synthetic, {args.synthetic // 1_000_000}M rows"] = _probe("pipeline", str(big))
+    pipelines[f"synthetic, {args.synthetic:,} rows"] = _probe("pipeline", str(big))
     report.pipeline(pipelines)
 
     report.costs(

@@ -62,7 +62,7 @@ def reference_handler(endpoint: str, table_name: str) -> Callable[[dict[str, Any
 
 
 @contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
+def quiet_stdout() -> Iterator[None]:
     """Send file descriptor 1 to /dev/null: the handler still writes its metrics and logs, as in Lambda."""
     saved = os.dup(1)
     with open(os.devnull, "w") as devnull:
@@ -119,7 +119,7 @@ def run(
         "handler": lambda index: handler(events[index], context),
     }
     results = {name: Latencies(name) for name in calls}
-    with _quiet_stdout():
+    with quiet_stdout():
         for index in range(min(warmup, len(addresses))):
             for call in calls.values():
                 call(index)

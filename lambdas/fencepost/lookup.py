@@ -32,13 +32,15 @@ class Answer:
     info: VersionInfo
 
     def body(self) -> dict[str, Any]:
-        family, hit = self.family, self.hit
+        hit = self.hit
+        match = {"start": hit.start_text, "end": hit.end_text}
+        span = {"start": hit.range_texts[0], "end": hit.range_texts[1]} if hit.range_texts else match
         return {
-            "ip": format_address(family, self.address),
+            "ip": format_address(self.family, self.address),
             "dataset": self.dataset,
             "version": self.info.version,
-            "range": {"start": format_address(family, hit.range_start), "end": format_address(family, hit.range_end)},
-            "match": {"start": format_address(family, hit.start), "end": format_address(family, hit.end)},
+            "range": span,
+            "match": match,
             "data": dict(zip(self.info.columns, hit.values, strict=False)),
         }
 
@@ -62,11 +64,11 @@ class Lookup:
 
     def live(self, dataset: str) -> VersionInfo:
         """The live version of ``dataset``, or ``UnknownDataset``."""
-        if not is_dataset_name(dataset):
-            raise InvalidRequest(f"invalid dataset name {dataset[:80]!r}: {DATASET_NAME_RULE}")
         now = self._clock()
-        cached = self._live.get(dataset)
+        cached = self._live.get(dataset)  # only valid names are ever cached
         if cached is None or cached[0] <= now:
+            if not is_dataset_name(dataset):
+                raise InvalidRequest(f"invalid dataset name {dataset[:80]!r}: {DATASET_NAME_RULE}")
             record = self._store.get_dataset(dataset)
             version = record.live if record is not None and not record.retired else None
             cached = (now + self._ttl, version)

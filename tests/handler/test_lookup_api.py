@@ -188,10 +188,47 @@ def test_dynamodb_failures_answer_503_and_recover(lookup_handler: ModuleType, er
     assert call(lookup_handler, "lookup-get")[0] == 200
 
 
+GET_LOOKUP_EVENTS = [
+    "lookup-get",
+    "lookup-get-ipv6",
+    "lookup-get-mapped",
+    "lookup-get-me",
+    "lookup-get-default-dataset",
+    "lookup-get-not-found",
+    "lookup-get-invalid-ip",
+    "lookup-get-missing-ip",
+    "lookup-get-unknown-dataset",
+    "lookup-get-invalid-dataset",
+]
+
+
+@pytest.mark.parametrize("name", GET_LOOKUP_EVENTS)
+def test_the_direct_path_answers_exactly_as_the_resolver(lookup_handler: ModuleType, name: str) -> None:
+    ev = event(name)
+    direct = lookup_handler.api.handle(ev, LambdaContext())
+    routed = lookup_handler.api.resolver.resolve(ev, LambdaContext())
+    assert direct == routed
+
+
+def test_the_direct_path_maps_unexpected_failures_like_the_resolver(
+    lookup_handler: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: Any) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(lookup_handler.store, "find", broken)
+    direct = lookup_handler.api.handle(event("lookup-get"), LambdaContext())
+    routed = lookup_handler.api.resolver.resolve(event("lookup-get"), LambdaContext())
+    assert direct == routed
+    assert direct["statusCode"] == 500
+    assert json.loads(direct["body"])["error"]["code"] == "INTERNAL"
+    assert "a bug" not in direct["body"]
+
+
 def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler: ModuleType) -> None:
     _, _, document = call(lookup_handler, "openapi")
     documented = {(path, method.upper()) for path, operations in document["paths"].items() for method in operations}
-    app = lookup_handler.app
+    app = lookup_handler.api.resolver
     served = {
         (route.path.replace("<name>", "{name}"), route.method)
         for route in app._static_routes + app._dynamic_routes

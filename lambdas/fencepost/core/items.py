@@ -19,13 +19,22 @@ Item = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """The piece found by a lookup, and the range it was cut from."""
+    """The piece found by a lookup, and the range it was cut from, with their addresses as stored (canonical text)."""
 
     start: int
     end: int
-    range_start: int
-    range_end: int
     values: list[str]
+    start_text: str
+    end_text: str
+    range_texts: tuple[str, str] | None = None  # None: the piece is the whole range
+
+    @property
+    def range_start(self) -> int:
+        return parse_boundary(self.range_texts[0])[1] if self.range_texts else self.start
+
+    @property
+    def range_end(self) -> int:
+        return parse_boundary(self.range_texts[1])[1] if self.range_texts else self.end
 
 
 def range_item(
@@ -57,11 +66,10 @@ def _address(text: str) -> int:
 
 def read_hit(family: int, partition: int, item: Item) -> Hit:
     start = partition_base(family, partition) + int(item["SK"]["N"])
-    end = _address(item["e"]["S"])
+    end_text = item["e"]["S"]
     values = [value["S"] for value in item["d"]["L"]]
-    if "rs" in item:
-        return Hit(start, end, _address(item["rs"]["S"]), _address(item["re"]["S"]), values)
-    return Hit(start, end, start, end, values)
+    span = (item["rs"]["S"], item["re"]["S"]) if "rs" in item else None
+    return Hit(start, _address(end_text), values, format_address(family, start), end_text, span)
 
 
 def item_bytes(item: Item) -> int:
