@@ -26,6 +26,7 @@ from bench import loading, lookups, prices, synthetic
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
+from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB
 from local.stack import ROOT, LocalStack, StackConfig
 from tests.support import V4_FILE, V6_FILE
 
@@ -33,8 +34,6 @@ RESULTS = ROOT / "bench-results"
 LOADER_WORKERS = 2  # loader invocations at once
 WRITE_THREADS = 8  # BatchWriteItem calls in flight per invocation
 CHUNK_ITEMS = 5000
-LOOKUP_MEMORY_MB = 512  # infra/lookup_api.py
-LOADER_MEMORY_MB = 3008  # infra/loader.py
 
 
 def say(text: str) -> None:

@@ -25,15 +25,12 @@ from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import PythonFunction
 from infra.settings import CACHE_TTL_SECONDS, DeploySettings
+from infra.sizes import LOADER_MEMORY_MB, LOADER_TIMEOUT_MINUTES
 from infra.storage import REPORTS_PREFIX
 
 HANDLER: Final = "fencepost.handlers.loader.handler"
-# Lambda's maximum: one invocation reads and writes one chunk of a file, and a big chunk at a low writeRate takes
-# minutes.
-TIMEOUT: Final = cdk.Duration.minutes(15)
-# A starting point, to be re-sized from the measured peak memory (Max Memory Used in the REPORT log lines):
-# at 3,008 MB the function gets ~1.7 vCPU for parsing and the write threads.
-MEMORY_MB: Final = 3008
+TIMEOUT: Final = cdk.Duration.minutes(LOADER_TIMEOUT_MINUTES)
+MEMORY_MB: Final = LOADER_MEMORY_MB  # sized in infra/sizes.py from measurements
 # SQS event sources need a visibility timeout of at least six times the function timeout (the mapping fails to
 # deploy otherwise): a message stays hidden while an invocation, and Lambda's own retries of it, may still run.
 VISIBILITY_TIMEOUT: Final = cdk.Duration.minutes(TIMEOUT.to_minutes() * 6)

@@ -24,13 +24,11 @@ from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import LOG_RETENTION, PythonFunction, flag
 from infra.settings import CACHE_TTL_SECONDS, Auth, DeploySettings
+from infra.sizes import LOOKUP_MEMORY_MB, LOOKUP_TIMEOUT_SECONDS
 
 HANDLER: Final = "fencepost.handlers.lookup.handler"
-# Starting points, to be re-tuned from measurements: 512 MB gives the cold start (Powertools + pydantic imports,
-# ~0.3 s measured locally) about 0.3 vCPU, and a warm lookup is one ~2 ms Query. The timeout leaves room for
-# botocore's retries on a throttled Query, and is far below API Gateway's 30 s integration limit.
-MEMORY_MB: Final = 512
-TIMEOUT: Final = cdk.Duration.seconds(10)
+MEMORY_MB: Final = LOOKUP_MEMORY_MB  # sized in infra/sizes.py from measurements
+TIMEOUT: Final = cdk.Duration.seconds(LOOKUP_TIMEOUT_SECONDS)
 
 CACHE_MAX_AGE_SECONDS: Final = 300
 MAX_BATCH: Final = 100

@@ -1,0 +1,21 @@
+"""Memory and time limits of the two functions, sized from `make bench` measurements (no CDK import here, so
+the benchmark's cost section reads the same figures)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Lookup: 53 MB resident after the cold import, 55 us of handler CPU per warm lookup. Lambda gives CPU in
+# proportion to memory, so the size buys cold-start speed (the import takes ~250 ms of one fast core), not room:
+# 512 MB (~0.3 vCPU) keeps cold starts short for a fraction of a cent per million lookups.
+LOOKUP_MEMORY_MB: Final = 512
+# Room for botocore's bounded retries of a throttled Query, far below API Gateway's 30 s integration limit.
+LOOKUP_TIMEOUT_SECONDS: Final = 10
+
+# Loader: a build holds the whole folder while it is planned. Measured peak: 55 MB for the 450k-row IPv4 file,
+# 79 MB for the 168k-row IPv6 file, 1,265 MB for a synthetic 5M-row file whose metadata barely repeats (about
+# 250 bytes a row). 3,008 MB keeps twice that, so about 10 million such rows fit (10,240 MB is Lambda's ceiling),
+# and gives ~1.7 vCPU: planning runs at ~115k rows/s on one fast core, 5M rows in under a minute.
+LOADER_MEMORY_MB: Final = 3008
+# Lambda's maximum: planning a large folder is one invocation; chunk invocations take seconds.
+LOADER_TIMEOUT_MINUTES: Final = 15
