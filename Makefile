@@ -54,7 +54,7 @@ run: install
 	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT))
 
-# Speed, memory and cost side by side (about 10 minutes); results in bench-results/latest.md.
+# Speed, memory and cost side by side (about 5 minutes); results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
