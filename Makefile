@@ -8,13 +8,14 @@ PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install lint fmt test test-slow run rollback bench clean
+.PHONY: help install lint fmt test test-slow run rollback bench fuzz clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
 	@echo "make test       install what is needed, then lint, type-check and run the test suite"
 	@echo "make test-slow  the tests that load the full shared data files"
 	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
+	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
 	@echo "make deploy     deploy to the AWS account of your current credentials (see infra/DEPLOY.md)"
 	@echo "make rollback DATASET=name   serve the previous version of a dataset again (local stack)"
@@ -53,6 +54,10 @@ test-slow: install
 run: install
 	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT))
+
+# The API fuzzed from its OpenAPI document for longer than make test does (FUZZ_EXAMPLES per operation and mode).
+fuzz: install
+	FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),2000) $(BIN)/pytest tests/e2e/test_fuzz.py -p no:cacheprovider
 
 # Speed, memory and cost side by side (about 5 minutes); results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"

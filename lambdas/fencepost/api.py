@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -66,11 +68,30 @@ def _error_response(error: ServiceError) -> Response[str]:
     return _json(error.status, {**error.details, "error": error.body()}, headers)
 
 
-def batch_request(body: str | None) -> tuple[list[str], str | None]:
+# A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
+MAX_BODY_BYTES = 64 * 1024
+
+
+def request_body(raw: str | None, base64_encoded: bool) -> str:
+    """The request body as text, bounded in size; a body API Gateway base64-encoded is decoded first."""
+    text = raw or ""
+    if len(text) > MAX_BODY_BYTES * 4 // 3 + 4:
+        raise BatchTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
+    if base64_encoded:
+        try:
+            text = base64.b64decode(text, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise InvalidRequest("the request body is not UTF-8 JSON") from None
+    if len(text.encode()) > MAX_BODY_BYTES:
+        raise BatchTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
+    return text
+
+
+def batch_request(body: str) -> tuple[list[str], str | None]:
     """The body of ``POST /lookup``: ``{"ips": [...], "dataset": "..."}``, checked field by field."""
     try:
-        document = json.loads(body or "")
-    except ValueError:
+        document = json.loads(body)
+    except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser's recursion
         raise InvalidRequest("the request body is not valid JSON") from None
     if not isinstance(document, dict):
         raise InvalidRequest('the body must be a JSON object {"ips": [...], "dataset": "..."}')
@@ -179,7 +200,7 @@ def create_app(
     @app.post("/lookup")
     def post_lookup() -> Response[str]:
         event = app.current_event
-        ips, dataset = batch_request(event.decoded_body)
+        ips, dataset = batch_request(request_body(event.body, bool(event.is_base64_encoded)))
         source_ip = event.request_context.http.source_ip
         if len(ips) > settings.max_batch:
             raise BatchTooLarge(f"a batch holds at most {settings.max_batch} addresses, not {len(ips)}")
@@ -229,7 +250,7 @@ def create_app(
         if not openapi_document:
             from fencepost.openapi import document
 
-            openapi_document.append(document())
+            openapi_document.append(document(settings.max_batch))
         headers = {"Cache-Control": "public, max-age=300"}
         return Response(200, content_types.APPLICATION_JSON, openapi_document[0], headers)
 

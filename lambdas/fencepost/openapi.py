@@ -16,6 +16,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from fencepost import schemas
+from fencepost.core.keys import DATASET_NAME_PATTERN
 from fencepost.errors import (
     BatchTooLarge,
     InvalidIp,
@@ -95,12 +96,29 @@ def _describe() -> APIGatewayHttpResolver:
     return app
 
 
-def document() -> str:
-    """The document as JSON. (Powertools adds a 422 to validated routes; this API never answers 422.)"""
+# What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
+ADDRESS: dict[str, Any] = {
+    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
+}
+DATASET_NAME: dict[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
+
+
+def document(max_batch: int = 100) -> str:
+    """The document as JSON, with the parameters' exact forms and the configured batch limit.
+
+    (Powertools adds a 422 to validated routes; this API never answers 422.)
+    """
     built = json.loads(_describe().get_openapi_json_schema(title=TITLE, version="1.0.0", description=DESCRIPTION))
     for operations in built.get("paths", {}).values():
         for operation in operations.values():
             operation.get("responses", {}).pop("422", None)
+            for parameter in operation.get("parameters", []):
+                exact = {"ip": ADDRESS, "dataset": DATASET_NAME, "name": DATASET_NAME}[parameter["name"]]
+                parameter["schema"] = {**exact, "description": parameter["schema"].get("description", "")}
+    schemas_ = built.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
-        built.get("components", {}).get("schemas", {}).pop(name, None)
+        schemas_.pop(name, None)
+    batch = schemas_["BatchRequest"]["properties"]
+    batch["ips"]["maxItems"] = max_batch
+    batch["dataset"] = {"anyOf": [DATASET_NAME, {"type": "null"}], "description": batch["dataset"].get("description")}
     return json.dumps(built, separators=(",", ":"))

@@ -2,43 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
-from fencepost.store import Store
-from local.dynamodb import create_table
-from tests.support import SMALL_FILE, LambdaContext, event, family_ranges, publish, read_tsv
-
-GEO_ROWS = [
-    ("1.0.0.0", "1.0.255.255", "AU"),
-    ("1.0.32.0", "1.0.63.255", "CN"),  # nested inside the /16 above
-    ("8.8.8.0", "8.8.8.255", "US"),
-    ("2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "ZZ"),
-]
-
-
-@pytest.fixture
-def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    monkeypatch.setenv("TABLE_NAME", "ranges")
-    monkeypatch.setenv("CACHE_MAX_AGE_SECONDS", "120")
-    monkeypatch.setenv("MAX_BATCH", "100")
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_table(client, "ranges")
-        store = Store(client, "ranges")
-        publish(store, "geo", 3, family_ranges(GEO_ROWS), ["country"])
-        publish(store, "default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"])
-        sys.modules.pop("fencepost.handlers.lookup", None)
-        yield importlib.import_module("fencepost.handlers.lookup")
+from tests.support import LambdaContext, event
 
 
 def call(module: ModuleType, name: str, **changes: Any) -> tuple[int, dict[str, str], Any]:

