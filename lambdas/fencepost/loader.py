@@ -23,7 +23,7 @@ import gc
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -70,9 +70,14 @@ class HandBack(Exception):
 
 
 class LoadFailure(Exception):
-    def __init__(self, reason: str, *, object_key: str = "", line: int | None = None) -> None:
+    """The load cannot go on; ``earlier`` are the row problems found before, which often explain it."""
+
+    def __init__(
+        self, reason: str, *, object_key: str = "", line: int | None = None, earlier: Sequence[Problem] = ()
+    ) -> None:
         super().__init__(reason)
         self.problem = Problem(object_key, line, reason)
+        self.earlier = list(earlier)
 
 
 @dataclass(slots=True)
@@ -214,7 +219,7 @@ class Loader:
             with gc_paused():
                 self._plan(dataset, build, record, delivery)
         except LoadFailure as failure:
-            self._fail_load(dataset, build, [failure.problem])
+            self._fail_load(dataset, build, [failure.problem, *failure.earlier])
         except Unavailable as error:
             self._abandon(dataset, build)  # whatever this attempt wrote is deleted; a retry takes a new number
             if delivery.receive_count >= self.settings.max_receives:
@@ -262,7 +267,9 @@ class Loader:
             try:
                 summary = read_ranges(obj.key, lines, options, read.collector, read.problems)
             except FileError as error:
-                raise LoadFailure(error.reason, object_key=obj.key, line=error.line) from None
+                raise LoadFailure(
+                    error.reason, object_key=obj.key, line=error.line, earlier=read.problems.kept
+                ) from None
             read.rows += summary.rows
             if not first:
                 read.columns, first = summary.columns, obj.key
@@ -271,6 +278,7 @@ class Loader:
                     f"{obj.key} has the metadata columns {list(summary.columns)} but {first} has "
                     f"{list(read.columns)}: all objects of a dataset must have the same columns",
                     object_key=obj.key,
+                    earlier=read.problems.kept,
                 )
         self.metrics.add_metric(name="RowsRead", unit=MetricUnit.Count, value=read.rows)
         return read

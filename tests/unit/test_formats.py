@@ -187,3 +187,11 @@ def test_item_size_follows_dynamodbs_rules() -> None:
     # PK "ab" (2+2), SK 12345 (2 + 3 digit-pairs+1 = 2+4), "d" list of one "xyz" (1 + 3 + 1 + 3)
     item = {"PK": {"S": "ab"}, "SK": {"N": "12345"}, "d": {"L": [{"S": "xyz"}]}}
     assert item_bytes(item) == (2 + 2) + (2 + 4) + (1 + 3 + 1 + 3)
+
+
+def test_a_file_whose_rows_are_all_unreadable_says_so() -> None:
+    collector, problems = Collector(), ProblemLog()
+    data = b"start,end,country\n1.0.0.0,1.0.0.255," + b"x" * (2 << 20) + b"\n"
+    with pytest.raises(FileError, match=r"none of the file's rows could be read \(1 unreadable\)"):
+        read_ranges("f.csv", data.splitlines(keepends=True), ReadOptions(), collector, problems)
+    assert (problems.count, problems.kept[0].line) == (1, 2)

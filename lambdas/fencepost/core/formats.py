@@ -244,8 +244,10 @@ class _FileReader:
             raise RowError(f"start {low} is after end {high}")
         self.ranges.add(family, start, end, values)
 
-    def finish(self, delimiter: str) -> FileSummary:
+    def finish(self, delimiter: str, unreadable: int) -> FileSummary:
         if self.layout is None:
+            if unreadable:
+                raise FileError(None, f"none of the file's rows could be read ({unreadable} unreadable)")
             raise FileError(None, "the file has a header but no ranges")
         family = V4 if self.integer_top <= TOP[V4] else V6
         for start, end, values in self.integer_rows:
@@ -269,12 +271,14 @@ def read_ranges(
     delimiter = "\t" if "\t" in first_line else ","
     reader = csv.reader(itertools.chain([first_line], text), delimiter=delimiter, skipinitialspace=True)
     state = _FileReader(name, options, ranges, problems)
+    unreadable = 0
     while True:
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as error:
+            unreadable += 1
             problems.add(Problem(name, reader.line_num, f"unreadable row: {error}"))
             continue
         if "\0" in "".join(row):
@@ -282,4 +286,4 @@ def read_ranges(
         cells = [cell.strip() for cell in row]
         if any(cells):
             state.row(cells, reader.line_num)
-    return state.finish(delimiter)
+    return state.finish(delimiter, unreadable)

@@ -1,0 +1,113 @@
+"""A corpus of bad files dropped onto a live dataset: each load ends FAILED (or skips rows, when the folder's
+settings allow) with a report that names the problem, and the live version keeps answering exactly as before."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any, NamedTuple
+
+import pytest
+
+from tests.integration.conftest import Stack
+from tests.integration.test_loader import _batch_lookup
+
+GOOD = "start,end,country\n1.0.0.0,1.0.255.255,AU\n1.0.32.0,1.0.63.255,CN\n2001:db8::,2001:db8::ffff,ZZ\n"
+PROBES = ["1.0.0.1", "1.0.32.5", "1.0.64.1", "2001:db8::1", "2.0.0.1", "9.9.9.9", "2001:db9::1"]
+
+
+class BadFile(NamedTuple):
+    name: str
+    body: bytes
+    reason: str  # a part of the first problem's reason
+    line: int | None
+
+
+def _csv(*rows: str) -> bytes:
+    return ("start,end,country\n" + "".join(f"{row}\n" for row in rows)).encode()
+
+
+CORPUS = [
+    BadFile("binary data", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "not UTF-8", 1),
+    BadFile("truncated gzip", gzip.compress(_csv("2.0.0.0,2.0.0.255,XX") * 50)[:-40], "truncated or corrupt", None),
+    BadFile("Latin-1 text", _csv("2.0.0.0,2.0.0.255,Zürich").decode().encode("latin-1"), "not UTF-8", 2),
+    BadFile("UTF-16 with BOM", _csv("2.0.0.0,2.0.0.255,XX").decode().encode("utf-16"), "not UTF-8", 1),
+    BadFile("zero bytes", b"", "the file is empty", None),
+    BadFile("header only", b"start,end,country\n", "header but no ranges", None),
+    BadFile("a 10 MB line", _csv("2.0.0.0,2.0.0.255," + "x" * 10_000_000), "field larger than field limit", 2),
+    BadFile("too many columns", _csv("2.0.0.0,2.0.0.255,XX,extra"), "4 columns where the file has 3", 2),
+    BadFile("too few columns", _csv("2.0.0.0,2.0.0.255"), "2 columns where the file has 3", 2),
+    BadFile("a reversed range", _csv("2.0.0.255,2.0.0.0,XX"), "is after end", 2),
+    BadFile("mixed families", _csv("2.0.0.0,2001:db8::,XX"), "different address families", 2),
+    BadFile("an unparsable address", _csv("2.0.0.x,2.0.0.255,XX"), "not an IPv4 or IPv6 address", 2),
+    BadFile("an item over 400 KB", _csv("2.0.0.0,2.0.0.255," + "x" * 500_000), "does not fit a 400 KB", 2),
+    BadFile("other columns", b"start,end,asn\n2.0.0.0,2.0.0.255,64500\n", "same columns", None),
+]
+
+
+def _answers(stack: Stack) -> list[Any]:
+    return _batch_lookup(stack, "geo", PROBES)
+
+
+@pytest.mark.parametrize("bad", CORPUS, ids=[bad.name for bad in CORPUS])
+def test_a_bad_file_fails_with_a_report_and_the_live_version_answers_as_before(stack: Stack, bad: BadFile) -> None:
+    # Given a live version
+    stack.put("geo/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack)
+    assert stack.dataset("geo")["version"] == 1
+    # When a bad file joins it
+    stack.put("geo/bad.csv", bad.body)
+    stack.drain()
+    # Then the load FAILED, saying where and why, in the record and in the report
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("FAILED", 1)
+    problems = record["load"]["problems"]
+    reasons = " | ".join(problem["reason"] for problem in problems)
+    assert bad.reason in reasons
+    if bad.line is not None:
+        assert any(p["object"] == "geo/bad.csv" and p["line"] == bad.line for p in problems), problems
+    report = stack.report(record["load"]["report"])
+    assert report["status"] == "FAILED"
+    assert bad.reason in json.dumps(report["problems"])
+    # And the live version answers exactly as before
+    assert _answers(stack) == before
+
+
+def test_invalid_rows_are_skipped_when_the_folder_allows_it(stack: Stack) -> None:
+    stack.put("geo/_settings.json", json.dumps({"max_invalid_rows": 2}))
+    stack.put("geo/good.csv", GOOD)
+    stack.put("geo/some-bad.csv", _csv("2.0.0.0,2.0.0.255,XX", "2.0.1.9,2.0.1.0,YY", "2.0.2.0,2001:db8::,ZZ"))
+    stack.drain()
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"], record["ranges"]) == ("READY", 1, 4)
+    assert [(p["object"], p["line"]) for p in record["load"]["problems"]] == [
+        ("geo/some-bad.csv", 3),
+        ("geo/some-bad.csv", 4),
+    ]
+    assert stack.get("/lookup", ip="2.0.0.7", dataset="geo")[1]["data"] == {"country": "XX"}
+
+
+def test_object_keys_with_spaces_and_unicode_load(stack: Stack) -> None:
+    stack.put("geo/good.csv", GOOD)
+    stack.put("geo/more ranges é – 2026.csv", _csv("2.0.0.0,2.0.0.255,XX"))
+    stack.drain()
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("READY", 1)
+    assert "geo/more ranges é – 2026.csv" in [o["key"] for o in record["objects"]]
+    assert stack.get("/lookup", ip="2.0.0.1", dataset="geo")[1]["data"] == {"country": "XX"}
+
+
+def test_folders_that_cannot_be_datasets_are_reported_and_change_nothing(stack: Stack) -> None:
+    stack.put("geo/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack)
+    stack.put("géo/data.csv", GOOD)
+    stack.put("a b/data.csv", GOOD)
+    stack.put("geo/../x.csv", GOOD)  # a literal key: its ".." segment makes it non-data
+    stack.drain()
+    rejected = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_reports/_rejected/").get("Contents", [])
+    assert sorted(stack.report(entry["Key"])["object"] for entry in rejected) == ["a b/data.csv", "géo/data.csv"]
+    assert [d["name"] for d in stack.get("/datasets")[1]["datasets"]] == ["geo"]
+    assert stack.dataset("geo")["version"] == 1
+    assert _answers(stack) == before
