@@ -62,3 +62,24 @@ class FaultyClient:
                 self.held_back += len(held)
             return {"UnprocessedItems": {table: held}}
         return self._client.batch_write_item(RequestItems=RequestItems, **kwargs)
+
+
+def stored_items(client: Any, table: str, dataset: str, version: int) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every range item of a version, by key."""
+    pages = client.get_paginator("scan").paginate(
+        TableName=table,
+        FilterExpression="begins_with(PK, :p)",
+        ExpressionAttributeValues={":p": {"S": f"{dataset}#{version}#"}},
+    )
+    return {(item["PK"]["S"], item["SK"]["N"]): item for page in pages for item in page["Items"]}
+
+
+def expected_items(rows: list[list[str]], dataset: str, version: int) -> dict[tuple[str, str], dict[str, Any]]:
+    """The items a version of these rows must hold: one per flattened piece, every attribute."""
+    from tests.support import family_ranges
+
+    items = {}
+    for ranges in family_ranges(rows).values():
+        for item in ranges.items(dataset, version, ranges.pieces()):
+            items[(item["PK"]["S"], item["SK"]["N"])] = item
+    return items

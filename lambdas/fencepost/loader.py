@@ -41,6 +41,7 @@ from fencepost.core.keys import range_pk
 from fencepost.errors import Unavailable
 from fencepost.model import (
     ABANDONED,
+    DELETING,
     FAILED,
     FINALIZING,
     LIVE,
@@ -448,13 +449,14 @@ class Loader:
         if switched.result is Switch.STALE:
             self._fail_build(dataset, build, "superseded: a newer version went live, or the folder was emptied")
             return
-        self.store.set_build_state(dataset, build, LIVE)
         self.store.end_load(dataset, build, READY, now, phase="done", items_written=record.written)
         before = switched.before
         if switched.result is Switch.SWITCHED and before is not None and before.previous is not None:
             stopped = before.live_since if before.live_since is not None else now
             self._schedule_delete(dataset, before.previous, stopped + self.settings.delete_grace)
         self._update_report(record, READY)
+        # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
+        self.store.set_build_state(dataset, build, LIVE)
         self.metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
         self.log.info("version is live", extra={"dataset": dataset, "version": build, "items": record.written})
         if self.store.billing_mode() == "PROVISIONED":
@@ -510,24 +512,42 @@ class Loader:
         self.log.warning("load failed", extra={"dataset": dataset, "build": build, "reason": reason})
 
     def sweep(self) -> int:
-        """Fail every load that has shown no progress for ``stall_seconds``; returns how many."""
+        """Fail every load that has shown no progress for ``stall_seconds``, and collect what no version needs.
+
+        Returns how many loads were failed.
+        """
         now, failed = self.clock(), 0
         for record in self.store.list_datasets():
-            if record.status != LOADING or record.heartbeat is None:
-                continue
-            idle = now - record.heartbeat
-            if idle < self.settings.stall_seconds:
-                continue
-            reason = f"no progress for {int(idle)} seconds: the load was stopped"
-            build = record.load.version
-            if build is None or self.store.get_build(record.name, build) is None:
-                self.store.end_load(
-                    record.name, build, FAILED, now, phase="failed", problems=[Problem("", None, reason)._asdict()]
-                )
-            else:
-                self._fail_build(record.name, build, reason)
-            failed += 1
+            if record.status == LOADING and record.heartbeat is not None:
+                idle = now - record.heartbeat
+                if idle >= self.settings.stall_seconds:
+                    self._fail_stalled(record, f"no progress for {int(idle)} seconds: the load was stopped", now)
+                    failed += 1
+            self._collect(record, now)
         return failed
+
+    def _fail_stalled(self, record: DatasetRecord, reason: str, now: float) -> None:
+        build = record.load.version
+        if build is None or self.store.get_build(record.name, build) is None:
+            problems = [Problem("", None, reason)._asdict()]
+            self.store.end_load(record.name, build, FAILED, now, phase="failed", problems=problems)
+        else:
+            self._fail_build(record.name, build, reason)
+
+    def _collect(self, record: DatasetRecord, now: float) -> None:
+        """Delete builds that no one serves: abandoned ones at once, once-live ones after the grace period.
+
+        A crash can leave such a build behind (for instance between a switch and the deletion it schedules);
+        builds still being written are left to finish, or to the stall check.
+        """
+        kept = {record.live, record.previous}
+        for build in self.store.builds(record.name):
+            if build.build in kept:
+                continue
+            if build.state == ABANDONED:
+                self._schedule_delete(record.name, build.build, now)
+            elif build.state == LIVE:
+                self._schedule_delete(record.name, build.build, now + self.settings.delete_grace)
 
     # -- reports -----------------------------------------------------------------------------------------------
 
@@ -573,6 +593,7 @@ class Loader:
     def _schedule_delete(self, dataset: str, version: int, not_before: float) -> None:
         message = {"kind": "delete", "dataset": dataset, "version": version, "not_before": not_before, "cursor": 0}
         self.queue.send(message, not_before - self.clock())
+        self.store.set_build_state(dataset, version, DELETING)  # (a version without a build record has none)
 
     def on_delete(self, message: dict[str, Any], delivery: Delivery) -> None:
         dataset, version = str(message["dataset"]), int(message["version"])

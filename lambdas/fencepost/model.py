@@ -74,7 +74,8 @@ PLANNING = "PLANNING"  # chunks are being sent; their number is not known yet
 WRITING = "WRITING"
 FINALIZING = "FINALIZING"
 LIVE = "LIVE"
-ABANDONED = "ABANDONED"  # failed or superseded; its items are deleted
+ABANDONED = "ABANDONED"  # failed or superseded; its items are to be deleted
+DELETING = "DELETING"  # its deletion is scheduled
 
 
 @dataclass(slots=True)

@@ -584,6 +584,7 @@ class Store:
             "UpdateExpression": "SET #state = :state",
             "ExpressionAttributeNames": {"#state": "state"},
             "ExpressionAttributeValues": {":state": {"S": state}},
+            "ConditionExpression": "attribute_exists(PK)",  # never create a record for a build that has none
         }
         if expect:
             placeholders = [f":expect{index}" for index in range(len(expect))]
@@ -599,9 +600,8 @@ class Store:
     def delete_build(self, dataset: str, build: int) -> None:
         self._call("delete_item", TableName=self.table, Key=self._build_key(dataset, build))
 
-    def open_builds(self, dataset: str) -> list[BuildRecord]:
-        items = self._query_all(builds_pk(dataset), consistent=True)
-        return [b for b in (_build_from_item(dataset, item) for item in items) if b.state in (PLANNING, WRITING)]
+    def builds(self, dataset: str) -> list[BuildRecord]:
+        return [_build_from_item(dataset, item) for item in self._query_all(builds_pk(dataset), consistent=True)]
 
     def billing_mode(self) -> str:
         table = self._call("describe_table", TableName=self.table)["Table"]

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
+
+import pytest
 
 from fencepost.core.addresses import format_address
 from local.resources import queue_depth
-from tests.faults import FaultyClient
+from tests.faults import FaultyClient, Killed, expected_items, stored_items
 from tests.integration.conftest import Stack
 from tests.reference import Reference
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, read_tsv
@@ -101,3 +104,124 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     assert _lookups(stack, "geo", probes) == before
     # And the abandoned version's items are deleted
     assert _items(stack, "geo", 2) == 0
+
+
+def _assert_exact(stack: Stack, dataset: str, version: int, rows: list[list[str]]) -> None:
+    """Every item of the version is stored, with every attribute, and nothing else."""
+    assert stored_items(stack.ddb, stack.table, dataset, version) == expected_items(rows, dataset, version)
+
+
+class SlowFirstCalls(FaultyClient):
+    """Writes that take ``delay`` seconds each for the first ``slow`` calls: an invocation's deadline passes."""
+
+    def __init__(self, client: Any, *, slow: int, delay: float) -> None:
+        super().__init__(client)
+        self.slow, self.delay = slow, delay
+
+    def batch_write_item(self, RequestItems: dict[str, list[Any]], **kwargs: Any) -> Any:  # noqa: N803
+        with self.lock:
+            self.calls += 1
+            late = self.calls <= self.slow
+        if late:
+            time.sleep(self.delay)
+        return self._client.batch_write_item(RequestItems=RequestItems, **kwargs)
+
+
+def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Stack) -> None:
+    stack.loader.store.client = SlowFirstCalls(stack.loader.store.client, slow=12, delay=0.5)
+    stack.worker.timeout = 2.0  # with a 1 s margin, each delivery may write for 1 s
+    handed_back: list[float] = []
+    retry_in = stack.loader.queue.retry_in
+    stack.loader.queue.retry_in = lambda receipt, seconds: (handed_back.append(seconds), retry_in(receipt, seconds))
+    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.drain()
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("READY", 1)
+    assert handed_back  # the deadline passed mid-chunk at least once
+    _assert_exact(stack, "geo", 1, ROWS)
+
+
+@pytest.mark.parametrize("crash", ["before the switch", "after the switch"])
+def test_a_worker_killed_between_writing_and_switching_finishes_on_redelivery(stack: Stack, crash: str) -> None:
+    # Given a live version, and a worker that dies once while finalizing the next
+    stack.put("geo/data.tsv", _tsv(ROWS[:1000]))
+    stack.drain()
+    store = stack.loader.store
+    target = store.switch_live if crash == "before the switch" else store.end_load
+    died: list[bool] = []
+
+    def dies_once(*args: Any, **kwargs: Any) -> Any:
+        finishing = crash == "before the switch" or args[2] == "READY"  # end_load(name, build, status, ...)
+        if finishing and not died:
+            died.append(True)
+            raise Killed("killed while finalizing")  # before the switch, or live but its status not yet READY
+        return target(*args, **kwargs)
+
+    name = "switch_live" if crash == "before the switch" else "end_load"
+    setattr(store, name, dies_once)
+    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.drain()
+    # Then the new version is live, complete, and the load finished on its own
+    assert died == [True]
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("READY", 2)
+    _assert_exact(stack, "geo", 2, ROWS)
+    _assert_exact(stack, "geo", 1, ROWS[:1000])  # the previous version, kept for rollback
+
+
+def test_two_loads_of_one_dataset_at_once_converge_on_the_newest(stack: Stack) -> None:
+    # Given build 1 planned, its chunks waiting
+    first, second = ROWS[:2000], ROWS[2000:4000]
+    stack.put("geo/a.tsv", _tsv(first))
+    stack.worker.drain(until=lambda: _phase(stack) == "writing")
+    # When another object arrives and build 2 is planned while build 1's chunks are held back
+    handler, held = stack.worker.handler, set()
+
+    def hold_build_one(ev: dict[str, Any], context: Any) -> Any:
+        for record in ev["Records"]:
+            body = json.loads(record["body"])
+            if body.get("kind") == "chunk" and body["build"] == 1 and record["messageId"] not in held:
+                held.add(record["messageId"])
+                raise RuntimeError("not yet: build 2 first")  # left on the queue, delivered again later
+        return handler(ev, context)
+
+    stack.worker.handler = hold_build_one
+    stack.put("geo/b.tsv", _tsv(second))
+    stack.worker.drain(until=lambda: stack.dataset("geo")["load"]["version"] == 2 and _phase(stack) == "writing")
+    stack.worker.handler = handler
+    stack.drain()
+    # Then the newest build, from both objects, is live and complete; build 1 is either kept or deleted whole
+    assert held
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("READY", 2)
+    assert [o["key"] for o in record["objects"]] == ["geo/a.tsv", "geo/b.tsv"]
+    _assert_exact(stack, "geo", 2, first + second)
+    built_one = stored_items(stack.ddb, stack.table, "geo", 1)
+    assert built_one in ({}, expected_items(first, "geo", 1))
+
+
+def _phase(stack: Stack) -> str | None:
+    status, body = stack.get("/datasets/geo")
+    return body["load"]["phase"] if status == 200 else None
+
+
+def test_the_sweep_collects_a_version_whose_deletion_was_lost(stack: Stack) -> None:
+    # Given three versions, where the deletion of the first was never scheduled (a crash at the wrong moment)
+    for count in (1000, 1500):
+        stack.put("geo/data.tsv", _tsv(ROWS[:count]))
+        stack.drain()
+    schedule = stack.loader.loader._schedule_delete
+    stack.loader.loader._schedule_delete = lambda *_: None
+    stack.put("geo/data.tsv", _tsv(ROWS[:2000]))
+    stack.drain()
+    stack.loader.loader._schedule_delete = schedule
+    assert len(stored_items(stack.ddb, stack.table, "geo", 1)) == 1000  # left behind
+    # When the sweep runs
+    stack.loader.handler({"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext())
+    stack.drain()
+    # Then the orphan is gone, and the live and previous versions are whole
+    assert stored_items(stack.ddb, stack.table, "geo", 1) == {}
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("READY", 3)
+    _assert_exact(stack, "geo", 3, ROWS[:2000])
+    _assert_exact(stack, "geo", 2, ROWS[:1500])
