@@ -45,8 +45,16 @@ class Stack:
     def delete(self, key: str) -> None:
         self.s3.delete_object(Bucket=self.bucket, Key=key)
 
-    def drain(self, timeout: float = 300.0) -> None:
+    def drain(self, timeout: float = 300.0, *, dead_letters: bool = False) -> None:
+        """Deliver until the queue is empty. A message parked in the dead-letter queue empties the queue too,
+        without finishing its work: unless the test expects that, say so loudly."""
         self.worker.drain(timeout=timeout)
+        if not dead_letters:
+            parked = self.sqs.receive_message(
+                QueueUrl=self.queues.dlq_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0
+            ).get("Messages", [])
+            details = [(m["Body"][:300], m["Attributes"].get("ApproximateReceiveCount")) for m in parked]
+            assert not parked, f"messages went to the dead-letter queue: {details}"
 
     def get(self, path: str, **query: str) -> tuple[int, dict[str, Any]]:
         ev = event("lookup-get")

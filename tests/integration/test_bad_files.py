@@ -54,14 +54,15 @@ def test_a_bad_file_fails_with_a_report_and_the_live_version_answers_as_before(s
     # Given a live version
     stack.put("geo/good.csv", GOOD)
     stack.drain()
+    first = stack.dataset("geo")
+    assert (first["status"], first["version"]) == ("READY", 1), json.dumps(first)
     before = _answers(stack)
-    assert stack.dataset("geo")["version"] == 1
     # When a bad file joins it
     stack.put("geo/bad.csv", bad.body)
     stack.drain()
     # Then the load FAILED, saying where and why, in the record and in the report
     record = stack.dataset("geo")
-    assert (record["status"], record["version"]) == ("FAILED", 1)
+    assert (record["status"], record["version"]) == ("FAILED", 1), json.dumps(record["load"])
     problems = record["load"]["problems"]
     reasons = " | ".join(problem["reason"] for problem in problems)
     assert bad.reason in reasons

@@ -93,7 +93,7 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     stack.loader.store.client = faulty
     stack.worker.timeout = 2.5  # each delivery retries until its deadline, then hands the chunk back
     stack.put("geo/data.tsv", _tsv(ROWS))
-    stack.drain()
+    stack.drain(dead_letters=True)
     # Then the load is FAILED with the reason, the chunk is in the dead-letter queue, the live version answers
     record = stack.dataset("geo")
     assert (record["status"], record["version"]) == ("FAILED", 1)
