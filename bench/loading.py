@@ -17,7 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import boto3
 from botocore.config import Config
 
 from fencepost.core import chunks
@@ -25,7 +24,7 @@ from fencepost.core.addresses import FAMILIES
 from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats import ReadOptions, read_ranges
 from fencepost.core.items import item_bytes
-from local.dynamodb import create_table
+from local.dynamodb import create_table, local_client, local_resource
 from local.stack import LocalStack
 
 
@@ -45,27 +44,9 @@ class LoadResult:
         return self.rows / self.seconds
 
 
-def _client(endpoint: str, *, validate: bool = True, pool: int = 32) -> Any:
-    config = Config(parameter_validation=validate, max_pool_connections=pool, retries={"max_attempts": 3})
-    return boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-        config=config,
-    )
-
-
 def reference(endpoint: str, lines: Sequence[bytes]) -> LoadResult:
     """The design's loader re-created: each row put on its own, the /8 as partition key, start as sort key."""
-    resource = boto3.resource(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
+    resource = local_resource(endpoint)
     name = f"reference-{uuid.uuid4().hex[:8]}"
     create_table(resource.meta.client, name)
     table = resource.Table(name)
@@ -91,7 +72,9 @@ def mean_item_bytes(items: Sequence[dict[str, Any]]) -> float:
 
 
 def bound(endpoint: str, items: Sequence[dict[str, Any]], threads: int) -> LoadResult:
-    client = _client(endpoint, validate=False, pool=threads + 4)
+    # The loader's client configuration (no client-side validation), so the two compare like with like.
+    config = Config(parameter_validation=False, max_pool_connections=threads + 4, retries={"max_attempts": 3})
+    client = local_client(endpoint, config=config)
     name = f"bound-{uuid.uuid4().hex[:8]}"
     create_table(client, name)
     batches = iter([[{"PutRequest": {"Item": item}} for item in items[i : i + 25]] for i in range(0, len(items), 25)])

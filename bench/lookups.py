@@ -17,13 +17,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import boto3
 from boto3.dynamodb.conditions import Key
+from botocore.config import Config
 
 from fencepost.core.addresses import V4, format_address
 from fencepost.core.keys import range_pk
 from fencepost.lookup import Lookup
 from fencepost.store import Store
+from local.dynamodb import local_client, local_resource
 from local.stack import LocalStack
 from local.worker import LambdaContext
 from tests.support import EVENTS
@@ -37,13 +38,7 @@ class Latencies:
 
 def reference_handler(endpoint: str, table_name: str) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The design's lookup handler, re-created: the resource API, the /8 as partition key, ``SK <= ip``."""
-    table = boto3.resource(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    ).Table(table_name)
+    table = local_resource(endpoint).Table(table_name)
 
     def handler(event: dict[str, Any], _context: Any) -> dict[str, Any]:
         ip = event["queryStringParameters"]["ip"]
@@ -80,13 +75,7 @@ def run(
     assert stack.dynamodb is not None
     assert stack.lookup is not None
     endpoint = stack.dynamodb.endpoint
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
+    client = local_client(endpoint, config=Config())  # boto3's default configuration: the floor
     info = Lookup(Store(client, stack.config.table), ttl=3600).live(dataset)
     probes = []
     for address in addresses:

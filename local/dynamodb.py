@@ -59,17 +59,21 @@ def find_jar(root: Path = ROOT) -> Path:
     return jars[-1]
 
 
-def local_client(endpoint: str, service: str = "dynamodb") -> Any:
-    """A client for a local endpoint, with the fake credentials local components accept."""
+# The fake credentials and region that local components accept.
+LOCAL_ACCOUNT = {"region_name": "us-east-1", "aws_access_key_id": "local", "aws_secret_access_key": "local"}
+
+
+def local_client(endpoint: str, service: str = "dynamodb", config: Config | None = None) -> Any:
+    """A client for a local endpoint."""
     make: Any = boto3.client  # one function for every service name
-    return make(
-        service,
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-        config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64),
-    )
+    config = config or Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64)
+    return make(service, endpoint_url=endpoint, config=config, **LOCAL_ACCOUNT)
+
+
+def local_resource(endpoint: str) -> Any:
+    """boto3's DynamoDB resource API on a local endpoint."""
+    make: Any = boto3.resource
+    return make("dynamodb", endpoint_url=endpoint, **LOCAL_ACCOUNT)
 
 
 class Service:

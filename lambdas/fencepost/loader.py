@@ -476,6 +476,10 @@ class Loader:
             log.add(problem)
         log.count = max(log.count, total or 0)
         self._write_report(dataset, build, FAILED, objects=[], rows=rows, items=0, problems=log, started=None)
+        self._failed(dataset, build, problems)
+
+    def _failed(self, dataset: str, build: int, problems: list[Problem]) -> None:
+        """Record that the load of ``build`` failed (if it is still the latest), count it and say why."""
         self.store.end_load(
             dataset,
             build,
@@ -497,19 +501,10 @@ class Loader:
         if not self.store.set_build_state(dataset, build, ABANDONED, expect=[PLANNING, WRITING, FINALIZING]):
             return
         record = self.store.get_build(dataset, build)
-        self.store.end_load(
-            dataset,
-            build,
-            FAILED,
-            self.clock(),
-            phase="failed",
-            problems=[Problem("", None, reason)._asdict()],
-        )
         if record is not None:
             self._update_report(record, FAILED, reason)
+        self._failed(dataset, build, [Problem("", None, reason)])
         self._schedule_delete(dataset, build, self.clock())
-        self.metrics.add_metric(name="LoadsFailed", unit=MetricUnit.Count, value=1)
-        self.log.warning("load failed", extra={"dataset": dataset, "build": build, "reason": reason})
 
     def sweep(self) -> int:
         """Fail every load that has shown no progress for ``stall_seconds``, and collect what no version needs.
