@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -48,7 +49,17 @@ class Stack:
     def drain(self, timeout: float = 300.0, *, dead_letters: bool = False) -> None:
         """Deliver until the queue is empty. A message parked in the dead-letter queue empties the queue too,
         without finishing its work: unless the test expects that, say so loudly."""
+        started = time.monotonic()
         self.worker.drain(timeout=timeout)
+        loading = [d for d in self.get("/datasets")[1]["datasets"] if d["status"] == "LOADING"]
+        if loading:
+            names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+            names.append("ApproximateNumberOfMessagesDelayed")
+            counters = self.sqs.get_queue_attributes(QueueUrl=self.queues.url, AttributeNames=names)["Attributes"]
+            raise AssertionError(
+                f"the queue drained after {time.monotonic() - started:.1f} s but loads are unfinished: "
+                f"{json.dumps(loading)}; queue {counters}; invocations {self.worker.invocations}"
+            )
         if not dead_letters:
             parked = self.sqs.receive_message(
                 QueueUrl=self.queues.dlq_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0
