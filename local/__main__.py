@@ -94,7 +94,10 @@ def _progress(stack: LocalStack, stop: threading.Event) -> None:
             state = (record.status, load.phase, load.rows_read, load.items_written, record.live, record.retired)
             if shown.get(record.name) == state:
                 continue
+            first_sight = record.name not in shown
             shown[record.name] = state
+            if record.retired and first_sight:
+                continue  # retired before this start: nothing to say
             if record.retired:
                 line = "retired (its folder is empty)"
             elif record.status == "LOADING" and load.version is None:

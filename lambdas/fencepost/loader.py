@@ -79,6 +79,8 @@ class LoadFailure(Exception):
         super().__init__(reason)
         self.problem = Problem(object_key, line, reason)
         self.earlier = list(earlier)
+        self.objects: list[dict[str, Any]] = []  # the objects the build read, for its report
+        self.started: float | None = None
 
 
 @dataclass(slots=True)
@@ -220,7 +222,8 @@ class Loader:
             with gc_paused():
                 self._plan(dataset, build, record, delivery)
         except LoadFailure as failure:
-            self._fail_load(dataset, build, [failure.problem, *failure.earlier])
+            problems = [failure.problem, *failure.earlier]
+            self._fail_load(dataset, build, problems, objects=failure.objects, started=failure.started)
         except Unavailable as error:
             self._abandon(dataset, build)  # whatever this attempt wrote is deleted; a retry takes a new number
             if delivery.receive_count >= self.settings.max_receives:
@@ -244,16 +247,23 @@ class Loader:
             self.store.end_load(dataset, build, READY, self.clock(), phase="unchanged")
             self.log.info("build skipped: the objects are those of the live version", extra={"dataset": dataset})
             return
-        read = self._read(dataset, build, objects, settings.read_options, delivery)
+        object_list = [obj.as_dict() for obj in objects]
+        try:
+            read = self._read(dataset, build, objects, settings.read_options, delivery)
+            if not len(read.collector) and read.problems.count <= settings.max_invalid_rows:
+                raise LoadFailure("the objects hold no ranges")
+        except LoadFailure as failure:
+            failure.objects, failure.started = object_list, started
+            raise
         if read.problems.count > settings.max_invalid_rows:
             allowed = settings.max_invalid_rows
             summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
-            self._fail_load(dataset, build, [summary, *read.problems.kept], read.problems.count + 1, rows=read.rows)
+            problems = [summary, *read.problems.kept]
+            total = read.problems.count + 1
+            self._fail_load(dataset, build, problems, total, rows=read.rows, objects=object_list, started=started)
             return
-        if not len(read.collector):
-            raise LoadFailure("the objects hold no ranges")
         self._publish(
-            dataset, build, objects, read, merge=settings.merge_neighbours, started=started, delivery=delivery
+            dataset, build, object_list, read, merge=settings.merge_neighbours, started=started, delivery=delivery
         )
 
     def _read(
@@ -288,7 +298,7 @@ class Loader:
         self,
         dataset: str,
         build: int,
-        objects: list[ObjectRef],
+        object_list: list[dict[str, Any]],
         read: _Read,
         *,
         merge: bool,
@@ -304,7 +314,6 @@ class Loader:
         pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
         book = chunks.Book(families, pieces)
         directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
-        object_list = [obj.as_dict() for obj in objects]
         info = VersionInfo(dataset, build, read.columns, directories)
         self.store.put_version(
             info, ranges=read.rows, items=len(book), objects=object_list, created_at=_iso(self.clock())
@@ -469,13 +478,23 @@ class Loader:
     # -- failures ----------------------------------------------------------------------------------------------
 
     def _fail_load(
-        self, dataset: str, build: int, problems: list[Problem], total: int | None = None, *, rows: int = 0
+        self,
+        dataset: str,
+        build: int,
+        problems: list[Problem],
+        total: int | None = None,
+        *,
+        rows: int = 0,
+        objects: list[dict[str, Any]] | None = None,
+        started: float | None = None,
     ) -> None:
         log = ProblemLog()
         for problem in problems:
             log.add(problem)
         log.count = max(log.count, total or 0)
-        self._write_report(dataset, build, FAILED, objects=[], rows=rows, items=0, problems=log, started=None)
+        self._write_report(
+            dataset, build, FAILED, objects=objects or [], rows=rows, items=0, problems=log, started=started
+        )
         self._failed(dataset, build, problems)
 
     def _failed(self, dataset: str, build: int, problems: list[Problem]) -> None:

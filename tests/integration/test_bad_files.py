@@ -71,6 +71,8 @@ def test_a_bad_file_fails_with_a_report_and_the_live_version_answers_as_before(s
     report = stack.report(record["load"]["report"])
     assert report["status"] == "FAILED"
     assert bad.reason in json.dumps(report["problems"])
+    assert [o["key"] for o in report["objects"]] == ["geo/bad.csv", "geo/good.csv"]
+    assert report["started_at"] is not None
     # And the live version answers exactly as before
     assert _answers(stack) == before
 
