@@ -75,3 +75,18 @@ class LambdaContext:
     @staticmethod
     def get_remaining_time_in_millis() -> int:
         return 30_000
+
+
+def metric_totals(output: str) -> dict[str, float]:
+    """The sum of every metric in the CloudWatch embedded-metric lines of ``output`` (other lines are ignored)."""
+    totals: dict[str, float] = {}
+    for line in output.splitlines():
+        if not line.startswith("{") or '"_aws"' not in line:
+            continue
+        document = json.loads(line)
+        for directive in document["_aws"]["CloudWatchMetrics"]:
+            for metric in directive["Metrics"]:
+                name = metric["Name"]
+                values = document[name] if isinstance(document[name], list) else [document[name]]
+                totals[name] = totals.get(name, 0) + sum(values)
+    return totals

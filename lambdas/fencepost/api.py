@@ -223,10 +223,11 @@ def create_app(
                 results.append(answer.body())
             else:
                 results.append({"ip": text, "error": not_found(*item, info).body()})
+        looked_up = sum(1 for item in parsed if isinstance(item, tuple))  # invalid addresses are not lookups
         hits = sum(1 for result in results if "error" not in result)
-        metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(wanted))
+        metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=looked_up)
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=hits)
-        metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=len(results) - hits)
+        metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=looked_up - hits)
         return _json(200, {"results": results}, _NO_STORE)
 
     @app.get("/datasets")

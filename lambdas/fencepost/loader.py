@@ -319,7 +319,9 @@ class Loader:
             info, ranges=read.rows, items=len(book), objects=object_list, created_at=_iso(self.clock())
         )
         key = report_key(dataset, build)
-        self.store.put_build(BuildRecord(dataset, build, PLANNING, 0, set(), 0, read.rows, len(book), object_list, key))
+        self.store.put_build(
+            BuildRecord(dataset, build, PLANNING, 0, set(), 0, read.rows, len(book), object_list, key, started)
+        )
         self._write_report(
             dataset,
             build,
@@ -467,6 +469,8 @@ class Loader:
         # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
         self.store.set_build_state(dataset, build, LIVE)
         self.metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
+        if record.started is not None:
+            self.metrics.add_metric(name="LoadSeconds", unit=MetricUnit.Seconds, value=round(now - record.started, 3))
         self.log.info("version is live", extra={"dataset": dataset, "version": build, "items": record.written})
         if self.store.billing_mode() == "PROVISIONED":
             self.log.warning(

@@ -92,6 +92,7 @@ class BuildRecord:
     items: int
     objects: list[dict[str, Any]]
     report: str | None = None
+    started: float | None = None  # when the build began reading (epoch seconds)
 
     @property
     def complete(self) -> bool:

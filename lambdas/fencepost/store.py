@@ -204,6 +204,7 @@ def _build_from_item(dataset: str, item: Item) -> BuildRecord:
         items=raw.get("items", 0),
         objects=raw.get("objects", []),
         report=raw.get("report"),
+        started=raw.get("started"),
     )
 
 
@@ -225,7 +226,7 @@ class Switched:
 class WriteOutcome:
     written: int = 0
     throttled: int = 0  # calls refused or answered with unprocessed items
-    retries: int = 0
+    retries: int = 0  # items sent again after such an answer
     unfinished: list[dict[str, Any]] = field(default_factory=list)  # requests not written by the deadline
 
 
@@ -523,6 +524,7 @@ class Store:
                 "items": build.items,
                 "objects": build.objects,
                 "report": build.report,
+                "started": build.started,
             }
         )
         self._call("put_item", TableName=self.table, Item=item)
@@ -664,7 +666,7 @@ class Store:
                         outcome.written += sent - len(batch)
                         if refused:
                             outcome.throttled += 1
-                            outcome.retries += 1
+                            outcome.retries += len(batch)
                     if refused:
                         pause = random.uniform(0, min(5.0, 0.05 * 2**attempt))
                         sleep(max(0.0, min(pause, deadline - clock())))

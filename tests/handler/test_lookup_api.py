@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
-from tests.support import LambdaContext, event
+from tests.support import LambdaContext, event, metric_totals
 
 
 def call(module: ModuleType, name: str, **changes: Any) -> tuple[int, dict[str, str], Any]:
@@ -157,6 +157,22 @@ def test_dynamodb_failures_answer_503_and_recover(lookup_handler: ModuleType, er
     assert body["error"]["code"] == "UNAVAILABLE"
     assert headers["retry-after"] == "1"
     assert call(lookup_handler, "lookup-get")[0] == 200
+
+
+def test_metrics_count_lookups_found_not_found_and_errors(
+    lookup_handler: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    call(lookup_handler, "lookup-get")  # found
+    call(lookup_handler, "lookup-get-not-found")
+    call(lookup_handler, "lookup-get-invalid-ip")  # not a lookup
+    call(lookup_handler, "lookup-post")  # 4 addresses looked up (3 found, 1 not), 1 invalid
+    with Stubber(lookup_handler.store.client) as stubber:
+        stubber.add_client_error("query", service_error_code="InternalServerError", http_status_code=500)
+        assert call(lookup_handler, "lookup-get")[0] == 503
+    metrics = metric_totals(capsys.readouterr().out)
+    assert (metrics["Lookups"], metrics["Found"], metrics["NotFound"]) == (6, 4, 2)
+    assert metrics["Errors"] == 1
 
 
 GET_LOOKUP_EVENTS = [

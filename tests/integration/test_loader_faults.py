@@ -15,7 +15,7 @@ from local.resources import queue_depth
 from tests.faults import FaultyClient, Killed, expected_items, stored_items
 from tests.integration.conftest import Stack
 from tests.reference import Reference
-from tests.support import V4_FILE, LambdaContext, event, family_ranges, read_tsv
+from tests.support import V4_FILE, LambdaContext, event, family_ranges, metric_totals, read_tsv
 
 ROWS = read_tsv(V4_FILE, 4000)
 
@@ -49,7 +49,9 @@ def _assert_complete(stack: Stack, dataset: str, version: int, rows: list[list[s
             assert span == {"start": format_address(4, ranges.starts[row]), "end": format_address(4, ranges.ends[row])}
 
 
-def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_written(stack: Stack) -> None:
+def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_written(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
     faulty = FaultyClient(stack.loader.store.client, throttle=0.25, unprocessed=0.25)
     stack.loader.store.client = faulty
     stack.put("geo/data.tsv", _tsv(ROWS))
@@ -59,6 +61,18 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
     record = stack.dataset("geo")
     assert (record["status"], record["version"]) == ("READY", 1)
     _assert_complete(stack, "geo", 1, ROWS)
+    # And the metrics count the rows, the items, the refusals, the items sent again and the load's duration
+    metrics = metric_totals(capsys.readouterr().out)
+    assert metrics["RowsRead"] == len(ROWS)
+    assert (
+        metrics["ItemsWritten"]
+        == record["load"]["items_written"]
+        == len(stored_items(stack.ddb, stack.table, "geo", 1))
+    )
+    assert metrics["Throttles"] >= faulty.throttled + 1
+    assert metrics["Retries"] >= faulty.held_back + faulty.throttled
+    assert metrics["LoadsSucceeded"] == 1
+    assert 0 < metrics["LoadSeconds"] < 300
 
 
 def test_a_chunk_that_dies_midway_is_delivered_again_and_completes(stack: Stack) -> None:
