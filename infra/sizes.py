@@ -13,7 +13,7 @@ LOOKUP_MEMORY_MB: Final = 512
 LOOKUP_TIMEOUT_SECONDS: Final = 10
 
 # Loader: a build holds the whole folder while it is planned. Measured peak: 55 MB for the 450k-row IPv4 file,
-# 79 MB for the 168k-row IPv6 file, 1,265 MB for a synthetic 5M-row file whose metadata barely repeats (about
+# 79 MB for the 168k-row IPv6 file, 1,292 MB for a synthetic 5M-row file whose metadata barely repeats (about
 # 250 bytes a row). 3,008 MB keeps twice that, so about 10 million such rows fit (10,240 MB is Lambda's ceiling),
 # and gives ~1.7 vCPU: planning runs at ~115k rows/s on one fast core, 5M rows in under a minute.
 LOADER_MEMORY_MB: Final = 3008
