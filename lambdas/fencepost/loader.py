@@ -79,8 +79,6 @@ class LoadFailure(Exception):
         super().__init__(reason)
         self.problem = Problem(object_key, line, reason)
         self.earlier = list(earlier)
-        self.objects: list[dict[str, Any]] = []  # the objects the build read, for its report
-        self.started: float | None = None
 
 
 @dataclass(slots=True)
@@ -222,8 +220,7 @@ class Loader:
             with gc_paused():
                 self._plan(dataset, build, record, delivery)
         except LoadFailure as failure:
-            problems = [failure.problem, *failure.earlier]
-            self._fail_load(dataset, build, problems, objects=failure.objects, started=failure.started)
+            self._fail_load(dataset, build, [failure.problem, *failure.earlier])
         except Unavailable as error:
             self._abandon(dataset, build)  # whatever this attempt wrote is deleted; a retry takes a new number
             if delivery.receive_count >= self.settings.max_receives:
@@ -250,17 +247,20 @@ class Loader:
         object_list = [obj.as_dict() for obj in objects]
         try:
             read = self._read(dataset, build, objects, settings.read_options, delivery)
-            if not len(read.collector) and read.problems.count <= settings.max_invalid_rows:
-                raise LoadFailure("the objects hold no ranges")
-        except LoadFailure as failure:
-            failure.objects, failure.started = object_list, started
-            raise
+        except LoadFailure as failure:  # the report names the objects this build read
+            problems = [failure.problem, *failure.earlier]
+            self._fail_load(dataset, build, problems, objects=object_list, started=started)
+            return
         if read.problems.count > settings.max_invalid_rows:
             allowed = settings.max_invalid_rows
             summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
             problems = [summary, *read.problems.kept]
             total = read.problems.count + 1
             self._fail_load(dataset, build, problems, total, rows=read.rows, objects=object_list, started=started)
+            return
+        if not len(read.collector):
+            problems = [Problem("", None, "the objects hold no ranges")]
+            self._fail_load(dataset, build, problems, objects=object_list, started=started)
             return
         self._publish(
             dataset, build, object_list, read, merge=settings.merge_neighbours, started=started, delivery=delivery
