@@ -538,51 +538,51 @@ class Store:
         item = response.get("Item")
         return _build_from_item(dataset, item) if item else None
 
-    def complete_chunk(self, dataset: str, build: int, chunk: int, items: int) -> BuildRecord | None:
-        """Count a chunk as written, once: None when it was already counted (a repeated delivery)."""
+    def _update_build(self, dataset: str, build: int, **update: Any) -> BuildRecord | None:
+        """A conditional update of a build record: the record after it, or None when the condition failed."""
         try:
             response = self._call(
                 "update_item",
                 TableName=self.table,
                 Key=self._build_key(dataset, build),
-                UpdateExpression="ADD done :chunk, written :items",
-                ConditionExpression="attribute_exists(PK) AND NOT contains(done, :number)",
-                ExpressionAttributeValues={
-                    ":chunk": {"NS": [str(chunk)]},
-                    ":items": {"N": str(items)},
-                    ":number": {"N": str(chunk)},
-                },
                 ReturnValues="ALL_NEW",
+                **update,
             )
         except _ConditionFailed:
             return None
         return _build_from_item(dataset, response["Attributes"])
+
+    def complete_chunk(self, dataset: str, build: int, chunk: int, items: int) -> BuildRecord | None:
+        """Count a chunk as written, once: None when it was already counted (a repeated delivery)."""
+        return self._update_build(
+            dataset,
+            build,
+            UpdateExpression="ADD done :chunk, written :items",
+            ConditionExpression="attribute_exists(PK) AND NOT contains(done, :number)",
+            ExpressionAttributeValues={
+                ":chunk": {"NS": [str(chunk)]},
+                ":items": {"N": str(items)},
+                ":number": {"N": str(chunk)},
+            },
+        )
 
     def start_writing(self, dataset: str, build: int, chunks: int) -> BuildRecord | None:
         """All ``chunks`` are sent: the build turns WRITING (None if it was abandoned meanwhile)."""
-        try:
-            response = self._call(
-                "update_item",
-                TableName=self.table,
-                Key=self._build_key(dataset, build),
-                UpdateExpression="SET #state = :writing, chunks = :chunks",
-                ConditionExpression="#state = :planning",
-                ExpressionAttributeNames={"#state": "state"},
-                ExpressionAttributeValues={
-                    ":writing": {"S": WRITING},
-                    ":planning": {"S": PLANNING},
-                    ":chunks": {"N": str(chunks)},
-                },
-                ReturnValues="ALL_NEW",
-            )
-        except _ConditionFailed:
-            return None
-        return _build_from_item(dataset, response["Attributes"])
+        return self._update_build(
+            dataset,
+            build,
+            UpdateExpression="SET #state = :writing, chunks = :chunks",
+            ConditionExpression="#state = :planning",
+            ExpressionAttributeNames={"#state": "state"},
+            ExpressionAttributeValues={
+                ":writing": {"S": WRITING},
+                ":planning": {"S": PLANNING},
+                ":chunks": {"N": str(chunks)},
+            },
+        )
 
     def set_build_state(self, dataset: str, build: int, state: str, *, expect: Sequence[str] = ()) -> bool:
         kwargs: dict[str, Any] = {
-            "TableName": self.table,
-            "Key": self._build_key(dataset, build),
             "UpdateExpression": "SET #state = :state",
             "ExpressionAttributeNames": {"#state": "state"},
             "ExpressionAttributeValues": {":state": {"S": state}},
@@ -593,11 +593,7 @@ class Store:
             kwargs["ConditionExpression"] = f"#state IN ({', '.join(placeholders)})"
             for placeholder, value in zip(placeholders, expect, strict=True):
                 kwargs["ExpressionAttributeValues"][placeholder] = {"S": value}
-        try:
-            self._call("update_item", **kwargs)
-        except _ConditionFailed:
-            return False
-        return True
+        return self._update_build(dataset, build, **kwargs) is not None
 
     def delete_build(self, dataset: str, build: int) -> None:
         self._call("delete_item", TableName=self.table, Key=self._build_key(dataset, build))
