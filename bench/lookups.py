@@ -22,8 +22,8 @@ from botocore.config import Config
 
 from fencepost.core.addresses import V4, format_address
 from fencepost.core.keys import range_pk
+from fencepost.dynamo import Tables
 from fencepost.lookup import Lookup
-from fencepost.store import Store
 from local.dynamodb import local_client, local_resource
 from local.stack import LocalStack
 from local.worker import LambdaContext
@@ -76,7 +76,7 @@ def run(
     assert stack.lookup is not None
     endpoint = stack.dynamodb.endpoint
     client = local_client(endpoint, config=Config())  # boto3's default configuration: the floor
-    info = Lookup(Store(client, stack.config.table), ttl=3600).live(dataset)
+    info = Lookup(Tables.connect(client, stack.config.table), ttl=3600).live(dataset)
     probes = []
     for address in addresses:
         probe = info.directories[V4].probe(address)

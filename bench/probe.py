@@ -52,21 +52,28 @@ class FakeClient:
         from fencepost.core.addresses import V4
         from fencepost.core.build import FamilyRanges
         from fencepost.core.keys import DATASETS_PK, VERSION_HEADER_SK, Directory, dataset_id, version_pk
-        from fencepost.model import READY, DatasetRecord
-        from fencepost.store import _record_to_item, _to_item
+        from fencepost.dynamo.codec import encode
+        from fencepost.model import DatasetRecord, LoadStatus, VersionHeader
 
         ranges = FamilyRanges(V4)
         ranges.add(0x01002000, 0x01003FFF, ("CN",))
         pieces = ranges.pieces()
         self.range_item = next(ranges.items("geo", 3, pieces))
-        record = _record_to_item(DatasetRecord(name="geo", live=3, status=READY))
+        record = encode(
+            DatasetRecord(name="geo", live=3, status=LoadStatus.READY), PK=DATASETS_PK, SK=dataset_id("geo")
+        )
         self.record = {"Item": record}
         assert (record["PK"]["S"], record["SK"]["N"]) == (DATASETS_PK, str(dataset_id("geo")))
         directory = Directory.of_starts(V4, [piece.start for piece in pieces])
         self.version = {
             "Items": [
-                _to_item({"PK": version_pk("geo", 3), "SK": VERSION_HEADER_SK, "columns": ["country"]}),
-                _to_item({"PK": version_pk("geo", 3), "SK": 1, "f": V4, "p": directory.pages(10_000)[0]}),
+                encode(VersionHeader(("country",), 1, 1, [], ""), PK=version_pk("geo", 3), SK=VERSION_HEADER_SK),
+                {
+                    "PK": {"S": version_pk("geo", 3)},
+                    "SK": {"N": "1"},
+                    "f": {"N": str(V4)},
+                    "p": {"S": directory.pages(10_000)[0]},
+                },
             ]
         }
 
@@ -83,7 +90,7 @@ def measure_warm(invocations: int, profile: str | None = None) -> dict[str, Any]
     from fencepost.handlers import lookup
     from tests.support import EVENTS, LambdaContext
 
-    lookup.store.client = FakeClient()  # type: ignore[assignment]
+    lookup.tables.table.client = FakeClient()  # type: ignore[assignment]
     event = json.loads((EVENTS / "lookup-get.json").read_text())
     context = LambdaContext()
     response = lookup.handler(event, context)
@@ -105,7 +112,7 @@ def measure_warm(invocations: int, profile: str | None = None) -> dict[str, Any]
 
 def measure_pipeline(path: str) -> dict[str, Any]:
     """The loader's planning path on one file, as the build step runs it (with the cyclic GC paused)."""
-    from fencepost.loader import gc_paused
+    from fencepost.loading.planning import gc_paused
 
     with gc_paused():
         return _pipeline(path)

@@ -1,8 +1,18 @@
-"""Loader: S3 notifications into an SQS queue, the loader function consuming it, and a 5-minute sweep.
+"""Loader: two SQS queues, the loader function consuming both, and a 5-minute sweep.
 
-The bucket sends every object-created and object-removed notification (no key filter: the loader ignores keys under
-``_``) to a standard queue. The loader also sends messages to that queue itself (chunk fan-out, delayed build and
-delete messages), so the function is allowed to re-trigger itself: ``recursive_loop=ALLOW``.
+The loader's work comes in two kinds, each on its own standard queue so that bulk work never delays a change:
+
+- the **control** queue gets every object-created and object-removed notification of the bucket (no key filter: the
+  loader ignores keys under ``_``) and the loader's own build requests (sent with a settle delay). Few, small
+  messages; they decide when a dataset is built. A handful of invocations at once is plenty.
+- the **data** queue gets the loader's bulk work: chunk writes (a load fans out into thousands of them) and the
+  deletions of old versions. Its concurrency (``loaderConcurrency``) is what sizes the table's write load.
+
+One function, one handler, two event sources: each with batches of one, partial batch failures and its own maximum
+concurrency. Each queue has its own dead-letter queue (after ``MAX_RECEIVES`` receives) and alarm, so a parked
+message says which kind of work failed. The loader sends to both queues itself (build requests, chunk fan-out,
+delayed deletes), so the function is allowed to re-trigger itself: ``recursive_loop=ALLOW``. A message it hands back
+is returned to the queue it came from (ChangeMessageVisibility, granted by each event source's consume grant).
 """
 
 from __future__ import annotations
@@ -56,24 +66,10 @@ class Loader(Construct):
         settings: DeploySettings,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.dead_letters = sqs.Queue(
-            self,
-            "DeadLetterQueue",
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-            retention_period=cdk.Duration.days(14),
-        )
-        # SSE-SQS, not the AWS-managed KMS key: S3 cannot send notifications to a queue encrypted with aws/sqs.
-        self.queue = sqs.Queue(
-            self,
-            "EventQueue",
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-            visibility_timeout=VISIBILITY_TIMEOUT,
-            retention_period=cdk.Duration.days(4),
-            dead_letter_queue=sqs.DeadLetterQueue(queue=self.dead_letters, max_receive_count=MAX_RECEIVES),
-        )
-        destination = s3n.SqsDestination(self.queue)
+        self.control_queue, self.control_dead_letters = _queue_with_dead_letters(self, "Control")
+        self.data_queue, self.data_dead_letters = _queue_with_dead_letters(self, "Data")
+        # Notifications go to the control queue only; only the loader itself sends to the data queue.
+        destination = s3n.SqsDestination(self.control_queue)
         bucket.add_event_notification(s3.EventType.OBJECT_CREATED, destination)
         bucket.add_event_notification(s3.EventType.OBJECT_REMOVED, destination)
 
@@ -86,13 +82,14 @@ class Loader(Construct):
             memory_mb=MEMORY_MB,
             timeout=TIMEOUT,
             settings=settings,
-            # The loader feeds its own queue (chunks, delayed build and delete messages); a load is a chain of
+            # The loader feeds its own queues (build requests, chunks, delayed deletes); a load is a chain of
             # more than the 16 hops after which Lambda's loop detection would drop its messages.
             recursive_loop=lambda_.RecursiveLoop.ALLOW,
             environment={
                 "TABLE_NAME": table.table_name,
                 "BUCKET_NAME": bucket.bucket_name,
-                "QUEUE_URL": self.queue.queue_url,
+                "CONTROL_QUEUE_URL": self.control_queue.queue_url,
+                "DATA_QUEUE_URL": self.data_queue.queue_url,
                 "CACHE_TTL_SECONDS": str(CACHE_TTL_SECONDS),
                 "SETTLE_SECONDS": str(SETTLE_SECONDS),
                 "CHUNK_ITEMS": str(CHUNK_ITEMS),
@@ -105,16 +102,21 @@ class Loader(Construct):
         bucket.grant_read(self.function)
         bucket.grant_put(self.function, f"{REPORTS_PREFIX}*")
         table.grant_read_write_data(self.function)
-        self.queue.grant_send_messages(self.function)
-        # Consuming (receive, delete, change visibility) is granted by the event source.
-        self.function.add_event_source(
-            sources.SqsEventSource(
-                self.queue,
-                batch_size=1,
-                max_concurrency=settings.loader_concurrency,
-                report_batch_item_failures=True,
+        # Consuming (receive, delete, change visibility: a handed-back message returns to the queue it came from)
+        # is granted by each event source; sending is granted here, to both queues.
+        for queue, concurrency in (
+            (self.control_queue, settings.control_concurrency),
+            (self.data_queue, settings.loader_concurrency),
+        ):
+            queue.grant_send_messages(self.function)
+            self.function.add_event_source(
+                sources.SqsEventSource(
+                    queue,
+                    batch_size=1,
+                    max_concurrency=concurrency,
+                    report_batch_item_failures=True,
+                )
             )
-        )
         # The sweep fails stalled loads. A failed sweep is retried neither by EventBridge nor by Lambda's async
         # invocation (the sweep is the loader's only async caller): the next one is five minutes away.
         self.function.configure_async_invoke(retry_attempts=0)
@@ -160,12 +162,27 @@ class Loader(Construct):
         self.alarms = [
             any_in_period(
                 self,
-                "DeadLettersAlarm",
+                "ControlDeadLettersAlarm",
                 description=(
-                    f"A loader message failed {MAX_RECEIVES} times and was parked in the dead-letter queue; "
-                    "a load did not finish. Inspect the message, fix the cause and redrive it."
+                    f"An S3 notification or build request failed {MAX_RECEIVES} times and was parked in the loader's "
+                    "control dead-letter queue: a change to the bucket was not built (the dataset keeps serving its "
+                    "live version; a started load is failed by the sweep). Inspect the message, fix the cause and "
+                    "redrive it, or upload the folder's files again."
                 ),
-                metric=self.dead_letters.metric_approximate_number_of_messages_visible(
+                metric=self.control_dead_letters.metric_approximate_number_of_messages_visible(
+                    statistic="Maximum", period=PERIOD
+                ),
+            ),
+            any_in_period(
+                self,
+                "DataDeadLettersAlarm",
+                description=(
+                    f"A chunk write or an old version's deletion failed {MAX_RECEIVES} times and was parked in the "
+                    "loader's data dead-letter queue: a chunk's last delivery failed its load (the live version "
+                    "keeps answering), or an old version's items were left in the table. Inspect the message, fix "
+                    "the cause, then redrive a deletion or load the dataset again."
+                ),
+                metric=self.data_dead_letters.metric_approximate_number_of_messages_visible(
                     statistic="Maximum", period=PERIOD
                 ),
             ),
@@ -176,6 +193,30 @@ class Loader(Construct):
                 metric=self.function.metric_errors(statistic="Sum", period=PERIOD),
             ),
         ]
+
+
+def _queue_with_dead_letters(scope: Construct, kind: str) -> tuple[sqs.Queue, sqs.Queue]:
+    """``<kind>Queue`` and ``<kind>DeadLetterQueue``: TLS only, parked after MAX_RECEIVES receives.
+
+    SSE-SQS, not the AWS-managed KMS key: S3 cannot send notifications to a queue encrypted with aws/sqs.
+    """
+    dead_letters = sqs.Queue(
+        scope,
+        f"{kind}DeadLetterQueue",
+        encryption=sqs.QueueEncryption.SQS_MANAGED,
+        enforce_ssl=True,
+        retention_period=cdk.Duration.days(14),
+    )
+    queue = sqs.Queue(
+        scope,
+        f"{kind}Queue",
+        encryption=sqs.QueueEncryption.SQS_MANAGED,
+        enforce_ssl=True,
+        visibility_timeout=VISIBILITY_TIMEOUT,
+        retention_period=cdk.Duration.days(4),
+        dead_letter_queue=sqs.DeadLetterQueue(queue=dead_letters, max_receive_count=MAX_RECEIVES),
+    )
+    return queue, dead_letters
 
 
 def _logical_id(bucket: s3.IBucket) -> str:

@@ -40,10 +40,15 @@ CACHE_TTL_SECONDS: Final = 60
 RATE_LIMIT: Final = 1_000
 BURST_LIMIT: Final = 2_000
 
-# Concurrent loader invocations the SQS event source may run (Lambda's minimum is 2). Ten gives a pre-warmed table
-# enough parallel writers (8 threads each, capped by writeRate) and leaves most of an account's default 1,000
-# concurrent executions to lookups.
+# Concurrent loader invocations the data queue's event source may run (chunk writes and deletions; Lambda's minimum
+# for an SQS event source is 2). Ten gives a pre-warmed table enough parallel writers (8 threads each, capped by
+# writeRate) and leaves most of an account's default 1,000 concurrent executions to lookups.
 LOADER_CONCURRENCY: Final = 10
+# Concurrent loader invocations the control queue's event source may run (S3 notifications and build requests), on
+# top of LOADER_CONCURRENCY. Notifications take milliseconds; a build reads its folder's files and may take minutes.
+# Two (the minimum) lets a notification or a second dataset's build through while one build runs; chunk writes
+# never wait behind builds, nor builds behind chunks.
+CONTROL_CONCURRENCY: Final = 2
 
 
 class SettingsError(ValueError):
@@ -88,6 +93,7 @@ class DeploySettings:
     auth: Auth = Auth.NONE
     tracing: bool = False
     loader_concurrency: int = LOADER_CONCURRENCY
+    control_concurrency: int = CONTROL_CONCURRENCY
     write_rate: int = 0
     log_level: str = "INFO"
     log_addresses: bool = True
@@ -130,6 +136,7 @@ class DeploySettings:
             auth=_choice(get, "auth", Auth, Auth.NONE),
             tracing=_switch(get, "tracing", default=False),
             loader_concurrency=_int(get, "loaderConcurrency", LOADER_CONCURRENCY, low=2, high=1000),
+            control_concurrency=_int(get, "controlConcurrency", CONTROL_CONCURRENCY, low=2, high=1000),
             write_rate=_int(get, "writeRate", 0, low=0),
             log_level=log_level,
             log_addresses=_switch(get, "logAddresses", default=True),

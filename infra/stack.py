@@ -49,13 +49,14 @@ class FencepostStack(cdk.Stack):
         cdk.CfnOutput(self, "ApiUrl", value=self.lookup_api.url, description="Base URL of the lookup API")
         cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name, description="Upload range files here")
         cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name, description="The ranges table")
-        cdk.CfnOutput(self, "QueueUrl", value=self.loader.queue.queue_url, description="The loader's event queue")
-        cdk.CfnOutput(
-            self,
-            "DeadLetterQueueUrl",
-            value=self.loader.dead_letters.queue_url,
-            description="Loader messages that failed every attempt",
-        )
+        loader = self.loader
+        for output, queue, description in (
+            ("ControlQueueUrl", loader.control_queue, "The loader's control queue: S3 notifications, build requests"),
+            ("DataQueueUrl", loader.data_queue, "The loader's data queue: chunk writes, old versions' deletions"),
+            ("ControlDeadLetterQueueUrl", loader.control_dead_letters, "Control messages that failed every attempt"),
+            ("DataDeadLetterQueueUrl", loader.data_dead_letters, "Data messages that failed every attempt"),
+        ):
+            cdk.CfnOutput(self, output, value=queue.queue_url, description=description)
         cdk.CfnOutput(
             self,
             "LookupLogGroup",

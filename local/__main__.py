@@ -74,10 +74,9 @@ def _reconcile(stack: LocalStack) -> list[str]:
     """Schedule a build of every dataset the table knows: each then matches the bucket's objects."""
     loader = stack.loader
     assert loader is not None
-    names = [record.name for record in loader.store.list_datasets() if not record.retired]
+    names = [record.name for record in loader.tables.datasets.all() if not record.retired]
     for name in names:
-        request = loader.store.note_request(name, time.time())
-        loader.queue.send({"kind": "build", "dataset": name, "request": request}, 1)
+        loader.service.request_build(name)
     return names
 
 
@@ -86,7 +85,7 @@ def _progress(stack: LocalStack, stop: threading.Event) -> None:
     shown: dict[str, tuple[Any, ...]] = {}
     while not stop.wait(2.0):
         try:
-            records = stack.loader.store.list_datasets()  # type: ignore[union-attr]
+            records = stack.loader.tables.datasets.all()  # type: ignore[union-attr]
         except Exception:
             continue
         for record in records:
@@ -154,13 +153,14 @@ def main(argv: list[str] | None = None) -> int:
         print("Starting DynamoDB Local, the local S3/SQS, the loader worker and the HTTP API...", flush=True)
         stack.start()
         mirror = Mirror(stack, config.data_dir / "s3")  # type: ignore[operator]
-        deliver = stack.worker.handler  # type: ignore[union-attr]
+        control = stack.workers["control"]  # S3's notifications arrive there
+        deliver = control.handler
 
         def observed(event: dict[str, Any], context: Any) -> Any:
             mirror.observe(event)
             return deliver(event, context)
 
-        stack.worker.handler = observed  # type: ignore[union-attr]
+        control.handler = observed
         restored = mirror.restore()
         known = _reconcile(stack)
         if restored or known:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,15 +13,32 @@ VISIBILITY_TIMEOUT = 60  # local: the worker's invocations are short; AWS uses 6
 
 
 @dataclass(frozen=True, slots=True)
-class Queues:
+class Queue:
     url: str
     arn: str
     dlq_url: str
 
 
+@dataclass(frozen=True, slots=True)
+class Queues:
+    """The loader's two queues: control (S3 notifications, builds) and data (chunk writes, deletions)."""
+
+    control: Queue
+    data: Queue
+
+    def __iter__(self) -> Iterator[Queue]:
+        return iter((self.control, self.data))
+
+
 def create_queues(
     sqs: Any, name: str, *, visibility: int = VISIBILITY_TIMEOUT, max_receives: int = MAX_RECEIVES
 ) -> Queues:
+    """``<name>-control`` and ``<name>-data``, each with its own dead-letter queue."""
+    lanes = [_create_queue(sqs, f"{name}-{lane}", visibility, max_receives) for lane in ("control", "data")]
+    return Queues(*lanes)
+
+
+def _create_queue(sqs: Any, name: str, visibility: int, max_receives: int) -> Queue:
     dlq_url = sqs.create_queue(QueueName=f"{name}-dlq")["QueueUrl"]
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     url = sqs.create_queue(
@@ -31,17 +49,17 @@ def create_queues(
         },
     )["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    return Queues(url, arn, dlq_url)
+    return Queue(url, arn, dlq_url)
 
 
 def create_bucket(s3: Any, bucket: str, queues: Queues) -> None:
-    """The bucket, with every object created or removed notified to the loader's queue (no filter)."""
+    """The bucket, with every object created or removed notified to the loader's control queue (no filter)."""
     s3.create_bucket(Bucket=bucket)
     s3.put_bucket_notification_configuration(
         Bucket=bucket,
         NotificationConfiguration={
             "QueueConfigurations": [
-                {"QueueArn": queues.arn, "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]},
+                {"QueueArn": queues.control.arn, "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]},
             ]
         },
     )

@@ -56,18 +56,29 @@ class StackConfig:
         }
     )
     loader_timeout: float = 900.0
-    workers: int = 2  # loader invocations at once (the event source's maximum concurrency, in AWS 10)
+    workers: int = 2  # loader invocations at once on the data queue (the event source's maximum concurrency)
+    control_workers: int = 1  # and on the control queue, which never waits behind the data queue
     sweep_every: float = 60.0
     log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
-    metrics: bool = False  # EMF metric lines on standard output, as in Lambda (off: they would flood the terminal)
+    # Keep the functions' EMF metric lines: in <data_dir>/metrics.log, never on the terminal; a stack without a data
+    # dir writes them to standard output, as Lambda does (the benchmarks). Off: counted, never written.
+    metrics: bool = True
 
     @classmethod
     def ephemeral(cls, **changes: Any) -> StackConfig:
         """Free ports, in memory: for tests and benchmarks."""
         values: dict[str, Any] = {"dynamodb_port": free_port(), "aws_port": free_port(), "http_port": free_port()}
         values["data_dir"] = None
+        values["metrics"] = False
         values.update(changes)
         return cls(**values)
+
+    def metrics_environment(self) -> dict[str, str]:
+        """How the handlers write their metrics (read by ``fencepost.observability`` when a handler is imported)."""
+        if not self.metrics:
+            return {"POWERTOOLS_METRICS_DISABLED": "true", "METRICS_FILE": ""}
+        sink = str(self.data_dir / "metrics.log") if self.data_dir is not None else ""
+        return {"POWERTOOLS_METRICS_DISABLED": "false", "METRICS_FILE": sink}
 
 
 class LocalStack:
@@ -78,7 +89,7 @@ class LocalStack:
         self.queues: Queues | None = None
         self.loader: ModuleType | None = None
         self.lookup: ModuleType | None = None
-        self.worker: SqsWorker | None = None
+        self.workers: dict[str, SqsWorker] = {}  # "control" and "data"
         self.http: Any = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -119,12 +130,15 @@ class LocalStack:
         self.loader = self._import("fencepost.handlers.loader")
         self.lookup = self._import("fencepost.handlers.lookup")
         assert self.queues is not None
-        self.worker = SqsWorker(
-            self.client("sqs"), self.queues.url, self.queues.arn, self._deliver, timeout=config.loader_timeout
-        )
+        lanes = {"control": (self.queues.control, config.control_workers), "data": (self.queues.data, config.workers)}
+        for lane, (queue, _) in lanes.items():
+            self.workers[lane] = SqsWorker(
+                self.client("sqs"), queue.url, queue.arn, self._deliver, timeout=config.loader_timeout
+            )
         if worker:
-            for number in range(config.workers):
-                self._spawn(self._work, f"worker-{number}")
+            for lane, (_, count) in lanes.items():
+                for number in range(count):
+                    self._spawn(lambda lane=lane: self._work(self.workers[lane]), f"{lane}-worker-{number}")
             self._spawn(self._sweep, "sweep")
         if config.http_port is not None:
             from local.http import serve
@@ -153,11 +167,12 @@ class LocalStack:
             "AWS_ENDPOINT_URL_SQS": self.aws_endpoint,
             "TABLE_NAME": self.config.table,
             "BUCKET_NAME": self.config.bucket,
-            "QUEUE_URL": self.queues.url,
+            "CONTROL_QUEUE_URL": self.queues.control.url,
+            "DATA_QUEUE_URL": self.queues.data.url,
             "CACHE_TTL_SECONDS": str(self.config.cache_ttl),
             "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
             "POWERTOOLS_LOG_LEVEL": self.config.log_level,
-            "POWERTOOLS_METRICS_DISABLED": "false" if self.config.metrics else "true",
+            **self.config.metrics_environment(),
             **self.config.loader_env,
         }
         for name, value in env.items():
@@ -178,11 +193,10 @@ class LocalStack:
         assert self.loader is not None
         return self.loader.handler(event, context)
 
-    def _work(self) -> None:
-        assert self.worker is not None
+    def _work(self, worker: SqsWorker) -> None:
         while not self._stop.is_set():
             try:
-                self.worker.poll(wait=1)
+                worker.poll(wait=1)
             except Exception:  # the local S3/SQS is going away at shutdown
                 if not self._stop.is_set():
                     time.sleep(0.5)

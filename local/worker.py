@@ -124,3 +124,24 @@ class SqsWorker:
                 empty_once = False
             time.sleep(0.05)
         raise TimeoutError(f"the queue did not drain within {timeout} s")
+
+
+def drain_all(workers: list[SqsWorker], timeout: float = 120.0, until: Callable[[], bool] | None = None) -> None:
+    """Deliver from every worker's queue until all are empty at once (twice, a moment apart, as ``drain`` does),
+    or ``until()`` holds: a message on one queue may send messages to another. One message at a time."""
+    deadline = time.monotonic() + timeout
+    empty_once = False
+    while time.monotonic() < deadline:
+        if until is not None and until():
+            return
+        if any(worker.poll() > 0 for worker in workers):
+            empty_once = False
+            continue
+        if until is None and all(queue_depth(worker.sqs, worker.queue_url) == 0 for worker in workers):
+            if empty_once:
+                return
+            empty_once = True
+        else:
+            empty_once = False
+        time.sleep(0.05)
+    raise TimeoutError(f"the queues did not drain within {timeout} s")

@@ -11,8 +11,8 @@ from typing import Any
 
 from fencepost.core.addresses import FAMILIES, parse_address
 from fencepost.core.build import FamilyRanges
-from fencepost.model import READY, DatasetRecord, VersionInfo
-from fencepost.store import Store
+from fencepost.dynamo import Tables
+from fencepost.model import DatasetRecord, LoadStatus, VersionHeader, VersionInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -39,20 +39,20 @@ def family_ranges(rows: Iterable[Sequence[str]]) -> dict[int, FamilyRanges]:
     return ranges
 
 
-def publish(store: Store, dataset: str, version: int, ranges: dict[int, FamilyRanges], columns: Sequence[str]) -> int:
+def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, FamilyRanges], columns: Sequence[str]) -> int:
     """Write a complete version and make it live; returns the number of items stored."""
     directories = {}
     written = 0
     for family, family_ranges_ in ranges.items():
         pieces = family_ranges_.pieces()
         items = list(family_ranges_.items(dataset, version, pieces))
-        store.write_items(items)
+        tables.writer().put_all(items)
         written += len(items)
         directories[family] = family_ranges_.directory(pieces)
     info = VersionInfo(dataset, version, tuple(columns), directories)
     total = sum(len(r) for r in ranges.values())
-    store.put_version(info, ranges=total, items=written, objects=[], created_at="2026-11-21T00:00:00+00:00")
-    store.put_dataset(DatasetRecord(name=dataset, live=version, status=READY, ranges=total))
+    tables.versions.put(info, VersionHeader(tuple(columns), total, written, [], "2026-11-21T00:00:00+00:00"))
+    tables.datasets.put(DatasetRecord(name=dataset, live=version, status=LoadStatus.READY, ranges=total))
     return written
 
 

@@ -11,9 +11,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from fencepost.errors import Unavailable
+from fencepost.dynamo import Tables, make_client
+from fencepost.dynamo.errors import Conflict, StoreUnavailable
 from fencepost.settings import SettingsError, TableSettings
-from fencepost.store import Store, make_client
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,18 +32,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    store = Store(make_client(settings, retries=3, read_timeout=10), settings.table_name)
+    datasets = Tables.connect(make_client(retries=3, read_timeout=10), settings.table_name).datasets
     try:
         if args.command == "rollback":
-            record = store.rollback(args.dataset)
+            record = datasets.rollback(args.dataset)
             print(f"{args.dataset}: version {record.live} is live; version {record.previous} is the rollback target")
         else:
-            found = store.get_dataset(args.dataset, consistent=True)
+            found = datasets.get(args.dataset, consistent=True)
             if found is None:
                 print(f"error: no dataset named {args.dataset!r}", file=sys.stderr)
                 return 1
             print(json.dumps(found.to_api(), indent=2))
-    except (LookupError, Unavailable) as error:
+    except (Conflict, StoreUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -5,11 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -19,6 +18,7 @@ from fencepost.core.addresses import AddressError, format_address, parse_address
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.errors import (
     BatchTooLarge,
+    DependencyUnavailable,
     InvalidIp,
     InvalidRequest,
     MethodNotAllowed,
@@ -28,18 +28,14 @@ from fencepost.errors import (
     Unavailable,
     UnknownDataset,
 )
-from fencepost.lookup import Answer, Lookup
+from fencepost.lookup import Lookup
 from fencepost.model import DatasetRecord, VersionInfo
 from fencepost.observability import Observability
+from fencepost.routes import ROUTES, allowed_methods
 from fencepost.settings import LookupSettings
 
-# Paths the API serves, with their methods: anything else is 404, a known path with another method is 405.
-_PATHS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(r"/lookup"), ("GET", "POST")),
-    (re.compile(r"/datasets"), ("GET",)),
-    (re.compile(r"/datasets/[^/]+"), ("GET",)),
-    (re.compile(r"/openapi\.json"), ("GET",)),
-]
+# What a route can raise that becomes a 4xx or 5xx answer rather than a 500: see ``refuse``.
+Refusal: TypeAlias = ServiceError | DependencyUnavailable
 
 _NO_STORE = {"Cache-Control": "no-store"}
 
@@ -121,7 +117,7 @@ class HttpApi:
 
     resolver: APIGatewayHttpResolver
     get_lookup: Callable[[Mapping[str, str], str], Response[str]]
-    refuse: Callable[[ServiceError], Response[str]]
+    refuse: Callable[[Refusal], Response[str]]
     unexpected: Callable[[Exception], Response[str]]
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -129,7 +125,7 @@ class HttpApi:
         if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
             try:
                 response = self.get_lookup(event.get("queryStringParameters") or {}, http.get("sourceIp", ""))
-            except ServiceError as error:
+            except (ServiceError, DependencyUnavailable) as error:
                 response = self.refuse(error)
             except Exception as error:
                 response = self.unexpected(error)
@@ -175,7 +171,7 @@ def create_app(
             version=info.version,
         )
 
-    # The routes are described for the OpenAPI document in fencepost.openapi, not here: see there why.
+    # Each route's function is named by its entry in fencepost.routes, which registers it (see the end).
 
     def get_lookup(query: Mapping[str, str], source_ip: str) -> Response[str]:
         ip = query.get("ip")
@@ -192,12 +188,10 @@ def create_app(
         scope = "private" if ip == "me" else "public"
         return _json(200, answer.body(), {"Cache-Control": f"{scope}, max-age={settings.max_age}"})
 
-    @app.get("/lookup")
     def routed_get_lookup() -> Response[str]:
         event = app.current_event
         return get_lookup(event.query_string_parameters or {}, event.request_context.http.source_ip)
 
-    @app.post("/lookup")
     def post_lookup() -> Response[str]:
         event = app.current_event
         ips, dataset = batch_request(request_body(event.body, bool(event.is_base64_encoded)))
@@ -205,37 +199,33 @@ def create_app(
         if len(ips) > settings.max_batch:
             raise BatchTooLarge(f"a batch holds at most {settings.max_batch} addresses, not {len(ips)}")
         info = lookup.live(dataset_name(dataset))
-        parsed: list[tuple[int, int] | ServiceError] = []
+        parsed: list[tuple[int, int] | InvalidIp] = []
         for text in ips:
             try:
                 parsed.append(parse(text, source_ip))
             except InvalidIp as error:
                 parsed.append(error)
-        wanted = {item for item in parsed if isinstance(item, tuple)}
-        found: dict[tuple[int, int], Answer | None] = dict(
-            zip(wanted, pool.map(lambda key: lookup.find(info, *key), wanted), strict=True)
-        )
+        addresses = [item for item in parsed if isinstance(item, tuple)]  # invalid addresses are not lookups
+        answers = lookup.find_many(info, addresses, pool)
+        found = iter(answers)
         results: list[dict[str, Any]] = []
         for text, item in zip(ips, parsed, strict=True):
-            if isinstance(item, ServiceError):
+            if isinstance(item, InvalidIp):
                 results.append({"ip": text, "error": item.body()})
-            elif (answer := found[item]) is not None:
+            elif (answer := next(found)) is not None:
                 results.append(answer.body())
             else:
                 results.append({"ip": text, "error": not_found(*item, info).body()})
-        looked_up = sum(1 for item in parsed if isinstance(item, tuple))  # invalid addresses are not lookups
-        hits = sum(1 for result in results if "error" not in result)
-        metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=looked_up)
+        hits = sum(1 for answer in answers if answer is not None)
+        metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(addresses))
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=hits)
-        metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=looked_up - hits)
+        metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=len(addresses) - hits)
         return _json(200, {"results": results}, _NO_STORE)
 
-    @app.get("/datasets")
     def get_datasets() -> Response[str]:
         records = [record.to_api() for record in datasets.list_datasets() if not record.retired]
         return _json(200, {"datasets": records}, _NO_STORE)
 
-    @app.get("/datasets/<name>")
     def get_dataset(name: str) -> Response[str]:
         if not is_dataset_name(name):
             raise InvalidRequest(f"invalid dataset name {name[:80]!r}: {DATASET_NAME_RULE}")
@@ -246,7 +236,6 @@ def create_app(
 
     openapi_document: list[str] = []  # built on first request
 
-    @app.get("/openapi.json")
     def openapi() -> Response[str]:
         if not openapi_document:
             from fencepost.openapi import document
@@ -259,26 +248,25 @@ def create_app(
         # Messages and details name the looked-up address: personal data that may be kept out of the logs.
         return {"details": error.details, "reason": error.message} if settings.log_addresses else {}
 
-    def refuse(error: ServiceError) -> Response[str]:
+    def refuse(error: Refusal) -> Response[str]:
+        if isinstance(error, DependencyUnavailable):  # a dependency failed: answered exactly as Unavailable
+            error = Unavailable(str(error))
         level = logger.warning if error.status >= 500 else logger.info
         level("request refused", extra={"code": error.code, "status": error.status, **log_details(error)})
         if error.status >= 500:
             metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
         return _error_response(error)
 
-    app.exception_handler(ServiceError)(refuse)
+    app.exception_handler([ServiceError, DependencyUnavailable])(refuse)
 
     @app.not_found
     def unknown_path(_: NotFoundError) -> Response[str]:
         event = app.current_event
         path, method = event.path, event.http_method.upper()
-        for pattern, methods in _PATHS:
-            if pattern.fullmatch(path):
-                error: ServiceError = MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods)
-                break
-        else:
-            error = NotFound(f"no such path: {path[:200]}", path=path[:200])
-        return refuse(error)
+        methods = allowed_methods(path)
+        if methods is None:
+            return refuse(NotFound(f"no such path: {path[:200]}", path=path[:200]))
+        return refuse(MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods))
 
     @app.exception_handler(Exception)
     def unexpected(_: Exception) -> Response[str]:
@@ -286,5 +274,18 @@ def create_app(
         metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
         body = {"error": {"code": "INTERNAL", "message": "an unexpected error occurred; it has been logged"}}
         return _json(500, body, _NO_STORE)
+
+    served: dict[str, Callable[..., Response[str]]] = {
+        "get_lookup": routed_get_lookup,
+        "post_lookup": post_lookup,
+        "get_datasets": get_datasets,
+        "get_dataset": get_dataset,
+        "openapi": openapi,
+    }
+    unmatched = set(served) ^ {route.name for route in ROUTES}
+    if unmatched:
+        raise RuntimeError(f"every route in fencepost.routes needs a function here, and no other: {sorted(unmatched)}")
+    for route in ROUTES:  # in table order: Powertools tries dynamic routes in the order they were added
+        app.route(route.path, route.method)(served[route.name])
 
     return HttpApi(app, get_lookup, refuse, unexpected)

@@ -6,7 +6,6 @@ import gzip
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -15,7 +14,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
 from fencepost.core.formats import FileError
-from fencepost.errors import Unavailable
+from fencepost.errors import DependencyUnavailable
+from fencepost.model import ObjectRef
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -28,14 +28,8 @@ def make_s3_client() -> S3Client:
     return boto3.client("s3", config=config)
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
-    key: str
-    etag: str
-    size: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "etag": self.etag, "size": self.size}
+class BucketUnavailable(DependencyUnavailable):
+    """S3 refused or did not answer."""
 
 
 class _Prefixed:
@@ -87,7 +81,7 @@ class Bucket:
                         if is_data_key(key) and (prefix or "/" not in key):
                             found[key] = ObjectRef(key, entry["ETag"].strip('"'), entry["Size"])
             except (ClientError, BotoCoreError) as error:
-                raise Unavailable(f"the bucket could not be listed: {error}") from error
+                raise BucketUnavailable(f"the bucket could not be listed: {error}") from error
         return [found[key] for key in sorted(found)]
 
     def lines(self, key: str) -> Iterator[bytes]:
@@ -95,7 +89,7 @@ class Bucket:
         try:
             body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
         except (ClientError, BotoCoreError) as error:
-            raise Unavailable(f"{key} could not be read: {error}") from error
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
         head = body.read(2)
         stream: Any = _Prefixed(head, body)
         if head == b"\x1f\x8b":
@@ -107,7 +101,7 @@ class Bucket:
         except (EOFError, gzip.BadGzipFile, zlib.error) as error:
             raise FileError(line + 1, f"the gzip data is truncated or corrupt ({error})") from None
         except (ClientError, BotoCoreError) as error:
-            raise Unavailable(f"{key} could not be read to the end: {error}") from error
+            raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
 
     def settings(self, dataset: str) -> FolderSettings:
         found = [(key, raw) for key in settings_keys(dataset) if (raw := self._get(key)) is not None]
@@ -121,9 +115,9 @@ class Bucket:
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
                 return None
-            raise Unavailable(f"{key} could not be read: {error}") from error
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
         except BotoCoreError as error:
-            raise Unavailable(f"{key} could not be read: {error}") from error
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
         return data
 
     def get_json(self, key: str) -> Any:
@@ -135,4 +129,4 @@ class Bucket:
         try:
             self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/json")
         except (ClientError, BotoCoreError) as error:
-            raise Unavailable(f"{key} could not be written: {error}") from error
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error

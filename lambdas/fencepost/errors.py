@@ -1,4 +1,8 @@
-"""Errors a client can branch on: each has an HTTP status and a stable code, mapped to a response in one place."""
+"""Errors a client can branch on: each has an HTTP status and a stable code, mapped to a response in one place.
+
+Also the one error the service's dependencies raise (``DependencyUnavailable``): it knows nothing of HTTP; the API
+answers it as ``Unavailable`` (503), the loader hands the message back to be retried.
+"""
 
 from __future__ import annotations
 
@@ -57,3 +61,7 @@ class Unavailable(ServiceError):
     status = 503
     code = "UNAVAILABLE"
     retry_after: ClassVar[int] = 1
+
+
+class DependencyUnavailable(Exception):
+    """DynamoDB, S3 or SQS throttled, timed out or failed: the same work may succeed if retried shortly."""

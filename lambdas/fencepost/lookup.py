@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -99,3 +100,18 @@ class Lookup:
         if hit is None or hit.end < address:
             return None
         return Answer(family, address, info.dataset, hit, info)
+
+    def find_many(
+        self, info: VersionInfo, addresses: Sequence[tuple[int, int]], pool: Executor | None = None
+    ) -> list[Answer | None]:
+        """The answer for each ``(family, address)``, in order: one Query per distinct address.
+
+        The Queries run on ``pool`` concurrently (without one, one after another); the first failure is raised.
+        """
+        distinct = list(dict.fromkeys(addresses))
+        if pool is None:
+            answers = [self.find(info, family, address) for family, address in distinct]
+        else:
+            answers = list(pool.map(lambda key: self.find(info, *key), distinct))
+        found = dict(zip(distinct, answers, strict=True))
+        return [found[key] for key in addresses]

@@ -1,16 +1,88 @@
-"""Plain records shared by the lookup, the loader and the data-access module."""
+"""The records the service keeps, each defined once: the data layer stores them (its codec reads these fields),
+the loader changes them, and the API serves them (``DatasetRecord.to_api``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
+from fencepost.core.formats import Problem
 from fencepost.core.keys import Directory
 
-# Statuses of a dataset's latest load.
-LOADING = "LOADING"
-READY = "READY"
-FAILED = "FAILED"
+__all__ = [
+    "BuildRecord",
+    "BuildState",
+    "DatasetRecord",
+    "LoadState",
+    "LoadStatus",
+    "ObjectRef",
+    "Phase",
+    "Problem",
+    "Switch",
+    "Switched",
+    "VersionHeader",
+    "VersionInfo",
+]
+
+
+class LoadStatus(StrEnum):
+    """The state of a dataset's latest load, as the API serves it."""
+
+    LOADING = "LOADING"
+    READY = "READY"
+    FAILED = "FAILED"
+
+
+class Phase(StrEnum):
+    """Where the latest load is (or how it ended)."""
+
+    QUEUED = "queued"  # a change was seen; the build waits for the folder to settle
+    READING = "reading"
+    WRITING = "writing"
+    DONE = "done"
+    UNCHANGED = "unchanged"  # the folder holds the live version's objects: nothing to build
+    RETIRED = "retired"  # the folder is empty: nothing is served
+    FAILED = "failed"
+
+
+class BuildState(StrEnum):
+    """One attempt at a version."""
+
+    PLANNING = "PLANNING"  # chunks are being sent; their number is not known yet
+    WRITING = "WRITING"
+    FINALIZING = "FINALIZING"
+    LIVE = "LIVE"
+    ABANDONED = "ABANDONED"  # failed or superseded; its items are to be deleted
+    DELETING = "DELETING"  # its deletion is scheduled
+
+
+# States in which a build may still go live: its chunks are written, and a repeated delivery may finish it.
+UNFINISHED = (BuildState.PLANNING, BuildState.WRITING, BuildState.FINALIZING)
+
+
+def key_field(**kwargs: Any) -> Any:
+    """A field that is part of an item's key (PK/SK), not one of its attributes."""
+    return field(metadata={"key": True}, **kwargs)
+
+
+def bookkeeping(**kwargs: Any) -> Any:
+    """A field the loader keeps for itself: stored, never served."""
+    return field(metadata={"served": False}, **kwargs)
+
+
+def served_as(name: str, **kwargs: Any) -> Any:
+    """A field served by the API under another name."""
+    return field(metadata={"api": name}, **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """One object of a dataset's folder, as listed: a version records the objects it was built from."""
+
+    key: str
+    etag: str
+    size: int
 
 
 @dataclass(slots=True)
@@ -18,10 +90,10 @@ class LoadState:
     """The latest load of a dataset, finished or not."""
 
     version: int | None = None
-    phase: str = "queued"
+    phase: Phase = Phase.QUEUED
     rows_read: int = 0
     items_written: int = 0
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     report: str | None = None
 
 
@@ -30,73 +102,85 @@ class DatasetRecord:
     """One dataset: its live version (what lookups read) and the state of its latest load."""
 
     name: str
-    live: int | None = None
-    status: str = LOADING
+    live: int | None = served_as("version", default=None)
+    status: LoadStatus = LoadStatus.LOADING
     ranges: int = 0
     loaded_at: str | None = None
-    objects: list[dict[str, Any]] = field(default_factory=list)
+    objects: list[ObjectRef] = field(default_factory=list)
     load: LoadState = field(default_factory=LoadState)
-    previous: int | None = None
-    retired: bool = False
-    # Loader bookkeeping, not served:
-    live_since: float | None = None  # when ``live`` became live (epoch seconds)
-    heartbeat: float | None = None  # last sign of life of the latest load
-    requests: int = 0  # changes seen in the folder (each schedules a build; only the latest runs)
-    planned: int = 0  # the request number last planned
-    builds: int = 0  # the build-number counter
-    floor: int = 0  # builds at or below this number can never go live (set when the dataset retires)
+    previous: int | None = bookkeeping(default=None)  # the rollback target
+    retired: bool = bookkeeping(default=False)
+    live_since: float | None = bookkeeping(default=None)  # when ``live`` became live (epoch seconds)
+    heartbeat: float | None = bookkeeping(default=None)  # last sign of life of the latest load
+    requests: int = bookkeeping(default=0)  # changes seen in the folder (each schedules a build; the latest runs)
+    planned: int = bookkeeping(default=0)  # the request number last planned
+    builds: int = bookkeeping(default=0)  # the build-number counter
+    floor: int = bookkeeping(default=0)  # builds at or below this number can never go live (set on retiring)
 
     def to_api(self) -> dict[str, Any]:
-        """The exact shape ``GET /datasets/{name}`` serves."""
-        return {
-            "name": self.name,
-            "version": self.live,
-            "status": self.status,
-            "ranges": self.ranges,
-            "loaded_at": self.loaded_at,
-            "objects": [{"key": o.get("key"), "etag": o.get("etag"), "size": o.get("size")} for o in self.objects],
-            "load": {
-                "version": self.load.version,
-                "phase": self.load.phase,
-                "rows_read": self.load.rows_read,
-                "items_written": self.load.items_written,
-                "problems": [
-                    {"object": p.get("object"), "line": p.get("line"), "reason": p.get("reason")}
-                    for p in self.load.problems
-                ],
-                "report": self.load.report,
-            },
-        }
+        """The exact shape ``GET /datasets/{name}`` serves: every served field, under its API name."""
+        served = {}
+        for spec in fields(self):
+            if spec.metadata.get("served", True):
+                served[spec.metadata.get("api", spec.name)] = _plain(getattr(self, spec.name))
+        return served
 
 
-# States of a build (one attempt at a version).
-PLANNING = "PLANNING"  # chunks are being sent; their number is not known yet
-WRITING = "WRITING"
-FINALIZING = "FINALIZING"
-LIVE = "LIVE"
-ABANDONED = "ABANDONED"  # failed or superseded; its items are to be deleted
-DELETING = "DELETING"  # its deletion is scheduled
+def _plain(value: Any) -> Any:
+    """Records as JSON-ready values: dataclasses as objects in field order, enums as their text."""
+    if isinstance(value, StrEnum):
+        return str(value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {spec.name: _plain(getattr(value, spec.name)) for spec in fields(value)}
+    if isinstance(value, list | tuple):
+        return [_plain(element) for element in value]
+    return value
 
 
 @dataclass(slots=True)
 class BuildRecord:
     """The chunks of one build and how many are written: the version switches only when all are."""
 
-    dataset: str
-    build: int
-    state: str
-    chunks: int
-    done: set[int]
-    written: int
-    ranges: int
-    items: int
-    objects: list[dict[str, Any]]
+    dataset: str = key_field()
+    build: int = key_field()
+    state: BuildState = BuildState.PLANNING
+    chunks: int = 0
+    done: set[int] = field(default_factory=set)
+    written: int = 0
+    ranges: int = 0
+    items: int = 0
+    objects: list[ObjectRef] = field(default_factory=list)
     report: str | None = None
     started: float | None = None  # when the build began reading (epoch seconds)
 
     @property
     def complete(self) -> bool:
-        return self.state != PLANNING and len(self.done) >= self.chunks
+        return self.state != BuildState.PLANNING and len(self.done) >= self.chunks
+
+
+class Switch(StrEnum):
+    """What became of an attempt to make a build live."""
+
+    SWITCHED = "switched"
+    ALREADY_LIVE = "already live"
+    STALE = "stale"  # a newer version is live, or the dataset retired after this build began
+
+
+@dataclass(frozen=True, slots=True)
+class Switched:
+    result: Switch
+    before: DatasetRecord | None = None  # the record as it was before the switch
+
+
+@dataclass(frozen=True, slots=True)
+class VersionHeader:
+    """What a version was built from; stored beside its directory pages."""
+
+    columns: tuple[str, ...]
+    ranges: int
+    items: int
+    objects: list[ObjectRef]
+    created_at: str
 
 
 @dataclass(frozen=True, slots=True)

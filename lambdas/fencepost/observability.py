@@ -2,28 +2,106 @@
 
 The Tracer is created only when tracing is switched on: creating it imports ``aws_xray_sdk``, which costs
 about 100 ms of cold start even when tracing is disabled.
+
+Metrics are Powertools' CloudWatch EMF metrics, but each handler keeps its own: Powertools' ``Metrics`` shares its
+metric set and dimensions at class level across every instance in a process. On Lambda a process runs one handler,
+so that never shows; the local stack runs the lookup and the loader handlers in one process (in threads), where the
+shared set mixed their metrics and stamped them with whichever ``service`` was serialized first. Two more traps of
+the shared set, with ``POWERTOOLS_METRICS_DISABLED=true``: a disabled flush neither prints nor clears it, and a
+metric reaching 100 values is printed regardless of the switch, so a disabled process printed 100-value blobs.
+
+Configuration, read once when the handler module creates its ``Observability`` (like every other setting):
+
+- ``POWERTOOLS_METRICS_DISABLED`` (or ``POWERTOOLS_DEV``, Powertools' rules): metrics are counted, never written;
+- ``METRICS_FILE``: EMF lines are appended to this file instead of standard output (the local stack's
+  ``var/metrics.log``); unset on Lambda, where each invocation's EMF line goes to standard output.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import threading
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.metrics import EphemeralMetrics, MetricResolution, MetricUnit, SchemaValidationError
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+from aws_lambda_powertools.metrics.provider.cloudwatch_emf.constants import MAX_METRICS
 
 NAMESPACE = "Fencepost"
+METRICS_FILE_ENV = "METRICS_FILE"
 
 # Routes that add no metric (dataset listings, the OpenAPI document) are normal, not a warning.
 warnings.filterwarnings("ignore", message="No application metrics to publish")
 
 Handler = Callable[[dict[str, Any], Any], Any]
 
+# Handlers of one process that write to the same file write whole lines, one at a time.
+_FILE_LOCK = threading.Lock()
+
+
+class HandlerMetrics(EphemeralMetrics):
+    """Powertools' EMF metrics with state of their own (``EphemeralMetrics``) and one place to write them.
+
+    ``sink`` None writes to standard output (looked up at each write, as ``print`` does); a path appends there.
+    Disabled metrics are still validated, then dropped at each flush. Calls may come from several threads at once
+    (the local stack runs invocations in threads), so the metric set is changed under a lock.
+    """
+
+    def __init__(self, *, namespace: str, service: str, sink: Path | None = None, enabled: bool = True) -> None:
+        super().__init__(namespace=namespace, service=service)
+        self.sink = sink
+        self.enabled = enabled
+        self._lock = threading.Lock()
+
+    def add_metric(
+        self, name: str, unit: MetricUnit | str, value: float, resolution: MetricResolution | int = 60
+    ) -> None:
+        with self._lock:
+            held = self.metric_set.get(name.strip())
+            full = (
+                len(held["Value"]) >= MAX_METRICS - 1 if held is not None else len(self.metric_set) >= MAX_METRICS - 1
+            )
+            if full:
+                # EMF takes at most 100 metrics, and 100 values per metric, in one line. Powertools prints a full set
+                # itself, to standard output and even when disabled; the set is written here one value earlier.
+                self._write()
+                self.metric_set.clear()
+            super().add_metric(name=name, unit=unit, value=value, resolution=resolution)
+
+    def flush_metrics(self, raise_on_empty_metrics: bool = False) -> None:
+        with self._lock:
+            if raise_on_empty_metrics and not self.metric_set:
+                raise SchemaValidationError("Must contain at least one metric.")
+            if self.metric_set:
+                self._write()
+            self.clear_metrics()
+
+    def _write(self) -> None:
+        if not self.enabled:
+            return
+        line = json.dumps(self.serialize_metric_set(), separators=(",", ":"))
+        if self.sink is None:
+            print(line)
+            return
+        with _FILE_LOCK, self.sink.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
 
 class Observability:
     def __init__(self, *, service: str, tracing: bool) -> None:
         self.logger = Logger(service=service)
-        self.metrics = Metrics(namespace=NAMESPACE, service=service)
+        metrics_file = os.environ.get(METRICS_FILE_ENV, "").strip()
+        self.metrics = HandlerMetrics(
+            namespace=NAMESPACE,
+            service=service,
+            sink=Path(metrics_file) if metrics_file else None,
+            enabled=not is_metrics_disabled(),
+        )
         self.tracer: Any = None
         if tracing:
             from aws_lambda_powertools import Tracer

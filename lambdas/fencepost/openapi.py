@@ -2,12 +2,13 @@
 
 The runtime app declares no parameter or response models: Powertools' OpenAPI machinery and pydantic cost
 about 60 ms of cold start, and the validation middleware as much as the rest of a lookup. So the document is
-built here by a resolver that exists only to describe the API: the same routes, their parameters, and exactly
-the responses each can give. A test holds the two together.
+built here by a resolver that exists only to describe the API: the routes of ``fencepost.routes`` (the table
+the runtime app serves), their parameters, and exactly the responses each can give.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Annotated, Any
 
@@ -16,23 +17,14 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from fencepost import schemas
-from fencepost.core.keys import DATASET_NAME_PATTERN
-from fencepost.errors import (
-    BatchTooLarge,
-    InvalidIp,
-    InvalidRequest,
-    MissingIp,
-    NotFound,
-    ServiceError,
-    Unavailable,
-    UnknownDataset,
-)
+from fencepost.errors import NotFound, ServiceError, Unavailable
+from fencepost.routes import DATASET_NAME, ROUTES, Param, Route
 
 TITLE = "Fencepost"
 DESCRIPTION = "Which range contains this address, and what is known about it?"
 
 
-def _responses(ok: type[Any], *errors: type[ServiceError], cached: bool = False) -> dict[int, OpenAPIResponse]:
+def _responses(ok: type[Any], errors: tuple[type[ServiceError], ...], cached: bool) -> dict[int, OpenAPIResponse]:
     """The responses a route can give: exactly these, each with its stable codes."""
     success: OpenAPIResponse = {"description": "Success", "content": {"application/json": {"model": ok}}}
     if cached:
@@ -54,53 +46,37 @@ def _responses(ok: type[Any], *errors: type[ServiceError], cached: bool = False)
     return declared
 
 
+def _argument(param: Param) -> inspect.Parameter:
+    where = Query if param.location == "query" else Path
+    if param.required:
+        annotation: Any = Annotated[str, where(description=param.description)]
+        return inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation)
+    annotation = Annotated[str | None, where(description=param.description)]
+    return inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=None)
+
+
+class _Operation:
+    """A stand-in for a route's function: its name (the operation id) and the signature the resolver reads."""
+
+    def __init__(self, route: Route) -> None:
+        arguments = [_argument(param) for param in route.parameters]
+        if route.body is not None:
+            model = getattr(schemas, route.body)
+            arguments.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=model))
+        self.__name__ = route.name
+        self.__signature__ = inspect.Signature(arguments)
+
+    def __call__(self, **_: Any) -> None:
+        return None
+
+
 def _describe() -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
-
-    @app.get(
-        "/lookup",
-        summary="Find the range that contains an address",
-        responses=_responses(
-            schemas.LookupResult,
-            InvalidIp,
-            MissingIp,
-            InvalidRequest,
-            NotFound,
-            UnknownDataset,
-            Unavailable,
-            cached=True,
-        ),
-    )
-    def get_lookup(
-        ip: Annotated[str, Query(description="The address, IPv4 or IPv6; `me` for the caller's own.")],
-        dataset: Annotated[str | None, Query(description="Dataset name; the service default when omitted.")] = None,
-    ) -> None: ...
-
-    @app.post(
-        "/lookup",
-        summary="Look up many addresses against one version of a dataset",
-        responses=_responses(schemas.BatchResponse, BatchTooLarge, InvalidRequest, UnknownDataset, Unavailable),
-    )
-    def post_lookup(request: schemas.BatchRequest) -> None: ...
-
-    @app.get("/datasets", summary="List the datasets", responses=_responses(schemas.DatasetList, Unavailable))
-    def get_datasets() -> None: ...
-
-    @app.get(
-        "/datasets/<name>",
-        summary="One dataset: its live version and the state of its latest load",
-        responses=_responses(schemas.Dataset, InvalidRequest, UnknownDataset, Unavailable),
-    )
-    def get_dataset(name: Annotated[str, Path(description="Dataset name")]) -> None: ...
-
+    for route in ROUTES:
+        if route.ok is not None:
+            responses = _responses(getattr(schemas, route.ok), route.errors, route.cached)
+            app.route(route.path, route.method, summary=route.summary, responses=responses)(_Operation(route))
     return app
-
-
-# What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
-ADDRESS: dict[str, Any] = {
-    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
-}
-DATASET_NAME: dict[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
 
 
 def document(max_batch: int = 100) -> str:
@@ -109,12 +85,12 @@ def document(max_batch: int = 100) -> str:
     (Powertools adds a 422 to validated routes; this API never answers 422.)
     """
     built = json.loads(_describe().get_openapi_json_schema(title=TITLE, version="1.0.0", description=DESCRIPTION))
-    for operations in built.get("paths", {}).values():
-        for operation in operations.values():
-            operation.get("responses", {}).pop("422", None)
-            for parameter in operation.get("parameters", []):
-                exact = {"ip": ADDRESS, "dataset": DATASET_NAME, "name": DATASET_NAME}[parameter["name"]]
-                parameter["schema"] = {**exact, "description": parameter["schema"].get("description", "")}
+    for route in (route for route in ROUTES if route.documented):
+        operation = built["paths"][route.openapi_path][route.method.lower()]
+        operation.get("responses", {}).pop("422", None)
+        for parameter in operation.get("parameters", []):
+            param = route.parameter(parameter["name"])
+            parameter["schema"] = {**param.schema, "description": param.description}
     schemas_ = built.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
         schemas_.pop(name, None)

@@ -1,5 +1,6 @@
-"""Request and response models: the body of ``POST /lookup`` is validated with these, and every response the
-API can give is declared with them in the served OpenAPI document."""
+"""Request and response models of the served OpenAPI document: ``fencepost.routes`` names each route's by class
+name. Only the document imports pydantic; the runtime app checks the body of ``POST /lookup`` by hand (see
+``fencepost.openapi`` for why)."""
 
 from __future__ import annotations
 

@@ -103,7 +103,8 @@ class LookupSettings:
 class LoaderSettings:
     table: TableSettings
     bucket: str
-    queue_url: str
+    control_queue_url: str
+    data_queue_url: str
     cache_ttl: float = 60.0  # the lookups' TTL: an old version is deleted no sooner than this plus 15 minutes
     settle_seconds: int = 10  # a burst of changes to a folder within this many seconds makes one build
     chunk_items: int = 5000
@@ -123,7 +124,8 @@ class LoaderSettings:
         return cls(
             table=TableSettings.from_env(env),
             bucket=_required(env, "BUCKET_NAME", "the bucket that holds the range files"),
-            queue_url=_required(env, "QUEUE_URL", "the loader's own queue"),
+            control_queue_url=_required(env, "CONTROL_QUEUE_URL", "the loader's queue for changes and builds"),
+            data_queue_url=_required(env, "DATA_QUEUE_URL", "the loader's queue for chunk writes and deletions"),
             cache_ttl=cache_ttl,
             settle_seconds=_int(env, "SETTLE_SECONDS", 10, 0, 900),
             chunk_items=_int(env, "CHUNK_ITEMS", 5000, 1, 100_000),

@@ -11,7 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from fencepost.store import Store
+from fencepost.dynamo import Tables
 from local.dynamodb import create_table
 from tests.support import SMALL_FILE, family_ranges, publish, read_tsv
 
@@ -31,8 +31,8 @@ def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     with mock_aws():
         client = boto3.client("dynamodb")
         create_table(client, "ranges")
-        store = Store(client, "ranges")
-        publish(store, "geo", 3, family_ranges(GEO_ROWS), ["country"])
-        publish(store, "default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"])
+        tables = Tables.connect(client, "ranges")
+        publish(tables, "geo", 3, family_ranges(GEO_ROWS), ["country"])
+        publish(tables, "default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"])
         sys.modules.pop("fencepost.handlers.lookup", None)
         yield importlib.import_module("fencepost.handlers.lookup")

@@ -85,8 +85,10 @@ def _logical_ids(stack: FencepostStack) -> dict[str, str]:
         "loader_function": lid(loader.function),
         "loader_role": lid(loader.function.role),
         "loader_logs": lid(loader.function.log_group),
-        "queue": lid(loader.queue),
-        "dead_letters": lid(loader.dead_letters),
+        "control_queue": lid(loader.control_queue),
+        "control_dead_letters": lid(loader.control_dead_letters),
+        "data_queue": lid(loader.data_queue),
+        "data_dead_letters": lid(loader.data_dead_letters),
         "sweep": lid(loader.sweep),
     }
 

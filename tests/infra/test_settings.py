@@ -24,6 +24,7 @@ def test_defaults_are_the_production_shape() -> None:
     assert settings.cors_origins == ("*",)
     assert (settings.rate_limit, settings.burst_limit) == (1000, 2000)
     assert settings.loader_concurrency == 10
+    assert settings.control_concurrency == 2
 
 
 def test_values_may_come_typed_from_cdk_json_or_as_text_from_the_command_line() -> None:
@@ -53,6 +54,8 @@ def test_cors_origins_are_a_comma_separated_list() -> None:
         ({"rateLimit": "fast"}, "rateLimit must be a whole number"),
         ({"burstLimit": "0"}, "burstLimit must be at least 1"),
         ({"loaderConcurrency": "1"}, "loaderConcurrency must be between 2 and 1000"),
+        ({"controlConcurrency": "1"}, "controlConcurrency must be between 2 and 1000"),
+        ({"controlConcurrency": "1001"}, "controlConcurrency must be between 2 and 1000"),
         ({"maxReadUnits": "-5"}, "maxReadUnits must be at least 1"),
         ({"writeRate": True}, "writeRate must be a whole number"),
         ({"corsOrigins": " , "}, "corsOrigins must name at least one origin"),

@@ -19,6 +19,7 @@ ALL_OPTIONS = {
     "rateLimit": "50",
     "burstLimit": "100",
     "loaderConcurrency": "4",
+    "controlConcurrency": "3",
     "writeRate": "2500",
     "logAddresses": "false",
     "logLevel": "debug",
@@ -56,6 +57,10 @@ def _on(resource: Any, *actions: str) -> set[tuple[str, str]]:
 
 def _join(synth: Synth, name: str, suffix: str) -> dict[str, Any]:
     return {"Fn::Join": ["", [synth.arn(name), suffix]]}
+
+
+QUEUES = ("control_queue", "data_queue")
+DEAD_LETTERS = ("control_dead_letters", "data_dead_letters")
 
 
 def _env(synth: Synth, function: str) -> dict[str, Any]:
@@ -99,13 +104,14 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
     assert props["Handler"] == "fencepost.handlers.loader.handler"
     assert props["MemorySize"] == 3008
     assert props["Timeout"] == 900
-    assert props["RecursiveLoop"] == "Allow"  # it feeds its own queue
+    assert props["RecursiveLoop"] == "Allow"  # it feeds its own queues
     assert "ReservedConcurrentExecutions" not in props
     assert props["LoggingConfig"] == {"LogGroup": default.ref("loader_logs")}
     assert _env(default, "loader_function") == {
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
-        "QUEUE_URL": default.ref("queue"),
+        "CONTROL_QUEUE_URL": default.ref("control_queue"),
+        "DATA_QUEUE_URL": default.ref("data_queue"),
         "CACHE_TTL_SECONDS": _env(default, "lookup_function")["CACHE_TTL_SECONDS"],
         "SETTLE_SECONDS": "10",
         "CHUNK_ITEMS": "5000",
@@ -167,6 +173,7 @@ def test_loader_role_permissions_are_exactly_its_grants(default: Synth) -> None:
         "dynamodb:Scan",
         "dynamodb:UpdateItem",
     )
+    # consume (event source; ChangeMessageVisibility returns a handed-back message to its queue) and send, on each
     queue = (
         "sqs:ChangeMessageVisibility",
         "sqs:DeleteMessage",
@@ -182,8 +189,9 @@ def test_loader_role_permissions_are_exactly_its_grants(default: Synth) -> None:
         | _on(objects, *read)
         | _on(reports, *put)
         | _on(default.arn("table"), *table)
-        | _on(default.arn("queue"), *queue)
-    )
+        | _on(default.arn("control_queue"), *queue)
+        | _on(default.arn("data_queue"), *queue)
+    )  # and nothing on the dead-letter queues: only SQS moves messages there
 
 
 def test_function_roles_have_no_managed_policies(default: Synth) -> None:
@@ -221,64 +229,100 @@ def test_tracing_on_makes_both_functions_active(options: Synth) -> None:
 # --- loader triggers ---------------------------------------------------------------------------------------------
 
 
-def test_bucket_sends_created_and_removed_notifications_for_all_keys_to_the_queue(default: Synth) -> None:
+def test_bucket_sends_created_and_removed_notifications_for_all_keys_to_the_control_queue_only(
+    default: Synth,
+) -> None:
     notifications = default.only("Custom::S3BucketNotifications")
 
     assert notifications["BucketName"] == default.ref("bucket")
     assert notifications["NotificationConfiguration"] == {
         "QueueConfigurations": [
-            {"Events": ["s3:ObjectCreated:*"], "QueueArn": default.arn("queue")},
-            {"Events": ["s3:ObjectRemoved:*"], "QueueArn": default.arn("queue")},
+            {"Events": ["s3:ObjectCreated:*"], "QueueArn": default.arn("control_queue")},
+            {"Events": ["s3:ObjectRemoved:*"], "QueueArn": default.arn("control_queue")},
         ]
     }
 
 
-def test_queue_policy_lets_only_this_bucket_send(default: Synth) -> None:
+def _queue_policy_allows(synth: Synth, queue: str) -> list[dict[str, Any]]:
     policies = [
         p["Properties"]
-        for p in default.of_type("AWS::SQS::QueuePolicy").values()
-        if default.ref("queue") in p["Properties"]["Queues"]
+        for p in synth.of_type("AWS::SQS::QueuePolicy").values()
+        if synth.ref(queue) in p["Properties"]["Queues"]
     ]
-    statements = [s for p in policies for s in p["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    return [s for p in policies for s in p["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
 
-    assert statements == [
+
+def test_queue_policies_let_only_this_bucket_send_and_only_to_the_control_queue(default: Synth) -> None:
+    assert _queue_policy_allows(default, "control_queue") == [
         {
             "Action": ["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"],
             "Condition": {"ArnLike": {"aws:SourceArn": default.arn("bucket")}},
             "Effect": "Allow",
             "Principal": {"Service": "s3.amazonaws.com"},
-            "Resource": default.arn("queue"),
+            "Resource": default.arn("control_queue"),
         }
     ]
+    for queue in ("data_queue", *DEAD_LETTERS):
+        assert _queue_policy_allows(default, queue) == []
 
 
-def test_queue_event_source_has_batch_one_max_concurrency_and_item_failures(default: Synth, options: Synth) -> None:
-    mapping = default.only("AWS::Lambda::EventSourceMapping")
+def _mappings(synth: Synth) -> dict[str, dict[str, Any]]:
+    """The event source mappings by the queue they read ("control_queue", "data_queue")."""
+    by_arn = {json.dumps(synth.arn(queue), sort_keys=True): queue for queue in (*QUEUES, *DEAD_LETTERS)}
+    mappings = {}
+    for mapping in synth.of_type("AWS::Lambda::EventSourceMapping").values():
+        props = mapping["Properties"]
+        mappings[by_arn[json.dumps(props["EventSourceArn"], sort_keys=True)]] = props
+    return mappings
 
-    assert mapping["EventSourceArn"] == default.arn("queue")
-    assert mapping["FunctionName"] == default.ref("loader_function")
-    assert mapping["BatchSize"] == 1
-    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
-    assert mapping["ScalingConfig"] == {"MaximumConcurrency": 10}
-    assert options.only("AWS::Lambda::EventSourceMapping")["ScalingConfig"] == {"MaximumConcurrency": 4}
+
+def test_the_loader_consumes_both_queues_in_batches_of_one_with_item_failures(default: Synth) -> None:
+    mappings = _mappings(default)
+
+    assert set(mappings) == set(QUEUES)  # and never a dead-letter queue
+    for props in mappings.values():
+        assert props["FunctionName"] == default.ref("loader_function")
+        assert props["BatchSize"] == 1
+        assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 
 
-def test_queue_visibility_is_at_least_six_loader_timeouts(default: Synth) -> None:
-    visibility = default.props("queue")["VisibilityTimeout"]
+def test_each_queue_has_its_own_maximum_concurrency(default: Synth, options: Synth) -> None:
+    concurrency = {queue: props["ScalingConfig"] for queue, props in _mappings(default).items()}
+    chosen = {queue: props["ScalingConfig"] for queue, props in _mappings(options).items()}
+
+    assert concurrency == {
+        "control_queue": {"MaximumConcurrency": 2},  # notifications and builds: Lambda's minimum
+        "data_queue": {"MaximumConcurrency": 10},  # chunk writers: loaderConcurrency
+    }
+    assert chosen == {"control_queue": {"MaximumConcurrency": 3}, "data_queue": {"MaximumConcurrency": 4}}
+
+
+@pytest.mark.parametrize("queue", QUEUES)
+def test_queue_visibility_is_at_least_six_loader_timeouts(default: Synth, queue: str) -> None:
+    visibility = default.props(queue)["VisibilityTimeout"]
 
     assert visibility >= 6 * default.props("loader_function")["Timeout"]
     assert visibility <= 12 * 60 * 60  # SQS's maximum
 
 
-def test_queues_use_sse_sqs_and_failures_go_to_the_dead_letter_queue(default: Synth) -> None:
-    queue, dead_letters = default.props("queue"), default.props("dead_letters")
+@pytest.mark.parametrize(("queue", "dead_letters"), list(zip(QUEUES, DEAD_LETTERS, strict=True)))
+def test_queues_use_sse_sqs_and_each_fails_to_its_own_dead_letter_queue(
+    default: Synth, queue: str, dead_letters: str
+) -> None:
+    props, parked = default.props(queue), default.props(dead_letters)
 
-    assert queue["SqsManagedSseEnabled"] is True
-    assert dead_letters["SqsManagedSseEnabled"] is True
-    assert "KmsMasterKeyId" not in queue  # S3 cannot send to a queue encrypted with aws/sqs
-    assert queue["RedrivePolicy"] == {"deadLetterTargetArn": default.arn("dead_letters"), "maxReceiveCount": 5}
-    assert str(queue["RedrivePolicy"]["maxReceiveCount"]) == _env(default, "loader_function")["MAX_RECEIVES"]
-    assert dead_letters["MessageRetentionPeriod"] == 14 * 24 * 60 * 60
+    assert props["SqsManagedSseEnabled"] is True
+    assert parked["SqsManagedSseEnabled"] is True
+    assert "KmsMasterKeyId" not in props  # S3 cannot send to a queue encrypted with aws/sqs
+    assert props["RedrivePolicy"] == {"deadLetterTargetArn": default.arn(dead_letters), "maxReceiveCount": 5}
+    assert str(props["RedrivePolicy"]["maxReceiveCount"]) == _env(default, "loader_function")["MAX_RECEIVES"]
+    assert props["MessageRetentionPeriod"] == 4 * 24 * 60 * 60
+    assert parked["MessageRetentionPeriod"] == 14 * 24 * 60 * 60
+    assert "RedrivePolicy" not in parked
+
+
+def test_the_loader_has_two_queues_and_two_dead_letter_queues(default: Synth) -> None:
+    assert set(default.of_type("AWS::SQS::Queue")) == {default.ids[name] for name in (*QUEUES, *DEAD_LETTERS)}
 
 
 def test_queues_refuse_unencrypted_transport(default: Synth) -> None:
@@ -289,7 +333,7 @@ def test_queues_refuse_unencrypted_transport(default: Synth) -> None:
         if s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     }
 
-    assert denied == {json.dumps(default.arn(q), sort_keys=True) for q in ("queue", "dead_letters")}
+    assert denied == {json.dumps(default.arn(q), sort_keys=True) for q in (*QUEUES, *DEAD_LETTERS)}
 
 
 def test_sweep_invokes_the_loader_every_five_minutes(default: Synth) -> None:
@@ -404,7 +448,8 @@ def test_alarms_watch_dead_letters_lookup_errors_and_throttling(default: Synth) 
     ids = default.ids
 
     assert set(alarms) == {
-        ("ApproximateNumberOfMessagesVisible", ids["dead_letters"]),
+        ("ApproximateNumberOfMessagesVisible", ids["control_dead_letters"]),
+        ("ApproximateNumberOfMessagesVisible", ids["data_dead_letters"]),
         ("5xx", ids["api"]),
         ("Errors", ids["lookup_function"]),
         ("Errors", ids["loader_function"]),
@@ -417,8 +462,27 @@ def test_alarms_watch_dead_letters_lookup_errors_and_throttling(default: Synth) 
         assert props["Period"] == 300
         assert props["TreatMissingData"] == "notBreaching"
         assert "AlarmActions" not in props
-    assert alarms[("ApproximateNumberOfMessagesVisible", ids["dead_letters"])]["Namespace"] == "AWS/SQS"
+    for dead_letters in DEAD_LETTERS:
+        parked = alarms[("ApproximateNumberOfMessagesVisible", ids[dead_letters])]
+        assert parked["Namespace"] == "AWS/SQS"
+        assert parked["Statistic"] == "Maximum"
     assert alarms[("5xx", ids["api"])]["Namespace"] == "AWS/ApiGateway"
+
+
+def test_each_dead_letter_alarm_says_which_queue_and_what_failed(default: Synth) -> None:
+    alarms = _alarms(default)
+    control = alarms[("ApproximateNumberOfMessagesVisible", default.ids["control_dead_letters"])]["AlarmDescription"]
+    data = alarms[("ApproximateNumberOfMessagesVisible", default.ids["data_dead_letters"])]["AlarmDescription"]
+
+    assert "control dead-letter queue" in control
+    assert "notification" in control
+    assert "build" in control
+    assert "data dead-letter queue" in data
+    assert "chunk" in data
+    assert "deletion" in data
+    for description in (control, data):
+        assert f"failed {MAX_RECEIVES} times" in description
+        assert "redrive" in description
 
 
 def test_alarm_email_sends_every_alarm_to_one_topic(options: Synth) -> None:
@@ -482,8 +546,10 @@ def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth)
         "ApiUrl",
         "BucketName",
         "TableName",
-        "QueueUrl",
-        "DeadLetterQueueUrl",
+        "ControlQueueUrl",
+        "DataQueueUrl",
+        "ControlDeadLetterQueueUrl",
+        "DataDeadLetterQueueUrl",
         "LookupLogGroup",
         "LoaderLogGroup",
     }
@@ -491,8 +557,10 @@ def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth)
     assert outputs["LoaderLogGroup"]["Value"] == default.ref("loader_logs")
     assert outputs["BucketName"]["Value"] == default.ref("bucket")
     assert outputs["TableName"]["Value"] == default.ref("table")
-    assert outputs["QueueUrl"]["Value"] == default.ref("queue")
-    assert outputs["DeadLetterQueueUrl"]["Value"] == default.ref("dead_letters")
+    assert outputs["ControlQueueUrl"]["Value"] == default.ref("control_queue")
+    assert outputs["DataQueueUrl"]["Value"] == default.ref("data_queue")
+    assert outputs["ControlDeadLetterQueueUrl"]["Value"] == default.ref("control_dead_letters")
+    assert outputs["DataDeadLetterQueueUrl"]["Value"] == default.ref("data_dead_letters")
     url = json.dumps(outputs["ApiUrl"]["Value"])
     assert default.ids["api"] in url
     assert "execute-api" in url

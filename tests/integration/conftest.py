@@ -16,7 +16,7 @@ import pytest
 
 from local.dynamodb import DynamoDBLocal, MotoServer, local_client
 from local.resources import Queues, create_bucket, create_queues
-from local.worker import SqsWorker
+from local.worker import SqsWorker, drain_all
 from tests.support import LambdaContext, event
 
 
@@ -28,7 +28,7 @@ def moto_server() -> Iterator[str]:
 
 @dataclass
 class Stack:
-    """One isolated service: its own table, bucket and queues, the loader and lookup handlers, a worker."""
+    """One isolated service: its own table, bucket and queues, the loader and lookup handlers, a worker per queue."""
 
     s3: Any
     sqs: Any
@@ -38,7 +38,17 @@ class Stack:
     queues: Queues
     loader: ModuleType
     lookup: ModuleType
-    worker: SqsWorker
+    control: SqsWorker
+    data: SqsWorker
+
+    @property
+    def workers(self) -> list[SqsWorker]:
+        return [self.control, self.data]
+
+    def deliver_with(self, wrap: Any) -> None:
+        """Put ``wrap(handler)`` between both queues and the loader."""
+        for worker in self.workers:
+            worker.handler = wrap(worker.handler)
 
     def put(self, key: str, body: bytes | str) -> None:
         self.s3.put_object(Bucket=self.bucket, Key=key, Body=body.encode() if isinstance(body, str) else body)
@@ -50,22 +60,33 @@ class Stack:
         """Deliver until the queue is empty. A message parked in the dead-letter queue empties the queue too,
         without finishing its work: unless the test expects that, say so loudly."""
         started = time.monotonic()
-        self.worker.drain(timeout=timeout)
+        drain_all(self.workers, timeout=timeout)
         loading = [d for d in self.get("/datasets")[1]["datasets"] if d["status"] == "LOADING"]
         if loading:
             names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
             names.append("ApproximateNumberOfMessagesDelayed")
-            counters = self.sqs.get_queue_attributes(QueueUrl=self.queues.url, AttributeNames=names)["Attributes"]
+            counters = [
+                self.sqs.get_queue_attributes(QueueUrl=queue.url, AttributeNames=names)["Attributes"]
+                for queue in self.queues
+            ]
             raise AssertionError(
-                f"the queue drained after {time.monotonic() - started:.1f} s but loads are unfinished: "
-                f"{json.dumps(loading)}; queue {counters}; invocations {self.worker.invocations}"
+                f"the queues drained after {time.monotonic() - started:.1f} s but loads are unfinished: "
+                f"{json.dumps(loading)}; queues {counters}; invocations {[w.invocations for w in self.workers]}"
             )
         if not dead_letters:
-            parked = self.sqs.receive_message(
-                QueueUrl=self.queues.dlq_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0
-            ).get("Messages", [])
+            parked = [
+                message
+                for queue in self.queues
+                for message in self.sqs.receive_message(
+                    QueueUrl=queue.dlq_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0
+                ).get("Messages", [])
+            ]
             details = [(m["Body"][:300], m["Attributes"].get("ApproximateReceiveCount")) for m in parked]
             assert not parked, f"messages went to the dead-letter queue: {details}"
+
+    def drain_until(self, condition: Any, timeout: float = 120.0) -> None:
+        """Deliver messages one at a time until ``condition()`` holds."""
+        drain_all(self.workers, timeout=timeout, until=condition)
 
     def get(self, path: str, **query: str) -> tuple[int, dict[str, Any]]:
         ev = event("lookup-get")
@@ -100,7 +121,8 @@ def stack(
     env = {
         "TABLE_NAME": table,
         "BUCKET_NAME": name,
-        "QUEUE_URL": queues.url,
+        "CONTROL_QUEUE_URL": queues.control.url,
+        "DATA_QUEUE_URL": queues.data.url,
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint,
         "AWS_ENDPOINT_URL_S3": moto_server,
         "AWS_ENDPOINT_URL_SQS": moto_server,
@@ -122,5 +144,5 @@ def stack(
         sys.modules.pop(module, None)
         modules.append(importlib.import_module(module))
     loader, lookup = modules
-    worker = SqsWorker(sqs, queues.url, queues.arn, loader.handler, timeout=60)
-    return Stack(s3, sqs, ddb, table, name, queues, loader, lookup, worker)
+    control, data = (SqsWorker(sqs, queue.url, queue.arn, loader.handler, timeout=60) for queue in queues)
+    return Stack(s3, sqs, ddb, table, name, queues, loader, lookup, control, data)

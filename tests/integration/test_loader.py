@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from fencepost.core.addresses import format_address, parse_boundary
-from fencepost.store import Store
+from fencepost.core.keys import DATASETS_PK, dataset_id
+from fencepost.dynamo import Tables
+from fencepost.dynamo.client import Table
 from tests.integration.conftest import Stack
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, read_tsv
@@ -25,7 +27,7 @@ def _tsv(rows: list[list[str]]) -> bytes:
 
 
 def _record(stack: Stack, name: str) -> Any:
-    return Store(stack.ddb, stack.table).get_dataset(name, consistent=True)
+    return Tables.connect(stack.ddb, stack.table).datasets.get(name, consistent=True)
 
 
 def _phase(stack: Stack, name: str) -> str | None:
@@ -152,14 +154,15 @@ def test_root_objects_and_the_default_folder_are_the_default_dataset(stack: Stac
 @pytest.mark.parametrize("times", [2, 3])
 def test_each_delivery_repeated_loads_once(stack: Stack, times: int) -> None:
     # Given a worker that hands every message to the loader several times (at-least-once delivery)
-    handler = stack.worker.handler
+    def repeating(handler: Any) -> Any:
+        def repeated(ev: dict[str, Any], context: Any) -> Any:
+            for _ in range(times - 1):
+                handler(ev, context)
+            return handler(ev, context)
 
-    def repeated(ev: dict[str, Any], context: Any) -> Any:
-        for _ in range(times - 1):
-            handler(ev, context)
-        return handler(ev, context)
+        return repeated
 
-    stack.worker.handler = repeated
+    stack.deliver_with(repeating)
     rows = read_tsv(V4_FILE, 3000)
     stack.put("dup/ranges.tsv", _tsv(rows))
     stack.drain()
@@ -297,7 +300,7 @@ def test_non_data_keys_never_start_a_load_and_bad_folder_names_are_reported(stac
 def test_progress_is_visible_while_a_load_runs(stack: Stack) -> None:
     stack.put("geo/data.tsv", _tsv(read_tsv(V4_FILE, 5000)))
     # Deliver messages one by one until the build is planned and its chunks are queued
-    stack.worker.drain(until=lambda: _phase(stack, "geo") == "writing")
+    stack.drain_until(lambda: _phase(stack, "geo") == "writing")
     record = stack.dataset("geo")
     assert (record["status"], record["version"], record["load"]["version"]) == ("LOADING", None, 1)
     assert record["load"]["rows_read"] == 5000
@@ -306,12 +309,13 @@ def test_progress_is_visible_while_a_load_runs(stack: Stack) -> None:
 
 
 def test_sweep_fails_a_load_that_stopped_making_progress(stack: Stack) -> None:
-    stack.put("geo/data.csv", GEO)
-    stack.worker.drain(until=lambda: _phase(stack, "geo") == "writing")
-    # The chunks are lost (the queue is purged) and time passes
-    stack.sqs.purge_queue(QueueUrl=stack.queues.url)
-    store = Store(stack.ddb, stack.table)
-    store._update_dataset("geo", "SET #heartbeat = :old", {":old": 1.0})
+    stack.put("geo/data.tsv", _tsv(read_tsv(V4_FILE, 2000)))  # several chunks: they go through the data queue
+    stack.drain_until(lambda: _phase(stack, "geo") == "writing")
+    # The chunks are lost (the data queue is purged) and time passes
+    stack.sqs.purge_queue(QueueUrl=stack.queues.data.url)
+    Table(stack.ddb, stack.table).update(
+        {"PK": {"S": DATASETS_PK}, "SK": {"N": str(dataset_id("geo"))}}, "SET #heartbeat = :old", {":old": 1.0}
+    )
     assert stack.loader.handler({"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext()) == {
         "stalled_loads_failed": 1
     }

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from fencepost.core.addresses import format_address
+from fencepost.loading.cleanup import Deletions
 from local.resources import queue_depth
 from tests.faults import FaultyClient, Killed, expected_items, stored_items
 from tests.integration.conftest import Stack
@@ -52,8 +53,8 @@ def _assert_complete(stack: Stack, dataset: str, version: int, rows: list[list[s
 def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_written(
     stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    faulty = FaultyClient(stack.loader.store.client, throttle=0.25, unprocessed=0.25)
-    stack.loader.store.client = faulty
+    faulty = FaultyClient(stack.loader.tables.table.client, throttle=0.25, unprocessed=0.25)
+    stack.loader.tables.table.client = faulty
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     assert faulty.throttled > 10
@@ -76,8 +77,8 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
 
 
 def test_a_chunk_that_dies_midway_is_delivered_again_and_completes(stack: Stack) -> None:
-    faulty = FaultyClient(stack.loader.store.client, die_after=7)
-    stack.loader.store.client = faulty
+    faulty = FaultyClient(stack.loader.tables.table.client, die_after=7)
+    stack.loader.tables.table.client = faulty
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     assert faulty.deaths == 1
@@ -93,9 +94,9 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     probes = [f"1.{i}.{i}.1" for i in range(0, 250, 5)]
     before = _lookups(stack, "geo", probes)
     # When every write of the next version is throttled, delivery after delivery
-    faulty = FaultyClient(stack.loader.store.client, throttle=1.0)
-    stack.loader.store.client = faulty
-    stack.worker.timeout = 2.5  # each delivery retries until its deadline, then hands the chunk back
+    faulty = FaultyClient(stack.loader.tables.table.client, throttle=1.0)
+    stack.loader.tables.table.client = faulty
+    stack.data.timeout = 2.5  # each delivery retries until its deadline, then hands the chunk back
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain(dead_letters=True)
     # Then the load is FAILED with the reason, the chunk is in the dead-letter queue, the live version answers
@@ -104,7 +105,7 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     reason = record["load"]["problems"][0]["reason"]
     assert "not written before the invocation's deadline" in reason
     assert "after 3 deliveries" in reason
-    assert queue_depth(stack.sqs, stack.queues.dlq_url) >= 1
+    assert queue_depth(stack.sqs, stack.queues.data.dlq_url) >= 1
     assert _lookups(stack, "geo", probes) == before
     # And the abandoned version's items are deleted
     assert stored_items(stack.ddb, stack.table, "geo", 2) == {}
@@ -132,16 +133,22 @@ class SlowFirstCalls(FaultyClient):
 
 
 def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Stack) -> None:
-    stack.loader.store.client = SlowFirstCalls(stack.loader.store.client, slow=12, delay=0.5)
-    stack.worker.timeout = 2.0  # with a 1 s margin, each delivery may write for 1 s
-    handed_back: list[float] = []
-    retry_in = stack.loader.queue.retry_in
-    stack.loader.queue.retry_in = lambda receipt, seconds: (handed_back.append(seconds), retry_in(receipt, seconds))
+    stack.loader.tables.table.client = SlowFirstCalls(stack.loader.tables.table.client, slow=12, delay=0.5)
+    stack.data.timeout = 2.0  # with a 1 s margin, each delivery may write for 1 s
+    handed_back: list[tuple[str, float]] = []
+    queues, retry_in = stack.loader.queues, stack.loader.queues.retry_in
+
+    def recorded(source: str, receipt: str, seconds: float) -> None:
+        handed_back.append((source, seconds))
+        retry_in(source, receipt, seconds)
+
+    queues.retry_in = recorded
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     record = stack.dataset("geo")
     assert (record["status"], record["version"]) == ("READY", 1)
-    assert handed_back  # the deadline passed mid-chunk at least once
+    assert handed_back  # the deadline passed mid-chunk at least once, and the chunk went back to the data queue
+    assert {source for source, _ in handed_back} == {stack.queues.data.arn}
     _assert_exact(stack, "geo", 1, ROWS)
 
 
@@ -150,7 +157,7 @@ def test_a_worker_killed_between_writing_and_switching_finishes_on_redelivery(st
     # Given a live version, and a worker that dies once while finalizing the next
     stack.put("geo/data.tsv", _tsv(ROWS[:1000]))
     stack.drain()
-    store = stack.loader.store
+    store = stack.loader.tables.datasets
     target = store.switch_live if crash == "before the switch" else store.end_load
     died: list[bool] = []
 
@@ -177,9 +184,9 @@ def test_two_loads_of_one_dataset_at_once_converge_on_the_newest(stack: Stack) -
     # Given build 1 planned, its chunks waiting
     first, second = ROWS[:2000], ROWS[2000:4000]
     stack.put("geo/a.tsv", _tsv(first))
-    stack.worker.drain(until=lambda: _phase(stack) == "writing")
+    stack.drain_until(lambda: _phase(stack) == "writing")
     # When another object arrives and build 2 is planned while build 1's chunks are held back
-    handler, held = stack.worker.handler, set()
+    handler, held = stack.data.handler, set()
 
     def hold_build_one(ev: dict[str, Any], context: Any) -> Any:
         for record in ev["Records"]:
@@ -189,10 +196,10 @@ def test_two_loads_of_one_dataset_at_once_converge_on_the_newest(stack: Stack) -
                 raise RuntimeError("not yet: build 2 first")  # left on the queue, delivered again later
         return handler(ev, context)
 
-    stack.worker.handler = hold_build_one
+    stack.data.handler = hold_build_one
     stack.put("geo/b.tsv", _tsv(second))
-    stack.worker.drain(until=lambda: stack.dataset("geo")["load"]["version"] == 2 and _phase(stack) == "writing")
-    stack.worker.handler = handler
+    stack.drain_until(lambda: stack.dataset("geo")["load"]["version"] == 2 and _phase(stack) == "writing")
+    stack.data.handler = handler
     stack.drain()
     # Then the newest build, from both objects, is live and complete; build 1 is either kept or deleted whole
     assert held
@@ -214,11 +221,10 @@ def test_the_sweep_collects_a_version_whose_deletion_was_lost(stack: Stack) -> N
     for count in (1000, 1500):
         stack.put("geo/data.tsv", _tsv(ROWS[:count]))
         stack.drain()
-    schedule = stack.loader.loader._schedule_delete
-    stack.loader.loader._schedule_delete = lambda *_: None
-    stack.put("geo/data.tsv", _tsv(ROWS[:2000]))
-    stack.drain()
-    stack.loader.loader._schedule_delete = schedule
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Deletions, "schedule", lambda *_: None)
+        stack.put("geo/data.tsv", _tsv(ROWS[:2000]))
+        stack.drain()
     assert len(stored_items(stack.ddb, stack.table, "geo", 1)) == 1000  # left behind
     # When the sweep runs
     stack.loader.handler({"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext())

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from fencepost.core.addresses import BITS, TOP, V4, V6, format_address
 from fencepost.core.build import FamilyRanges
 from fencepost.core.keys import PARTITION_BITS
+from fencepost.dynamo import Tables
 from fencepost.lookup import Lookup
-from fencepost.store import Store
 from local.dynamodb import DynamoDBLocal
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, publish, read_tsv
@@ -62,13 +62,13 @@ def test_random_disjoint_ranges_agree_with_a_brute_force_scan(
     # Given random non-overlapping ranges written through the key layout
     family, spans = case
     client, table = ddb_table
-    store = Store(client, table)
+    tables = Tables.connect(client, table)
     ranges = {V4: FamilyRanges(V4), V6: FamilyRanges(V6)}
     for row, (start, end) in enumerate(spans):
         ranges[family].add(start, end, (f"row{row}",))
     version = next(_versions)
-    publish(store, "prop", version, ranges, ["row"])
-    lookup = Lookup(store, ttl=0)
+    publish(tables, "prop", version, ranges, ["row"])
+    lookup = Lookup(tables, ttl=0)
     info = lookup.live("prop")
     assert info.version == version
     # When every edge (start, end, start-1, end+1) and random addresses are looked up
@@ -99,11 +99,11 @@ def _count_version_items(client: Any, table: str, dataset: str, version: int) ->
 def test_real_overlapping_slices_answer_by_the_overlap_rule(ddb_table: tuple[Any, str], path: Any, rows: int) -> None:
     # Given a slice of a shared real file, with nested and partial overlaps and /8 or /20 crossings
     client, table = ddb_table
-    store = Store(client, table)
+    tables = Tables.connect(client, table)
     ranges = family_ranges(read_tsv(path, rows))
     family = V4 if path == V4_FILE else V6
     pieces = ranges[family].pieces()
-    written = publish(store, "real", 1, ranges, ["c1", "c2", "c3"][: len(ranges[family].values[0])])
+    written = publish(tables, "real", 1, ranges, ["c1", "c2", "c3"][: len(ranges[family].values[0])])
     # Then one item is stored per flattened piece: the items ratio is exactly 1
     assert written == len(pieces) == _count_version_items(client, table, "real", 1)
     assert len(pieces) >= len(ranges[family])  # nested ranges cut their parents
@@ -113,7 +113,7 @@ def test_real_overlapping_slices_answer_by_the_overlap_rule(ddb_table: tuple[Any
     low, high = min(ranges[family].starts), max(ranges[family].ends)
     addresses = [rng.randint(low, high) for _ in range(1500)]
     addresses += [a for p in pieces[::10] for a in (p.start, p.end, p.end + 1)]
-    lookup = Lookup(store, ttl=60)
+    lookup = Lookup(tables, ttl=60)
     info = lookup.live("real")
     mismatches = []
     for address in addresses:
@@ -133,14 +133,14 @@ def handler_on_local(
     client, table = ddb_table
     monkeypatch.setenv("TABLE_NAME", table)
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local.endpoint)
-    publish(Store(client, table), "geo", 1, family_ranges(read_tsv(V4_FILE, 5000)), ["country"])
+    publish(Tables.connect(client, table), "geo", 1, family_ranges(read_tsv(V4_FILE, 5000)), ["country"])
     sys.modules.pop("fencepost.handlers.lookup", None)
     return importlib.import_module("fencepost.handlers.lookup")
 
 
 def test_a_warm_lookup_makes_exactly_one_query(handler_on_local: ModuleType) -> None:
     calls: list[str] = []
-    handler_on_local.store.client.meta.events.register(
+    handler_on_local.tables.table.client.meta.events.register(
         "before-call.dynamodb", lambda model, **_: calls.append(model.name)
     )
     addresses = [f"1.{i}.{i * 7 % 256}.{i * 13 % 256}" for i in range(1, 60)]

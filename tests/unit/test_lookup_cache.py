@@ -1,30 +1,38 @@
-"""The lookup's cache: one Query per warm lookup, the live version re-read after the TTL, never before."""
+"""The lookup's cache: one Query per warm lookup, the live version re-read after the TTL, never before; and a
+batch: one Query per distinct address, answered in request order."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pytest
 
-from fencepost.core.addresses import V4, V6
+from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.items import Hit
 from fencepost.core.keys import Directory, Probe
-from fencepost.errors import InvalidRequest, UnknownDataset
+from fencepost.errors import DependencyUnavailable, InvalidRequest, UnknownDataset
 from fencepost.lookup import Lookup
-from fencepost.model import READY, DatasetRecord, VersionInfo
+from fencepost.model import DatasetRecord, VersionInfo
+
+END = 100  # the one stored piece covers IPv4 addresses 0 to END
 
 
 @dataclass
 class FakeStore:
-    """An in-memory store that counts every call the lookup makes."""
+    """An in-memory store holding one IPv4 piece, ``0.0.0.0`` to ``0.0.0.100``, that counts every call the lookup
+    makes (from any thread)."""
 
     live: dict[str, int | None]
     calls: list[str] = field(default_factory=list)
+    fail: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         self.calls.append("get_dataset")
         version = self.live.get(name)
-        return None if version is None else DatasetRecord(name=name, live=version, status=READY)
+        return None if version is None else DatasetRecord(name=name, live=version)
 
     def get_version(self, dataset: str, version: int) -> VersionInfo | None:
         self.calls.append("get_version")
@@ -32,8 +40,12 @@ class FakeStore:
         return VersionInfo(dataset, version, ("v",), {V4: directory, V6: Directory(V6)})
 
     def find(self, dataset: str, version: int, probe: Probe) -> Hit | None:
-        self.calls.append("query")
-        return Hit(0, 100, 0, 100, [f"{dataset}@{version}"])
+        with self.lock:
+            self.calls.append("query")
+        if self.fail:
+            raise DependencyUnavailable("DynamoDB query failed (ThrottlingException); retry shortly")
+        values = [f"{dataset}@{version}"]
+        return Hit(0, END, values, format_address(V4, 0), format_address(V4, END))
 
 
 class Clock:
@@ -90,3 +102,45 @@ def test_an_address_below_every_range_needs_no_query() -> None:
     store.calls.clear()
     assert lookup.find(info, V6, 1) is None  # no IPv6 piece at all
     assert store.calls == []
+
+
+def test_a_hit_is_answered_with_the_piece_and_its_values() -> None:
+    lookup = Lookup(FakeStore({"geo": 1}), ttl=60)
+    answer = lookup.find(lookup.live("geo"), V4, 5)
+    assert answer is not None
+    assert answer.body() == {
+        "ip": "0.0.0.5",
+        "dataset": "geo",
+        "version": 1,
+        "range": {"start": "0.0.0.0", "end": "0.0.0.100"},
+        "match": {"start": "0.0.0.0", "end": "0.0.0.100"},
+        "data": {"v": "geo@1"},
+    }
+    assert lookup.find(lookup.live("geo"), V4, END + 1) is None  # past the piece's end
+
+
+@pytest.mark.parametrize("workers", [None, 4])
+def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: int | None) -> None:
+    store = FakeStore({"geo": 1})
+    lookup = Lookup(store, ttl=60)
+    info = lookup.live("geo")
+    store.calls.clear()
+    addresses = [(V4, 5), (V4, 7), (V4, 5), (V6, 1), (V4, END + 1), (V4, 7)]
+    if workers is None:
+        answers = lookup.find_many(info, addresses)
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            answers = lookup.find_many(info, addresses, pool)
+    shown = [None if answer is None else (answer.family, answer.address) for answer in answers]
+    assert shown == [(V4, 5), (V4, 7), (V4, 5), None, None, (V4, 7)]
+    assert store.calls == ["query"] * 3  # 5, 7 and END + 1; no IPv6 piece, so no Query for it
+    assert lookup.find_many(info, []) == []
+
+
+def test_a_failing_query_fails_the_batch() -> None:
+    store = FakeStore({"geo": 1})
+    lookup = Lookup(store, ttl=60)
+    info = lookup.live("geo")
+    store.fail = True
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(DependencyUnavailable, match="ThrottlingException"):
+        lookup.find_many(info, [(V4, 1), (V4, 2)], pool)

@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from fencepost.core.addresses import BITS, TOP, V4, V6, AddressError, parse_boundary
 
@@ -41,7 +41,10 @@ class Layout(Enum):
         return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}[self]
 
 
-class Problem(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A row (or object) that could not be used: where, and why. The same record reaches the API's ``problems``."""
+
     object: str
     line: int | None
     reason: str

@@ -1,4 +1,4 @@
-"""Entry point of the loader function: SQS messages (S3 notifications and its own), and the scheduled sweep."""
+"""Entry point of the loader function: messages from its two queues (control and data), and the scheduled sweep."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from fencepost.bucket import Bucket, make_s3_client
-from fencepost.loader import Delivery, HandBack, Loader
+from fencepost.dynamo import Tables, make_client
+from fencepost.loading.delivery import Delivery, HandBack
+from fencepost.loading.service import LoadingService
 from fencepost.observability import Observability
-from fencepost.queue import Queue, make_sqs_client
+from fencepost.queues import Queues, make_sqs_client
 from fencepost.settings import LoaderSettings
-from fencepost.store import Store, make_client
 
 
 class _OnFirstUse:
@@ -37,25 +38,36 @@ class _OnFirstUse:
 settings = LoaderSettings.from_env()
 obs = Observability(service="fencepost-loader", tracing=settings.tracing)
 # Bulk writes retry by themselves (with backoff until the deadline), so the client does not retry them again.
-client = make_client(settings.table, pool=settings.write_threads + 8, retries=1, read_timeout=10, validate=False)
-store = Store(client, settings.table.table_name)
-queue = Queue(make_sqs_client(), settings.queue_url)
+client = make_client(pool=settings.write_threads + 8, retries=1, read_timeout=10, validate=False)
+tables = Tables.connect(client, settings.table.table_name)
+queues = Queues(make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url)
 s3: Any = _OnFirstUse(make_s3_client)
-loader = Loader(settings, store, Bucket(s3, settings.bucket), queue, obs)
+bucket = Bucket(s3, settings.bucket)
+service = LoadingService(
+    settings,
+    datasets=tables.datasets,
+    builds=tables.builds,
+    versions=tables.versions,
+    writer=tables.writer(threads=settings.write_threads, rate=settings.write_rate),
+    bucket=bucket,
+    outbox=queues,
+    telemetry=obs,
+    billing_mode=tables.table.billing_mode,
+)
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if event.get("source") == "aws.events" or event.get("kind") == "sweep":
-        return {"stalled_loads_failed": loader.sweep()}
+        return {"stalled_loads_failed": service.sweep()}
     deadline = time.monotonic() + context.get_remaining_time_in_millis() / 1000 - settings.deadline_margin
 
     def record_handler(record: SQSRecord) -> None:
         delivery = Delivery(deadline, int(record.attributes.approximate_receive_count or 1))
         try:
-            loader.handle(record.body, delivery)
+            service.handle(record.body, delivery)
         except HandBack as hand_back:
             obs.logger.warning("message handed back", extra={"reason": str(hand_back), "retry_in": hand_back.delay})
-            queue.retry_in(record.receipt_handle, hand_back.delay)
+            queues.retry_in(record.event_source_arn, record.receipt_handle, hand_back.delay)
             raise
 
     # A processor per invocation: it holds the batch's outcome (and the local stack runs invocations in threads).

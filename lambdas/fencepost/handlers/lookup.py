@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from fencepost.api import create_app
+from fencepost.dynamo import Tables, make_client
 from fencepost.lookup import Lookup
 from fencepost.observability import Observability
 from fencepost.settings import LookupSettings
-from fencepost.store import Store, make_client
 
 settings = LookupSettings.from_env()
 obs = Observability(service="fencepost-lookup", tracing=settings.tracing)
-client = make_client(settings.table, pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
-store = Store(client, settings.table.table_name)
-api = create_app(settings, Lookup(store, settings.cache_ttl), store, obs)
+client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
+tables = Tables.connect(client, settings.table.table_name)
+api = create_app(settings, Lookup(tables, settings.cache_ttl), tables, obs)
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

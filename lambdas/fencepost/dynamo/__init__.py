@@ -1,0 +1,61 @@
+"""The data layer: everything that talks to DynamoDB, one module per concern, all on one table.
+
+- ``client``: the client, its error mapping (``StoreUnavailable``) and paging;
+- ``codec``: records to items and back, derived from the dataclasses in ``fencepost.model``;
+- ``datasets``: dataset records and their transitions, each rule beside its condition;
+- ``builds``: build records (chunks counted once); ``versions``: headers and directories;
+- ``ranges``: the lookup's one Query; ``writer``: bulk writes with backoff and a rate limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fencepost.core.items import Hit
+from fencepost.core.keys import Probe
+from fencepost.dynamo.builds import BuildTable
+from fencepost.dynamo.client import Table, make_client
+from fencepost.dynamo.datasets import DatasetTable
+from fencepost.dynamo.ranges import RangeTable
+from fencepost.dynamo.versions import VersionTable
+from fencepost.dynamo.writer import BulkWriter
+from fencepost.model import DatasetRecord, VersionInfo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+__all__ = ["Tables", "make_client"]
+
+
+@dataclass
+class Tables:
+    """Every adapter of the data layer, on one table and one client (plain attributes: tests may patch them)."""
+
+    table: Table
+    datasets: DatasetTable
+    builds: BuildTable
+    versions: VersionTable
+    ranges: RangeTable
+
+    @classmethod
+    def connect(cls, client: DynamoDBClient, name: str) -> Tables:
+        table = Table(client, name)
+        return cls(table, DatasetTable(table), BuildTable(table), VersionTable(table), RangeTable(table))
+
+    def writer(self, *, threads: int = 1, rate: float = 0.0) -> BulkWriter:
+        return BulkWriter(self.table, threads=threads, rate=rate)
+
+    # What the lookup reads (``fencepost.lookup.LookupStore``):
+
+    def find(self, dataset: str, version: int, probe: Probe) -> Hit | None:
+        return self.ranges.find(dataset, version, probe)
+
+    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
+        return self.datasets.get(name, consistent=consistent)
+
+    def get_version(self, dataset: str, version: int) -> VersionInfo | None:
+        return self.versions.get(dataset, version)
+
+    def list_datasets(self) -> list[DatasetRecord]:
+        return self.datasets.all()

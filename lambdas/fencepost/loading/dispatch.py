@@ -1,0 +1,80 @@
+"""From a queue message to the step that handles it, and the hand-back policy.
+
+- A body that does not parse is logged and dropped (it never will parse; retrying it would only fill the
+  dead-letter queue).
+- A dependency that fails (DynamoDB, S3, SQS) hands the message back, to be delivered again after a backoff that
+  doubles with each delivery; a chunk that fails on its last delivery fails its load first.
+- A step may hand its message back itself (``HandBack``), for instance a chunk not written by the deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fencepost.errors import DependencyUnavailable
+from fencepost.loading.changes import Changes
+from fencepost.loading.cleanup import Deletions
+from fencepost.loading.delivery import Delivery, HandBack, backoff
+from fencepost.loading.failing import Failures
+from fencepost.loading.messages import (
+    BuildRequested,
+    DeleteVersion,
+    Message,
+    ObjectsChanged,
+    QueueWired,
+    Unparsable,
+    WriteChunk,
+    parse,
+)
+from fencepost.loading.planning import Planner
+from fencepost.loading.ports import Telemetry
+from fencepost.loading.writing import ChunkWriter
+
+Step = Callable[[Any, Delivery], None]
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        *,
+        changes: Changes,
+        planner: Planner,
+        writer: ChunkWriter,
+        deletions: Deletions,
+        failures: Failures,
+        telemetry: Telemetry,
+        max_receives: int,
+        retry_base: float,
+    ) -> None:
+        self.failures = failures
+        self.telemetry = telemetry
+        self.max_receives = max_receives
+        self.retry_base = retry_base
+        self.steps: dict[type[Message], Step] = {
+            QueueWired: self._wired,
+            ObjectsChanged: lambda message, _: changes.on_changed(message),
+            BuildRequested: planner.on_build,
+            WriteChunk: writer.on_chunk,
+            DeleteVersion: deletions.on_delete,
+        }
+
+    def handle(self, body: str, delivery: Delivery) -> None:
+        """One queue message. Raises ``HandBack`` when it must be delivered again."""
+        try:
+            message = parse(body)
+        except Unparsable as error:
+            self.telemetry.logger.warning(
+                "a message that cannot be read was dropped", extra={"reason": str(error), "body": body[:200]}
+            )
+            return
+        try:
+            self.steps[type(message)](message, delivery)
+        except DependencyUnavailable as error:
+            if isinstance(message, WriteChunk) and delivery.receive_count >= self.max_receives:
+                reason = f"{error} (last delivery)"
+                self.failures.fail_build(message.dataset, message.build, reason)
+            raise HandBack(str(error), backoff(delivery, self.retry_base)) from error
+
+    def _wired(self, _message: QueueWired, _delivery: Delivery) -> None:
+        self.telemetry.logger.info("the bucket's test notification arrived: the queue is wired")

@@ -1,0 +1,100 @@
+"""Failing a load: the report says why, the dataset's record says FAILED, the build's items are deleted, and the
+live version keeps answering."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from fencepost.core.build import ProblemLog
+from fencepost.core.folders import report_key
+from fencepost.loading.ports import BuildStates, Clock, Telemetry
+from fencepost.loading.reports import Reports
+from fencepost.model import UNFINISHED, BuildState, LoadStatus, ObjectRef, Phase, Problem
+
+RECORD_PROBLEMS = 100  # problems kept in the dataset record; the report keeps up to 10,000 and counts the rest
+
+
+class LoadEnds(Protocol):
+    def end_load(
+        self,
+        name: str,
+        build: int | None,
+        status: LoadStatus,
+        now: float,
+        *,
+        phase: Phase,
+        items_written: int | None = None,
+        problems: list[Problem] | None = None,
+        report: str | None = None,
+    ) -> bool: ...
+
+
+class Scheduler(Protocol):
+    def schedule(self, dataset: str, version: int, not_before: float) -> None: ...
+
+
+@dataclass(kw_only=True, slots=True)
+class Failures:
+    datasets: LoadEnds
+    builds: BuildStates
+    reports: Reports
+    deletions: Scheduler
+    telemetry: Telemetry
+    clock: Clock
+
+    def fail_load(
+        self,
+        dataset: str,
+        build: int,
+        problems: Sequence[Problem],
+        total: int | None = None,
+        *,
+        rows: int = 0,
+        objects: list[ObjectRef] | None = None,
+        started: float | None = None,
+    ) -> None:
+        """A load that failed before writing anything: its report, then its record."""
+        log = ProblemLog()
+        for problem in problems:
+            log.add(problem)
+        log.count = max(log.count, total or 0)
+        self.reports.write(
+            dataset, build, LoadStatus.FAILED, objects=objects or [], rows=rows, items=0, problems=log, started=started
+        )
+        self.record_failure(dataset, build, problems)
+
+    def record_failure(
+        self, dataset: str, build: int | None, problems: Sequence[Problem], *, reported: bool = True
+    ) -> None:
+        """Record that the load of ``build`` failed (if it is still the latest), count it and say why."""
+        self.datasets.end_load(
+            dataset,
+            build,
+            LoadStatus.FAILED,
+            self.clock(),
+            phase=Phase.FAILED,
+            problems=list(problems[:RECORD_PROBLEMS]),
+            report=report_key(dataset, build) if reported and build is not None else None,
+        )
+        self.telemetry.metrics.add_metric(name="LoadsFailed", unit=MetricUnit.Count, value=1)
+        reason = problems[0].reason
+        self.telemetry.logger.warning("load failed", extra={"dataset": dataset, "build": build, "reason": reason})
+
+    def abandon(self, dataset: str, build: int) -> None:
+        """Give up a build (its attempt hit a passing fault): whatever it wrote is deleted."""
+        self.builds.set_state(dataset, build, BuildState.ABANDONED, expect=UNFINISHED)
+        self.deletions.schedule(dataset, build, self.clock())
+
+    def fail_build(self, dataset: str, build: int, reason: str) -> None:
+        """Abandon a build that cannot finish: its load fails, its items are deleted, the live version stays."""
+        if not self.builds.set_state(dataset, build, BuildState.ABANDONED, expect=UNFINISHED):
+            return
+        record = self.builds.get(dataset, build)
+        if record is not None:
+            self.reports.update(record, LoadStatus.FAILED, reason)
+        self.record_failure(dataset, build, [Problem("", None, reason)])
+        self.deletions.schedule(dataset, build, self.clock())

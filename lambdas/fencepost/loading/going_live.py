@@ -1,0 +1,72 @@
+"""Going live: once every chunk of a build is written, the build becomes the live version in one conditional
+write, the version it replaces becomes the rollback target, and the one before that is scheduled for deletion.
+
+Each step is safe to repeat: until the build is LIVE, a chunk delivered again finalizes it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from fencepost.loading.failing import Failures, LoadEnds, Scheduler
+from fencepost.loading.ports import BuildStates, Clock, Telemetry
+from fencepost.loading.reports import Reports, iso
+from fencepost.model import BuildState, LoadStatus, ObjectRef, Phase, Switch, Switched
+
+
+class LiveSwitch(LoadEnds, Protocol):
+    def switch_live(
+        self, name: str, build: int, *, ranges: int, objects: list[ObjectRef], loaded_at: str, now: float
+    ) -> Switched: ...
+
+
+class BillingMode(Protocol):
+    def __call__(self) -> str: ...
+
+
+@dataclass(kw_only=True, slots=True)
+class GoLive:
+    datasets: LiveSwitch
+    builds: BuildStates
+    reports: Reports
+    deletions: Scheduler
+    failures: Failures
+    telemetry: Telemetry
+    clock: Clock
+    delete_grace: float
+    billing_mode: BillingMode
+
+    def finalize(self, dataset: str, build: int) -> None:
+        record = self.builds.get(dataset, build)
+        if record is None or record.state not in (BuildState.WRITING, BuildState.FINALIZING) or not record.complete:
+            return
+        self.builds.set_state(dataset, build, BuildState.FINALIZING, expect=[BuildState.WRITING, BuildState.FINALIZING])
+        now = self.clock()
+        switched = self.datasets.switch_live(
+            dataset, build, ranges=record.ranges, objects=record.objects, loaded_at=iso(now), now=now
+        )
+        if switched.result is Switch.STALE:
+            self.failures.fail_build(dataset, build, "superseded: a newer version went live, or the folder was emptied")
+            return
+        self.datasets.end_load(dataset, build, LoadStatus.READY, now, phase=Phase.DONE, items_written=record.written)
+        before = switched.before
+        if switched.result is Switch.SWITCHED and before is not None and before.previous is not None:
+            stopped = before.live_since if before.live_since is not None else now
+            self.deletions.schedule(dataset, before.previous, stopped + self.delete_grace)
+        self.reports.update(record, LoadStatus.READY)
+        # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
+        self.builds.set_state(dataset, build, BuildState.LIVE)
+        metrics, log = self.telemetry.metrics, self.telemetry.logger
+        metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
+        if record.started is not None:
+            metrics.add_metric(name="LoadSeconds", unit=MetricUnit.Seconds, value=round(now - record.started, 3))
+        log.info("version is live", extra={"dataset": dataset, "version": build, "items": record.written})
+        if self.billing_mode() == "PROVISIONED":
+            log.warning(
+                "the table is still PROVISIONED: once loads are done, switch it to on-demand with a plain "
+                "`cdk deploy` (see the README), or pay for the provisioned capacity every hour",
+                extra={"dataset": dataset},
+            )

@@ -1,0 +1,133 @@
+"""Planning a build: take a build number for the latest change, decide what the folder asks for (retire, nothing
+new, fail, or a new version), and read it; ``publishing`` takes it from there."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from fencepost.core.folders import FolderError
+from fencepost.core.formats import FileError
+from fencepost.dynamo.errors import NotLatestRequest, SupersededLoad
+from fencepost.errors import DependencyUnavailable
+from fencepost.loading.delivery import Delivery
+from fencepost.loading.failing import Failures, LoadEnds, Scheduler
+from fencepost.loading.messages import BuildRequested
+from fencepost.loading.ports import Clock, Folder, Telemetry
+from fencepost.loading.publishing import Publisher
+from fencepost.loading.reading import LoadFailure, Reader
+from fencepost.model import DatasetRecord, LoadStatus, ObjectRef, Phase, Problem
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a build holds millions of rows.
+
+    Its full collections would walk every live tuple again and again (they slow planning several times over),
+    and planning creates no reference cycles: reference counting frees everything it drops.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class BuildNumbers(LoadEnds, Protocol):
+    def start_build(self, name: str, request: int, now: float) -> DatasetRecord: ...
+    def release_request(self, name: str, request: int) -> bool: ...
+    def retire(self, name: str, build: int, now: float) -> DatasetRecord: ...
+
+
+def same_objects(objects: list[ObjectRef], live: list[ObjectRef]) -> bool:
+    return {(o.key, o.etag) for o in objects} == {(o.key, o.etag) for o in live}
+
+
+@dataclass(kw_only=True, slots=True)
+class Planner:
+    datasets: BuildNumbers
+    folder: Folder
+    reader: Reader
+    publisher: Publisher
+    failures: Failures
+    deletions: Scheduler
+    telemetry: Telemetry
+    clock: Clock
+    max_receives: int
+    delete_grace: float
+
+    def on_build(self, message: BuildRequested, delivery: Delivery) -> None:
+        dataset, request = message.dataset, message.request
+        try:
+            record = self.datasets.start_build(dataset, request, self.clock())
+        except NotLatestRequest:
+            self.telemetry.logger.info(
+                "build skipped: a newer change or a repeated delivery", extra={"dataset": dataset}
+            )
+            return
+        build = record.builds
+        try:
+            with gc_paused():
+                self._plan(dataset, build, record, delivery)
+        except LoadFailure as failure:
+            self.failures.fail_load(dataset, build, failure.problems)
+        except DependencyUnavailable as error:
+            self.failures.abandon(dataset, build)  # whatever this attempt wrote is deleted; a retry takes a new number
+            if delivery.receive_count >= self.max_receives:
+                reason = f"{error} (after {delivery.receive_count} attempts)"
+                self.failures.fail_load(dataset, build, [Problem("", None, reason)])
+                return
+            self.datasets.release_request(dataset, request)
+            raise
+
+    def _plan(self, dataset: str, build: int, record: DatasetRecord, delivery: Delivery) -> None:
+        started = self.clock()
+        try:
+            settings = self.folder.settings(dataset)
+        except (FolderError, FileError) as error:
+            raise LoadFailure(str(error)) from None
+        objects = self.folder.list_data(dataset)
+        if not objects:
+            self._retire(dataset, build, record)
+            return
+        if record.live is not None and not record.retired and same_objects(objects, record.objects):
+            self.datasets.end_load(dataset, build, LoadStatus.READY, self.clock(), phase=Phase.UNCHANGED)
+            log = self.telemetry.logger
+            log.info("build skipped: the objects are those of the live version", extra={"dataset": dataset})
+            return
+        fail = self.failures.fail_load
+        try:
+            read = self.reader.read(dataset, build, objects, settings.read_options, delivery.deadline)
+        except LoadFailure as failure:  # the report names the objects this build read
+            fail(dataset, build, failure.problems, objects=objects, started=started)
+            return
+        if read.problems.count > settings.max_invalid_rows:
+            allowed = settings.max_invalid_rows
+            summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
+            total = read.problems.count + 1
+            fail(
+                dataset, build, [summary, *read.problems.kept], total, rows=read.rows, objects=objects, started=started
+            )
+            return
+        if not len(read.collector):
+            fail(dataset, build, [Problem("", None, "the objects hold no ranges")], objects=objects, started=started)
+            return
+        merge = settings.merge_neighbours
+        self.publisher.publish(dataset, build, objects, read, merge=merge, started=started, deadline=delivery.deadline)
+
+    def _retire(self, dataset: str, build: int, record: DatasetRecord) -> None:
+        try:
+            before = self.datasets.retire(dataset, build, self.clock())
+        except SupersededLoad:
+            return
+        for version in (before.live, before.previous):
+            if version is not None:
+                self.deletions.schedule(dataset, version, self.clock() + self.delete_grace)
+        self.telemetry.logger.info(
+            "dataset retired: its folder is empty", extra={"dataset": dataset, "live": record.live}
+        )

@@ -1,0 +1,118 @@
+"""Publishing a build: flatten the rows, write the version's directory, and hand the pieces to the writers.
+
+Pieces are shuffled across partitions and cut into chunk messages for the data queue, sent as they are encoded
+(the build is PLANNING meanwhile: writers may already write them); the build turns WRITING once their number is
+known, and whichever comes last finalizes it. A build of one chunk or less is written from here, with no
+round trip through the data queue, so a small dataset never waits behind another's chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from fencepost.core import chunks
+from fencepost.core.addresses import FAMILIES
+from fencepost.core.folders import report_key
+from fencepost.dynamo.errors import StoreUnavailable
+from fencepost.loading.going_live import GoLive
+from fencepost.loading.messages import WriteChunk
+from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
+from fencepost.loading.reading import Read
+from fencepost.loading.reports import Reports, iso
+from fencepost.loading.writing import ChunkWriter
+from fencepost.model import BuildRecord, ObjectRef, Phase, VersionHeader, VersionInfo
+
+RECORD_PROBLEMS = 100  # problems kept in the dataset record; the report keeps up to 10,000 and counts the rest
+
+
+class VersionWrites(Protocol):
+    def put(self, info: VersionInfo, header: VersionHeader) -> None: ...
+
+
+class BuildStarts(Protocol):
+    def put(self, build: BuildRecord) -> None: ...
+    def start_writing(self, dataset: str, build: int, chunks: int) -> BuildRecord | None: ...
+
+
+@dataclass(kw_only=True, slots=True)
+class Publisher:
+    datasets: LoadProgress
+    versions: VersionWrites
+    builds: BuildStarts
+    outbox: Outbox
+    writer: ChunkWriter
+    going_live: GoLive
+    reports: Reports
+    telemetry: Telemetry
+    clock: Clock
+    chunk_items: int
+
+    def publish(
+        self,
+        dataset: str,
+        build: int,
+        objects: list[ObjectRef],
+        read: Read,
+        *,
+        merge: bool,
+        started: float,
+        deadline: float,
+    ) -> None:
+        families = read.collector.families
+        pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
+        book = chunks.Book(families, pieces)
+        directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
+        info = VersionInfo(dataset, build, read.columns, directories)
+        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()))
+        self.versions.put(info, header)
+        key = report_key(dataset, build)
+        self.builds.put(
+            BuildRecord(dataset, build, ranges=read.rows, items=len(book), objects=objects, report=key, started=started)
+        )
+        self.reports.write(
+            dataset,
+            build,
+            "WRITING",
+            objects=objects,
+            rows=read.rows,
+            items=len(book),
+            problems=read.problems,
+            started=started,
+        )
+        kept = read.problems.kept[:RECORD_PROBLEMS]
+        self.datasets.update_load(
+            dataset, build, self.clock(), phase=Phase.WRITING, rows_read=read.rows, problems=kept, report=key
+        )
+        here: list[tuple[int, Sequence[int], str]] = []  # chunks written from this invocation
+
+        def messages() -> Iterator[WriteChunk]:
+            runs = chunks.cut(book.shuffled(seed=build), self.chunk_items, book.encode)
+            for number, (run, payload) in enumerate(runs, 1):
+                if len(book) <= self.chunk_items or len(payload) > chunks.MAX_PAYLOAD_CHARS:
+                    here.append((number, run, payload))  # one chunk in all, or too large for a message
+                else:
+                    yield WriteChunk(dataset, build, number, payload)
+
+        sent = self.outbox.send_all(messages())
+        for number, run, payload in here:
+            outcome, _ = self.writer.write(dataset, build, number, book.items(run, dataset, build), deadline)
+            if outcome.unfinished:
+                if len(payload) > chunks.MAX_PAYLOAD_CHARS:
+                    raise StoreUnavailable(f"chunk {number} of build {build} could not be written in time")
+                self.outbox.send(WriteChunk(dataset, build, number, payload))  # the data queue finishes it
+        record = self.builds.start_writing(dataset, build, sent + len(here))
+        self.telemetry.logger.info(
+            "build planned",
+            extra={
+                "dataset": dataset,
+                "build": build,
+                "rows": read.rows,
+                "items": len(book),
+                "chunks": len(here) + sent,
+                "seconds": round(self.clock() - started, 1),
+            },
+        )
+        if record is not None and record.complete:
+            self.going_live.finalize(dataset, build)

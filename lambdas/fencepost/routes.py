@@ -1,0 +1,142 @@
+"""The routes of the HTTP API, declared once.
+
+The runtime app (``fencepost.api``) reads this table to register each route's function and to answer 404 or
+405 (with ``Allow``) for anything else; the OpenAPI document (``fencepost.openapi``) reads it for each route's
+parameters, models and exactly the errors it can give. Adding a route, or an error to a route, is one entry.
+
+Plain data, so the runtime reads it without importing pydantic (see ``fencepost.openapi``): models are named
+here and looked up in ``fencepost.schemas`` only when the document is built.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fencepost.core.keys import DATASET_NAME_PATTERN
+from fencepost.errors import (
+    BatchTooLarge,
+    InvalidIp,
+    InvalidRequest,
+    MissingIp,
+    NotFound,
+    ServiceError,
+    Unavailable,
+    UnknownDataset,
+)
+
+# What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
+ADDRESS: Mapping[str, Any] = {
+    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
+}
+DATASET_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A query or path parameter, with the exact JSON schema of the values the API accepts."""
+
+    name: str
+    location: Literal["query", "path"]
+    description: str
+    schema: Mapping[str, Any] = field(compare=False)
+    required: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One method on one path: what serves it, what it takes, and every answer it can give.
+
+    ``path`` is in Powertools' form (``/datasets/<name>``). ``name`` is the route function's name in
+    ``fencepost.api`` and the document's operation. ``body`` and ``ok`` name models of ``fencepost.schemas``:
+    the request body, and the 200 response; a route without ``ok`` is served but not documented. ``errors`` are
+    the ``ServiceError`` classes the route can answer besides 200 and 500; ``cached`` says its 200 carries a
+    ``Cache-Control`` that lets clients and CDNs keep it.
+    """
+
+    method: Literal["GET", "POST"]
+    path: str
+    name: str
+    summary: str = ""
+    parameters: tuple[Param, ...] = ()
+    body: str | None = None
+    ok: str | None = None
+    errors: tuple[type[ServiceError], ...] = ()
+    cached: bool = False
+
+    @property
+    def documented(self) -> bool:
+        return self.ok is not None
+
+    @property
+    def openapi_path(self) -> str:
+        """The path as the OpenAPI document writes it: ``/datasets/{name}``."""
+        return re.sub(r"<(\w+)>", r"{\1}", self.path)
+
+    def parameter(self, name: str) -> Param:
+        return next(param for param in self.parameters if param.name == name)
+
+
+ROUTES: tuple[Route, ...] = (
+    Route(
+        "GET",
+        "/lookup",
+        "get_lookup",
+        summary="Find the range that contains an address",
+        parameters=(
+            Param("ip", "query", "The address, IPv4 or IPv6; `me` for the caller's own.", ADDRESS),
+            Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
+        ),
+        ok="LookupResult",
+        errors=(InvalidIp, MissingIp, InvalidRequest, NotFound, UnknownDataset, Unavailable),
+        cached=True,
+    ),
+    Route(
+        "POST",
+        "/lookup",
+        "post_lookup",
+        summary="Look up many addresses against one version of a dataset",
+        body="BatchRequest",
+        ok="BatchResponse",
+        errors=(BatchTooLarge, InvalidRequest, UnknownDataset, Unavailable),
+    ),
+    Route("GET", "/datasets", "get_datasets", summary="List the datasets", ok="DatasetList", errors=(Unavailable,)),
+    Route(
+        "GET",
+        "/datasets/<name>",
+        "get_dataset",
+        summary="One dataset: its live version and the state of its latest load",
+        parameters=(Param("name", "path", "Dataset name", DATASET_NAME),),
+        ok="Dataset",
+        errors=(InvalidRequest, UnknownDataset, Unavailable),
+    ),
+    Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
+)
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    # A path parameter is one non-empty segment; everything else is literal.
+    return re.compile(re.sub(r"<\w+>", "[^/]+", re.escape(path)))
+
+
+def _methods_by_path(routes: tuple[Route, ...]) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    methods: dict[str, list[str]] = {}
+    for route in routes:
+        methods.setdefault(route.path, []).append(route.method)
+    return tuple((_pattern(path), tuple(listed)) for path, listed in methods.items())
+
+
+_SERVED = _methods_by_path(ROUTES)
+
+
+def allowed_methods(path: str) -> tuple[str, ...] | None:
+    """The methods served on ``path``, in table order; None when no route has that path.
+
+    For a request the app did not route: None is a 404, anything else a 405 that lists these in ``Allow``.
+    """
+    for pattern, methods in _SERVED:
+        if pattern.fullmatch(path):
+            return methods
+    return None

@@ -1,0 +1,108 @@
+"""One route table (``fencepost.routes``): the app serves exactly its routes, answers 405 with their methods,
+and the OpenAPI document describes exactly them, each with exactly the parameters and errors of its entry."""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+
+import pytest
+from pydantic import BaseModel
+
+from fencepost import schemas
+from fencepost.routes import ROUTES, Route
+from tests.handler.test_lookup_api import ERROR_CASES, ROUTED, call
+from tests.support import LambdaContext, event
+
+DOCUMENTED = [route for route in ROUTES if route.documented]
+
+
+def _served(module: ModuleType) -> set[tuple[str, str]]:
+    app = module.api.resolver
+    return {(route.path, route.method) for route in app._static_routes + app._dynamic_routes}
+
+
+def _entry(name: str) -> Route:
+    """The table's entry for the route a sample event calls."""
+    ev = event(name)
+    path = "/datasets/{name}" if ev["rawPath"].startswith("/datasets/") else ev["rawPath"]
+    method = ev["requestContext"]["http"]["method"]
+    return next(route for route in ROUTES if (route.openapi_path, route.method) == (path, method))
+
+
+def test_the_app_serves_exactly_the_routes_of_the_table(lookup_handler: ModuleType) -> None:
+    table = [(route.path, route.method) for route in ROUTES]
+    assert len(set(table)) == len(table)
+    assert _served(lookup_handler) == set(table)
+
+
+@pytest.mark.parametrize("path", sorted({route.path for route in ROUTES}))
+def test_every_path_refuses_other_methods_and_lists_the_tables(lookup_handler: ModuleType, path: str) -> None:
+    ev = event("method-not-allowed")
+    ev["rawPath"] = ev["requestContext"]["http"]["path"] = path.replace("<name>", "geo")
+    response = lookup_handler.handler(ev, LambdaContext())
+    assert response["statusCode"] == 405
+    assert response["headers"]["Allow"] == ", ".join(route.method for route in ROUTES if route.path == path)
+
+
+def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler: ModuleType) -> None:
+    _, _, document = call(lookup_handler, "openapi")
+    documented = {(path, method.upper()) for path, operations in document["paths"].items() for method in operations}
+    served = {
+        (path.replace("<name>", "{name}"), method)
+        for path, method in _served(lookup_handler)
+        if path != "/openapi.json"
+    }
+    assert documented == served == {(route.openapi_path, route.method) for route in DOCUMENTED}
+
+
+@pytest.mark.parametrize("route", DOCUMENTED, ids=[f"{route.method} {route.path}" for route in DOCUMENTED])
+def test_each_route_is_documented_exactly_as_its_entry(lookup_handler: ModuleType, route: Route) -> None:
+    _, _, document = call(lookup_handler, "openapi")
+    operation = document["paths"][route.openapi_path][route.method.lower()]
+    assert operation["summary"] == route.summary
+    responses = operation["responses"]
+    declared = {
+        (int(status), code)
+        for status, response in responses.items()
+        if status not in {"200", "500"}
+        for code in response["description"].split(" / ")
+    }
+    assert declared == {(error.status, error.code) for error in route.errors}
+    assert ("Cache-Control" in responses["200"].get("headers", {})) == route.cached
+    assert responses["200"]["content"]["application/json"]["schema"]["$ref"].endswith(f"/{route.ok}")
+    parameters = {parameter["name"]: parameter for parameter in operation.get("parameters", [])}
+    assert set(parameters) == {param.name for param in route.parameters}
+    for param in route.parameters:
+        assert (parameters[param.name]["in"], parameters[param.name]["required"]) == (param.location, param.required)
+        assert parameters[param.name]["schema"] == {**param.schema, "description": param.description}
+    assert ("requestBody" in operation) == (route.body is not None)
+
+
+def test_the_table_names_only_models_that_exist() -> None:
+    for route in ROUTES:
+        for model in (route.body, route.ok):
+            assert model is None or issubclass(getattr(schemas, model), BaseModel)
+
+
+@pytest.mark.parametrize(("name", "status", "code"), [case for case in ERROR_CASES if case[0] in ROUTED])
+def test_every_error_a_route_gives_is_in_its_entry_and_the_document(
+    lookup_handler: ModuleType, name: str, status: int, code: str
+) -> None:
+    route = _entry(name)
+    assert (status, code) in {(error.status, error.code) for error in route.errors}
+    _, _, document = call(lookup_handler, "openapi")
+    responses = document["paths"][route.openapi_path][route.method.lower()]["responses"]
+    assert code in responses[str(status)]["description"]
+
+
+def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler: ModuleType) -> None:
+    status, _, document = call(lookup_handler, "openapi")
+    assert status == 200
+    paths = document["paths"]
+    assert set(paths) == {"/lookup", "/datasets", "/datasets/{name}"}
+    assert set(paths["/lookup"]) == {"get", "post"}
+    assert set(paths["/lookup"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths["/datasets"]["get"]["responses"]) == {"200", "500", "503"}
+    assert "422" not in json.dumps(document)
