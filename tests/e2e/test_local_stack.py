@@ -40,7 +40,8 @@ class Running:
             if status == 200:
                 seen.append((body["status"], body["load"]["phase"]))
                 if body["status"] == "READY" and body["version"] == version:
-                    return body
+                    record: dict[str, Any] = body
+                    return record
                 assert body["status"] != "FAILED", body
             time.sleep(0.3)
         raise AssertionError(f"{dataset} was not READY at version {version}: {seen[-5:]}")
@@ -100,8 +101,8 @@ def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Runni
     running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(replaced))
     running.wait_ready("geo", 2)
     # Then lookups answer from the new version
-    address = format_address(V4, ranges.starts[100])
-    status, body = running.get("/lookup", ip=address, dataset="geo")
+    first_of_row_100 = format_address(V4, ranges.starts[100])
+    status, body = running.get("/lookup", ip=first_of_row_100, dataset="geo")
     assert (status, body["version"], body["data"]["col3"].startswith("X")) == (200, 2, True)
     # And Ctrl-C stops everything it started
     running.process.send_signal(signal.SIGINT)

@@ -23,7 +23,8 @@ def range_sets(draw: st.DrawFn) -> list[tuple[int, int]]:
     """Small address spaces so that nesting, partial overlaps, duplicates and shared ends are frequent."""
     top = draw(st.sampled_from([15, 63, 2**128 - 1]))
     spans = [_spans(draw, top) for _ in range(draw(st.integers(0, 12)))]
-    if spans and draw(st.booleans()):
+    repeat: bool = draw(st.booleans())
+    if spans and repeat:
         spans.append(draw(st.sampled_from(spans)))  # an identical range, later in the file
     return spans
 

@@ -1,0 +1,75 @@
+"""Control messages never wait behind data: a small dataset is served within seconds while another dataset's
+load has hundreds of chunk messages queued."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from local.resources import queue_depth
+from local.worker import SqsWorker
+from tests.integration.conftest import Stack
+from tests.support import V4_FILE, read_tsv
+
+SMALL = "start,end,country\n10.0.0.0,10.0.0.255,AA\n10.0.1.0,10.0.1.255,BB\n10.0.2.0,10.0.2.255,CC\n"
+TARGET_SECONDS = 15.0
+
+
+def _tsv(rows: list[list[str]]) -> bytes:
+    return "".join("\t".join(row) + "\n" for row in rows).encode()
+
+
+def _phase(stack: Stack, name: str) -> str | None:
+    status, body = stack.get(f"/datasets/{name}")
+    return body["load"]["phase"] if status == 200 else None
+
+
+def _status(stack: Stack, name: str) -> str | None:
+    status, body = stack.get(f"/datasets/{name}")
+    return body["status"] if status == 200 else None
+
+
+def _serve(worker: SqsWorker, stop: threading.Event) -> None:
+    while not stop.is_set():
+        worker.poll(wait=0) or time.sleep(0.05)
+
+
+# 50 items a chunk: 12,000 rows make more than 200 chunk messages.
+@pytest.mark.parametrize("stack", [{"CHUNK_ITEMS": "50"}], indirect=True)
+def test_a_small_dataset_is_ready_within_seconds_behind_a_backlog_of_chunks(stack: Stack) -> None:
+    # Given a big load planned, its chunks queued on the data queue and not yet written
+    stack.put("big/ranges.tsv", _tsv(read_tsv(V4_FILE, 12_000)))
+    stack.drain_until(lambda: _phase(stack, "big") == "writing")
+    backlog = queue_depth(stack.sqs, stack.queues.data.url)
+    assert backlog >= 200
+    # And the loader consuming both queues, one invocation at a time on each (as in Lambda, with concurrency)
+    stop = threading.Event()
+    threads = [threading.Thread(target=_serve, args=(worker, stop), daemon=True) for worker in stack.workers]
+    for thread in threads:
+        thread.start()
+    try:
+        # When a 3-row file is dropped into another folder
+        started = time.monotonic()
+        stack.put("small/ranges.csv", SMALL)
+        while (status := _status(stack, "small")) in (None, "LOADING"):
+            assert time.monotonic() - started < 120, status
+            time.sleep(0.1)
+        elapsed = time.monotonic() - started
+        left = queue_depth(stack.sqs, stack.queues.data.url)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    # Then it is served within the target, while most of the big load's chunks still wait
+    print(f"small dataset READY after {elapsed:.1f} s; {left} of {backlog} chunk messages still queued")
+    record = stack.dataset("small")
+    assert (record["status"], record["version"], record["ranges"]) == ("READY", 1, 3)
+    assert elapsed < TARGET_SECONDS
+    assert left > backlog // 2
+    status, body = stack.get("/lookup", ip="10.0.1.7", dataset="small")
+    assert (status, body["data"]) == (200, {"country": "BB"})
+    # And the big load still finishes
+    stack.drain(timeout=600)
+    assert stack.dataset("big")["status"] == "READY"
