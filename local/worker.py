@@ -108,22 +108,7 @@ class SqsWorker:
         Empty means empty twice, a moment apart: moto computes its counters one after another, so a message
         whose delay ends in between is counted by none of them and the queue looks empty for an instant.
         """
-        deadline = time.monotonic() + timeout
-        empty_once = False
-        while time.monotonic() < deadline:
-            if until is not None and until():
-                return
-            if self.poll() > 0:
-                empty_once = False
-                continue
-            if until is None and queue_depth(self.sqs, self.queue_url) == 0:
-                if empty_once:
-                    return
-                empty_once = True
-            else:
-                empty_once = False
-            time.sleep(0.05)
-        raise TimeoutError(f"the queue did not drain within {timeout} s")
+        drain_all([self], timeout, until)
 
 
 def drain_all(workers: list[SqsWorker], timeout: float = 120.0, until: Callable[[], bool] | None = None) -> None:

@@ -33,7 +33,8 @@ def _status(stack: Stack, name: str) -> str | None:
 
 def _serve(worker: SqsWorker, stop: threading.Event) -> None:
     while not stop.is_set():
-        worker.poll(wait=0) or time.sleep(0.05)
+        if not worker.poll(wait=0):
+            time.sleep(0.05)
 
 
 # 50 items a chunk: 12,000 rows make more than 200 chunk messages.
@@ -53,8 +54,8 @@ def test_a_small_dataset_is_ready_within_seconds_behind_a_backlog_of_chunks(stac
         # When a 3-row file is dropped into another folder
         started = time.monotonic()
         stack.put("small/ranges.csv", SMALL)
-        while (status := _status(stack, "small")) in (None, "LOADING"):
-            assert time.monotonic() - started < 120, status
+        while (state := _status(stack, "small")) in (None, "LOADING"):
+            assert time.monotonic() - started < 120, state
             time.sleep(0.1)
         elapsed = time.monotonic() - started
         left = queue_depth(stack.sqs, stack.queues.data.url)

@@ -115,6 +115,14 @@ class Table:
         attributes: Item = self.call("update_item", **kwargs).get("Attributes", {})
         return attributes
 
+    def applied(self, key: Item, expression: str, values: dict[str, Any], condition: Condition) -> bool:
+        """A conditional update: whether it was applied (False: its condition's rule did not hold)."""
+        try:
+            self.update(key, expression, values, condition=condition)
+        except ConditionFailed:
+            return False
+        return True
+
     def query_pages(self, pk: str, *, projection: str | None = None, consistent: bool = False) -> Iterator[list[Item]]:
         """Every item of partition ``pk``, a page at a time."""
         kwargs: dict[str, Any] = {

@@ -3,6 +3,8 @@ its condition, and a refusal is a typed outcome or a named conflict, never a bar
 
 from __future__ import annotations
 
+from typing import Any
+
 from fencepost.core.keys import DATASETS_PK, dataset_id
 from fencepost.dynamo.client import Condition, ConditionFailed, Table
 from fencepost.dynamo.codec import Item, decode, encode
@@ -112,19 +114,11 @@ class DatasetTable:
         report: str | None = None,
     ) -> bool:
         """Progress of the latest load (the fields given); False when a newer load has taken over the record."""
-        fields = _given(phase=phase, rows_read=rows_read, items_written=items_written, problems=problems, report=report)
-        sets = "".join(f", #load.#{key} = :{key}" for key in fields)
-        values = {f":{key}": value for key, value in fields.items()}
-        try:
-            self.table.update(
-                _key(name),
-                f"SET #heartbeat = :now{sets}",
-                {**values, ":now": now, ":build": build},
-                condition=ONLY_LATEST_LOAD,
-            )
-        except ConditionFailed:
-            return False
-        return True
+        sets, values = _load_fields(
+            phase=phase, rows_read=rows_read, items_written=items_written, problems=problems, report=report
+        )
+        values.update({":now": now, ":build": build})
+        return self.table.applied(_key(name), f"SET #heartbeat = :now{sets}", values, ONLY_LATEST_LOAD)
 
     def end_load(
         self,
@@ -143,36 +137,18 @@ class DatasetTable:
         ``build`` None ends a load that never got a build number.
         """
         assert status in (LoadStatus.READY, LoadStatus.FAILED)
-        fields = _given(phase=phase, items_written=items_written, problems=problems, report=report)
-        sets = "".join(f", #load.#{key} = :{key}" for key in fields)
-        values: dict[str, object] = {f":{key}": value for key, value in fields.items()}
+        sets, values = _load_fields(phase=phase, items_written=items_written, problems=problems, report=report)
+        values.update({":status": status, ":now": now})
         if build is None:
             condition, values[":null"] = LOAD_WITHOUT_BUILD, "NULL"
         else:
             condition, values[":build"] = ONLY_LATEST_LOAD, build
-        try:
-            self.table.update(
-                _key(name),
-                f"SET #status = :status, #heartbeat = :now{sets}",
-                {**values, ":status": status, ":now": now},
-                condition=condition,
-            )
-        except ConditionFailed:
-            return False
-        return True
+        return self.table.applied(_key(name), f"SET #status = :status, #heartbeat = :now{sets}", values, condition)
 
     def release_request(self, name: str, request: int) -> bool:
         """Let ``request`` be planned again (its attempt failed on a passing fault); False if another took over."""
-        try:
-            self.table.update(
-                _key(name),
-                "SET #planned = :before",
-                {":before": request - 1, ":request": request},
-                condition=RETRY_OWN_REQUEST,
-            )
-        except ConditionFailed:
-            return False
-        return True
+        values = {":before": request - 1, ":request": request}
+        return self.table.applied(_key(name), "SET #planned = :before", values, RETRY_OWN_REQUEST)
 
     # -- what is served ----------------------------------------------------------------------------------------
 
@@ -242,5 +218,7 @@ class DatasetTable:
         return _record(attributes)
 
 
-def _given(**fields: object) -> dict[str, object]:
-    return {key: value for key, value in fields.items() if value is not None}
+def _load_fields(**fields: object) -> tuple[str, dict[str, Any]]:
+    """``SET`` clauses for the load's fields that are given (not None), and their values."""
+    given = {key: value for key, value in fields.items() if value is not None}
+    return "".join(f", #load.#{key} = :{key}" for key in given), {f":{key}": value for key, value in given.items()}
