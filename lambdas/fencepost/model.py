@@ -71,9 +71,14 @@ def bookkeeping(**kwargs: Any) -> Any:
     return field(metadata={"served": False}, **kwargs)
 
 
-def served_as(name: str, **kwargs: Any) -> Any:
-    """A field served by the API under another name."""
-    return field(metadata={"api": name}, **kwargs)
+def served_as(name: str, doc: str, **kwargs: Any) -> Any:
+    """A field served by the API under another name, with its description in the API's document."""
+    return field(metadata={"api": name, "doc": doc}, **kwargs)
+
+
+def documented(doc: str, **kwargs: Any) -> Any:
+    """A served field with its description in the API's document."""
+    return field(metadata={"doc": doc}, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +107,8 @@ class DatasetRecord:
     """One dataset: its live version (what lookups read) and the state of its latest load."""
 
     name: str
-    live: int | None = served_as("version", default=None)
-    status: LoadStatus = LoadStatus.LOADING
+    live: int | None = served_as("version", "The live version; null before the first successful load.", default=None)
+    status: LoadStatus = documented("State of the latest load.", default=LoadStatus.LOADING)  # noqa: RUF009
     ranges: int = 0
     loaded_at: str | None = None
     objects: list[ObjectRef] = field(default_factory=list)

@@ -4,9 +4,13 @@ name. Only the document imports pydantic; the runtime app checks the body of ``P
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from fencepost.model import DatasetRecord
 
 
 class BatchRequest(BaseModel):
@@ -61,30 +65,20 @@ class BatchResponse(BaseModel):
     results: list[LookupResult | BatchError]
 
 
-class Problem(BaseModel):
-    object: str
-    line: int | None
-    reason: str
+def _served(record: type, name: str) -> type[BaseModel]:
+    """The response model of a record: its served fields under their API names, so the record (in
+    ``fencepost.model``) stays the one definition of what ``GET /datasets/{name}`` answers."""
+    hints = typing.get_type_hints(record)
+    served: dict[str, Any] = {
+        spec.metadata.get("api", spec.name): (hints[spec.name], Field(description=spec.metadata.get("doc")))
+        for spec in dataclasses.fields(record)
+        if spec.metadata.get("served", True)
+    }
+    model: type[BaseModel] = create_model(name, **served)
+    return model
 
 
-class Load(BaseModel):
-    version: int | None
-    phase: str
-    rows_read: int
-    items_written: int
-    problems: list[Problem]
-    report: str | None
+Dataset = _served(DatasetRecord, "Dataset")
 
 
-class Dataset(BaseModel):
-    name: str
-    version: int | None = Field(description="The live version; null before the first successful load.")
-    status: str = Field(description="State of the latest load: LOADING, READY or FAILED.")
-    ranges: int
-    loaded_at: str | None
-    objects: list[dict[str, Any]]
-    load: Load
-
-
-class DatasetList(BaseModel):
-    datasets: list[Dataset]
+DatasetList = create_model("DatasetList", datasets=(list[Dataset], ...))  # type: ignore[valid-type]
