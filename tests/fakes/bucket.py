@@ -1,0 +1,91 @@
+"""The bucket in memory, read as ``fencepost.bucket.Bucket`` reads S3: data objects listed by key, lines streamed
+(gzip unpacked by its magic bytes), folder settings, and JSON documents (reports) written beside the data."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote_plus
+
+from fencepost.bucket import BucketUnavailable
+from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
+from fencepost.core.formats import FileError
+from fencepost.model import ObjectRef
+from tests.fakes.kernel import Faults, port
+
+
+def notification(key: str, event: str = "ObjectCreated:Put") -> str:
+    """The body S3 sends to the control queue for one object (keys URL-encoded, as S3 writes them)."""
+    record = {
+        "eventVersion": "2.1",
+        "eventSource": "aws:s3",
+        "awsRegion": "us-east-1",
+        "eventName": event,
+        "s3": {"bucket": {"name": "fake-bucket"}, "object": {"key": quote_plus(key)}},
+    }
+    return json.dumps({"Records": [record]})
+
+
+class FakeBucket:
+    def __init__(self, faults: Faults) -> None:
+        self.faults = faults
+        self.objects: dict[str, bytes] = {}
+
+    # -- what the test does to the bucket (not ports) ----------------------------------------------------------
+
+    def put_object(self, key: str, body: bytes | str) -> None:
+        self.objects[key] = body.encode() if isinstance(body, str) else body
+
+    def delete_object(self, key: str) -> None:
+        self.objects.pop(key, None)
+
+    def ref(self, key: str) -> ObjectRef:
+        body = self.objects[key]
+        return ObjectRef(key, hashlib.md5(body).hexdigest(), len(body))  # S3's ETag of a single-part upload
+
+    def data(self, dataset: str) -> list[ObjectRef]:
+        """The dataset's data objects, sorted by key, as ``list_data`` lists them."""
+        found = {
+            key
+            for prefix in prefixes_of(dataset)
+            for key in self.objects
+            if key.startswith(prefix) and is_data_key(key) and (prefix or "/" not in key)
+        }
+        return [self.ref(key) for key in sorted(found)]
+
+    def document(self, key: str) -> Any:
+        return json.loads(self.objects[key]) if key in self.objects else None
+
+    # -- the loader's ports --------------------------------------------------------------------------------------
+
+    @port
+    def settings(self, dataset: str) -> FolderSettings:
+        found = [(key, self.objects[key]) for key in settings_keys(dataset) if key in self.objects]
+        if len(found) > 1:
+            raise FileError(None, f"two settings objects apply to {dataset!r}: {found[0][0]} and {found[1][0]}")
+        return FolderSettings.parse(found[0][1], found[0][0]) if found else FolderSettings()
+
+    @port
+    def list_data(self, dataset: str) -> list[ObjectRef]:
+        return self.data(dataset)
+
+    @port
+    def lines(self, key: str) -> Iterator[bytes]:
+        if key not in self.objects:
+            raise BucketUnavailable(f"{key} could not be read: NoSuchKey")
+        body = self.objects[key]
+        if body[:2] == b"\x1f\x8b":
+            body = gzip.decompress(body)
+        *lines, last = body.split(b"\n")  # lines with their endings, as the real bucket streams them
+        return iter([line + b"\n" for line in lines] + ([last] if last else []))
+
+    @port
+    def get_json(self, key: str) -> Any:
+        return self.document(key)
+
+    @port
+    def put_json(self, key: str, document: Any) -> None:
+        self.objects[key] = json.dumps(document, indent=1, ensure_ascii=False).encode()
