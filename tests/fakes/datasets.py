@@ -223,6 +223,17 @@ class FakeDatasets:
         return before  # ALL_OLD
 
     @port
+    def keep_live(self, name: str, build: int, now: float) -> bool:
+        record = self._read(name)
+        if not only_latest_load(record, build):
+            return False
+        assert record is not None
+        record.status, record.heartbeat, record.floor = LoadStatus.READY, now, build
+        record.load.phase = Phase.UNCHANGED
+        self._write(record)
+        return True
+
+    @port
     def rollback(self, name: str) -> DatasetRecord:
         record = self._read(name)
         if record is None or record.retired or record.live is None:

@@ -198,6 +198,16 @@ class DatasetTable:
             raise SupersededLoad(ONLY_LATEST_LOAD.rule) from None
         return _record(attributes)
 
+    def keep_live(self, name: str, build: int, now: float) -> bool:
+        """The folder holds the live version's objects: the load ends READY, and no build up to ``build`` may go
+        live any more (an older build still writing would serve objects the folder no longer holds).
+
+        False when a newer load has taken over the record.
+        """
+        values = {":ready": LoadStatus.READY, ":unchanged": Phase.UNCHANGED, ":now": now, ":build": build}
+        expression = "SET #status = :ready, #load.#phase = :unchanged, #heartbeat = :now, #floor = :build"
+        return self.table.applied(_key(name), expression, values, ONLY_LATEST_LOAD)
+
     def rollback(self, name: str) -> DatasetRecord:
         """Swap the live and the previous version (running it again rolls forward)."""
         record = self.get(name, consistent=True)

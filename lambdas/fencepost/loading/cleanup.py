@@ -17,6 +17,7 @@ from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures
+from fencepost.loading.going_live import GoLive
 from fencepost.loading.messages import DeleteVersion
 from fencepost.loading.ports import BuildStates, Clock, Outbox, Telemetry, Writer
 from fencepost.model import BuildRecord, BuildState, DatasetRecord, LoadStatus, Problem, VersionInfo
@@ -86,7 +87,7 @@ class Deletions:
         return not self.writer.delete(keys, deadline=delivery.deadline).unfinished
 
 
-class LoadRecords(Protocol):
+class LoadRecords(ServedVersions, Protocol):
     def all(self) -> list[DatasetRecord]: ...
 
 
@@ -97,6 +98,7 @@ class Sweeper:
     datasets: LoadRecords
     builds: BuildRecords
     failures: Failures
+    going_live: GoLive
     deletions: Deletions
     clock: Clock
     stall_seconds: float
@@ -115,11 +117,17 @@ class Sweeper:
         return failed
 
     def _fail_stalled(self, record: DatasetRecord, reason: str) -> None:
-        build = record.load.version
-        if build is None or self.builds.get(record.name, build) is None:  # it never got as far as a report
-            self.failures.record_failure(record.name, build, [Problem("", None, reason)], reported=False)
-        else:
-            self.failures.fail_build(record.name, build, reason)
+        name, build = record.name, record.load.version
+        found = self.builds.get(name, build) if build is not None else None
+        if build is None or found is None:  # it never got as far as a report
+            self.failures.record_failure(name, build, [Problem("", None, reason)], reported=False)
+            return
+        if found.complete:  # every chunk is written: the invocation that was to finish it died; finish it here
+            self.going_live.finalize(name, build)
+            after = self.datasets.get(name, consistent=True)
+            if after is not None and after.load.version == build and after.status != LoadStatus.LOADING:
+                return
+        self.failures.fail_build(name, build, reason)
 
     def _collect(self, record: DatasetRecord, now: float) -> None:
         """Delete builds that no one serves: abandoned ones at once, once-live ones after the grace period.

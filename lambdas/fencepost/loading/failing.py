@@ -13,7 +13,7 @@ from fencepost.core.build import ProblemLog
 from fencepost.core.folders import report_key
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports
-from fencepost.model import UNFINISHED, BuildState, LoadStatus, ObjectRef, Phase, Problem
+from fencepost.model import UNFINISHED, BuildState, DatasetRecord, LoadStatus, ObjectRef, Phase, Problem
 
 RECORD_PROBLEMS = 100  # problems kept in the dataset record; the report keeps up to 10,000 and counts the rest
 
@@ -33,13 +33,17 @@ class LoadEnds(Protocol):
     ) -> bool: ...
 
 
+class LoadRecords(LoadEnds, Protocol):
+    def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
+
+
 class Scheduler(Protocol):
     def schedule(self, dataset: str, version: int, not_before: float) -> None: ...
 
 
 @dataclass(kw_only=True, slots=True)
 class Failures:
-    datasets: LoadEnds
+    datasets: LoadRecords
     builds: BuildStates
     reports: Reports
     deletions: Scheduler
@@ -71,7 +75,7 @@ class Failures:
         self, dataset: str, build: int | None, problems: Sequence[Problem], *, reported: bool = True
     ) -> None:
         """Record that the load of ``build`` failed (if it is still the latest), count it and say why."""
-        self.datasets.end_load(
+        ended = self.datasets.end_load(
             dataset,
             build,
             LoadStatus.FAILED,
@@ -80,6 +84,8 @@ class Failures:
             problems=list(problems[:RECORD_PROBLEMS]),
             report=report_key(dataset, build) if reported and build is not None else None,
         )
+        if not ended:
+            return  # a newer load has taken over: this one was superseded, not failed
         self.telemetry.metrics.add_metric(name="LoadsFailed", unit=MetricUnit.Count, value=1)
         reason = problems[0].reason
         self.telemetry.logger.warning("load failed", extra={"dataset": dataset, "build": build, "reason": reason})
@@ -90,7 +96,14 @@ class Failures:
         self.deletions.schedule(dataset, build, self.clock())
 
     def fail_build(self, dataset: str, build: int, reason: str) -> None:
-        """Abandon a build that cannot finish: its load fails, its items are deleted, the live version stays."""
+        """Abandon a build that cannot finish: its load fails, its items are deleted, the live version stays.
+
+        A build that went live is no failure, whatever happened after its switch: it is left to be finished (by a
+        chunk delivered again, or by the sweep).
+        """
+        served = self.datasets.get(dataset, consistent=True)
+        if served is not None and build in (served.live, served.previous):
+            return
         if not self.builds.set_state(dataset, build, BuildState.ABANDONED, expect=UNFINISHED):
             return
         record = self.builds.get(dataset, build)

@@ -58,7 +58,8 @@ class GoLive:
             self.deletions.schedule(dataset, before.previous, stopped + self.delete_grace)
         self.reports.update(record, LoadStatus.READY)
         # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
-        self.builds.set_state(dataset, build, BuildState.LIVE)
+        if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
+            return  # another invocation finished it first, and counted it
         metrics, log = self.telemetry.metrics, self.telemetry.logger
         metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
         if record.started is not None:

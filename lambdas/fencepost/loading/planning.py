@@ -19,7 +19,7 @@ from fencepost.loading.messages import BuildRequested
 from fencepost.loading.ports import Clock, Folder, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Reader
-from fencepost.model import DatasetRecord, LoadStatus, ObjectRef, Phase, Problem
+from fencepost.model import DatasetRecord, ObjectRef, Problem
 
 
 @contextlib.contextmanager
@@ -42,6 +42,7 @@ class BuildNumbers(LoadEnds, Protocol):
     def start_build(self, name: str, request: int, now: float) -> DatasetRecord: ...
     def release_request(self, name: str, request: int) -> bool: ...
     def retire(self, name: str, build: int, now: float) -> DatasetRecord: ...
+    def keep_live(self, name: str, build: int, now: float) -> bool: ...
 
 
 def same_objects(objects: list[ObjectRef], live: list[ObjectRef]) -> bool:
@@ -96,7 +97,7 @@ class Planner:
             self._retire(dataset, build, record)
             return
         if record.live is not None and not record.retired and same_objects(objects, record.objects):
-            self.datasets.end_load(dataset, build, LoadStatus.READY, self.clock(), phase=Phase.UNCHANGED)
+            self.datasets.keep_live(dataset, build, self.clock())
             log = self.telemetry.logger
             log.info("build skipped: the objects are those of the live version", extra={"dataset": dataset})
             return

@@ -65,12 +65,13 @@ class Publisher:
         book = chunks.Book(families, pieces)
         directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
         info = VersionInfo(dataset, build, read.columns, directories)
-        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()))
-        self.versions.put(info, header)
         key = report_key(dataset, build)
+        # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
         self.builds.put(
             BuildRecord(dataset, build, ranges=read.rows, items=len(book), objects=objects, report=key, started=started)
         )
+        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()))
+        self.versions.put(info, header)
         self.reports.write(
             dataset,
             build,

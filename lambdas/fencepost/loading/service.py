@@ -137,6 +137,7 @@ class LoadingService:
             datasets=datasets,
             builds=builds,
             failures=failures,
+            going_live=going_live,
             deletions=deletions,
             clock=clock,
             stall_seconds=s.stall_seconds,
