@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from fencepost.dynamo.errors import NotLatestRequest, StoreUnavailable, SupersededLoad
+from fencepost.dynamo.errors import StoreUnavailable
 from fencepost.loading.messages import Lane
-from fencepost.model import BuildRecord, BuildState, LoadState, LoadStatus, ObjectRef, Phase, Switch
+from fencepost.model import BuildState, LoadState, LoadStatus, Phase
 from tests.fakes import DATASET, Envelope, World, loader_settings
 from tests.faults import expected_items
 from tests.support import V4_FILE, read_tsv
@@ -463,60 +463,14 @@ def test_unchanged_objects_skip_the_build() -> None:
 # -- the fakes keep the real adapters' rules -------------------------------------------------------------------------
 
 
-def test_the_fake_dataset_records_keep_the_rules_of_the_real_table() -> None:
-    # Given the fake dataset records, driven directly
+def test_records_read_from_the_fakes_are_copies() -> None:
+    # The rules themselves are checked on the fakes and on DynamoDB Local alike: tests/integration/test_contracts.py
     world = World()
-    datasets, now = world.datasets, world.clock()
-    # Then each transition is refused exactly when its condition in fencepost.dynamo.datasets does not hold
-    assert datasets.note_request("geo", now) == 1
-    assert datasets.note_request("geo", now) == 2
-    with pytest.raises(NotLatestRequest):
-        datasets.start_build("geo", 1, now)  # not the latest request
-    record = datasets.start_build("geo", 2, now)
-    assert (record.builds, record.planned) == (1, 2)
-    with pytest.raises(NotLatestRequest):
-        datasets.start_build("geo", 2, now)  # only once
-    assert datasets.release_request("geo", 2)
-    assert datasets.start_build("geo", 2, now).builds == 2  # planned again, with a new number
-    assert not datasets.update_load("geo", 1, now, phase=Phase.WRITING)  # not the latest load
-    assert datasets.update_load("geo", 2, now, phase=Phase.WRITING)
-    # A record read is a copy: changing it changes nothing stored
-    copy = datasets.get("geo")
+    world.datasets.note_request("geo", world.clock())
+    copy = world.datasets.get("geo")
     assert copy is not None
     copy.live, copy.load.phase = 99, Phase.DONE
-    assert (world.record().live, world.record().load.phase) == (None, Phase.WRITING)
-    objects = [ObjectRef(KEY, "e", 1)]
-
-    def switch(build: int) -> Switch:
-        return datasets.switch_live("geo", build, ranges=1, objects=objects, loaded_at="t", now=now).result
-
-    assert switch(2) == Switch.SWITCHED
-    assert switch(2) == Switch.ALREADY_LIVE
-    assert switch(1) == Switch.STALE  # older than the live version
-    with pytest.raises(SupersededLoad):
-        datasets.retire("geo", 1, now)
-    assert datasets.retire("geo", 2, now).live == 2  # the record as it was
-    assert switch(2) == Switch.STALE  # at the floor set on retiring
-
-
-def test_the_fake_build_records_count_each_chunk_once() -> None:
-    # Given the fake build records, driven directly
-    world = World()
-    builds = world.builds
-    # Then they keep the rules of fencepost.dynamo.builds: counted once, WRITING only from PLANNING, states expected
-    assert builds.count_chunk("geo", 1, 1, 10) is None  # no such build
-    assert not builds.set_state("geo", 1, BuildState.DELETING)
-    builds.put(BuildRecord("geo", 1))
-    first = builds.count_chunk("geo", 1, 1, 10)
-    assert first is not None
-    assert (first.done, first.written) == ({1}, 10)
-    assert builds.count_chunk("geo", 1, 1, 10) is None
-    written = builds.start_writing("geo", 1, 2)
-    assert written is not None
-    assert not written.complete
-    assert builds.start_writing("geo", 1, 2) is None  # only from PLANNING
-    assert not builds.set_state("geo", 1, BuildState.LIVE, expect=[BuildState.PLANNING])
-    assert builds.set_state("geo", 1, BuildState.ABANDONED, expect=[BuildState.WRITING])
+    assert (world.record().live, world.record().load.phase) == (None, Phase.QUEUED)
 
 
 # -- defects found and fixed -------------------------------------------------------------------------------------------
