@@ -18,7 +18,8 @@ from typing import Any
 ENV = {
     "TABLE_NAME": "bench",
     "BUCKET_NAME": "bench",
-    "QUEUE_URL": "http://127.0.0.1:1/queue/bench",
+    "CONTROL_QUEUE_URL": "http://127.0.0.1:1/queue/bench-control",
+    "DATA_QUEUE_URL": "http://127.0.0.1:1/queue/bench-data",
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_ACCESS_KEY_ID": "bench",
     "AWS_SECRET_ACCESS_KEY": "bench",

@@ -14,6 +14,7 @@ def write(path: Path, rows: int, seed: int = 5) -> Path:
         for pair in zip(string.ascii_uppercase * 10, rng.sample(string.ascii_uppercase * 10, 260), strict=True)
     ]
     step = (2**32 - 2**24) // rows  # spread over the whole space, leaving the top /8 free
+    path.parent.mkdir(parents=True, exist_ok=True)  # bench-results/ does not exist in a fresh clone
     with path.open("w") as out:
         address = 2**24
         written = 0

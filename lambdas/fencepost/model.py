@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from fencepost.core.formats import Problem
 from fencepost.core.keys import Directory
+from fencepost.core.problems import Problem
 
 __all__ = [
     "BuildRecord",

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from fencepost.core.addresses import FAMILIES, V4
-from fencepost.core.formats import Problem
 from fencepost.core.items import Item, range_item
 from fencepost.core.keys import Directory
+from fencepost.core.problems import Problem
 from fencepost.core.ranges import Piece, flatten
 
 assert array("I").itemsize >= 4, "typed arrays of IPv4 addresses need 32-bit unsigned ints"

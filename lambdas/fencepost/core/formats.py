@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Protocol
 
 from fencepost.core.addresses import BITS, TOP, V4, V6, AddressError, parse_boundary
+from fencepost.core.problems import Problem
 
 # DynamoDB's item limit is 400 KB; keys, addresses and list overhead of one range item take well under 1 KB.
 MAX_ITEM_BYTES = 400 * 1024
@@ -39,15 +40,6 @@ class Layout(Enum):
     def metadata_from(self) -> int:
         """Index of the first metadata column."""
         return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}[self]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A row (or object) that could not be used: where, and why. The same record reaches the API's ``problems``."""
-
-    object: str
-    line: int | None
-    reason: str
 
 
 class FileError(Exception):
