@@ -14,12 +14,12 @@ from fencepost.core.formats import FileError
 from fencepost.dynamo.errors import NotLatestRequest, SupersededLoad
 from fencepost.errors import DependencyUnavailable
 from fencepost.loading.delivery import Delivery
-from fencepost.loading.failing import Failures, LoadEnds, Scheduler
+from fencepost.loading.failing import Failures, LoadRecords, Scheduler
 from fencepost.loading.messages import BuildRequested
-from fencepost.loading.ports import Clock, Folder, Telemetry
+from fencepost.loading.ports import BuildStates, Clock, Folder, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Reader
-from fencepost.model import DatasetRecord, ObjectRef, Problem
+from fencepost.model import BuildState, DatasetRecord, LoadStatus, ObjectRef, Problem
 
 
 @contextlib.contextmanager
@@ -38,7 +38,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class BuildNumbers(LoadEnds, Protocol):
+class BuildNumbers(LoadRecords, Protocol):
     def start_build(self, name: str, request: int, now: float) -> DatasetRecord: ...
     def release_request(self, name: str, request: int) -> bool: ...
     def retire(self, name: str, build: int, now: float) -> DatasetRecord: ...
@@ -52,6 +52,7 @@ def same_objects(objects: list[ObjectRef], live: list[ObjectRef]) -> bool:
 @dataclass(kw_only=True, slots=True)
 class Planner:
     datasets: BuildNumbers
+    builds: BuildStates
     folder: Folder
     reader: Reader
     publisher: Publisher
@@ -67,10 +68,12 @@ class Planner:
         try:
             record = self.datasets.start_build(dataset, request, self.clock())
         except NotLatestRequest:
-            self.telemetry.logger.info(
-                "build skipped: a newer change or a repeated delivery", extra={"dataset": dataset}
-            )
-            return
+            retaken = self._retake(dataset, request, delivery)
+            if retaken is None:
+                log = self.telemetry.logger
+                log.info("build skipped: a newer change or a repeated delivery", extra={"dataset": dataset})
+                return
+            record = retaken
         build = record.builds
         try:
             with gc_paused():
@@ -85,6 +88,40 @@ class Planner:
                 return
             self.datasets.release_request(dataset, request)
             raise
+
+    def _retake(self, dataset: str, request: int, delivery: Delivery) -> DatasetRecord | None:
+        """Plan ``request`` again when its message comes back after its attempt died in planning.
+
+        A timeout or running out of memory ends an invocation without a word: its build message returns after
+        the visibility timeout, but the request is already planned. If that request is still the latest and its
+        build never got past planning, the dead attempt is abandoned (what it wrote is deleted) and the request
+        takes a new build number. A build that got further finishes by itself (its chunks, or the sweep).
+        """
+        if delivery.receive_count < 2:
+            return None  # a first delivery of a planned request is a duplicate of a message that was handled
+        dead = self._died_in_planning(dataset, request)
+        if dead is None:
+            return None
+        self.failures.abandon(dataset, dead)
+        if not self.datasets.release_request(dataset, request):
+            return None
+        try:
+            retaken = self.datasets.start_build(dataset, request, self.clock())
+        except NotLatestRequest:
+            return None  # another delivery took it again first
+        log = self.telemetry.logger
+        log.warning("build planned again: its first attempt died", extra={"dataset": dataset, "build": dead})
+        return retaken
+
+    def _died_in_planning(self, dataset: str, request: int) -> int | None:
+        """The build of ``request`` if it is the latest attempt and never got past planning."""
+        record = self.datasets.get(dataset, consistent=True)
+        if record is None or not record.requests == record.planned == request or record.status == LoadStatus.READY:
+            return None
+        attempt = self.builds.get(dataset, record.builds)
+        if attempt is not None and attempt.state not in (BuildState.PLANNING, BuildState.ABANDONED):
+            return None
+        return record.builds
 
     def _plan(self, dataset: str, build: int, record: DatasetRecord, delivery: Delivery) -> None:
         started = self.clock()

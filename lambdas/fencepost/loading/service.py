@@ -105,6 +105,7 @@ class LoadingService:
         )
         planner = Planner(
             datasets=datasets,
+            builds=builds,
             folder=bucket,
             reader=Reader(files=bucket, datasets=datasets, monotonic=monotonic, telemetry=telemetry, clock=clock),
             publisher=publisher,
