@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -45,11 +46,28 @@ class DatasetReader(Protocol):
     def list_datasets(self) -> list[DatasetRecord]: ...
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_text(text: str) -> str:
+    """``text`` as it can be sent: lone surrogates (JSON's ``"\ud800"`` parses to one) become U+FFFD.
+
+    A body that cannot be encoded as UTF-8 would fail in the Lambda runtime, outside any error handling.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _json(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response[str]:
     return Response(
         status_code=status,
         content_type=content_types.APPLICATION_JSON,
-        body=json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+        body=utf8_text(json.dumps(body, ensure_ascii=False, separators=(",", ":"))),
         headers=headers,
     )
 

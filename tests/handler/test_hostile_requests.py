@@ -174,3 +174,34 @@ def test_hostile_requests_get_a_4xx_with_a_stable_code(lookup_handler: ModuleTyp
     assert body["error"]["code"] in CODES
     assert response["headers"]["Content-Type"] == "application/json"
     assert "Traceback" not in response["body"]
+
+
+# Text that is not valid Unicode: JSON's "\ud800" escapes parse to lone surrogates, which no UTF-8 body can carry.
+UNENCODABLE = [
+    post("a lone surrogate in a batch", '{"ips": ["\\ud800"], "dataset": "geo"}', 200, "INVALID_IP"),
+    post("a reversed pair in a batch", '{"ips": ["\\udc00\\ud800", "1.0.32.5"], "dataset": "geo"}', 200, "INVALID_IP"),
+    post("a lone surrogate as a batch's dataset", '{"ips": ["1.0.32.5"], "dataset": "\\ud800"}'),
+    ip("a lone surrogate as ip", "\ud800"),
+    dataset("a lone surrogate as dataset", "\udfff"),
+    ip("invalid UTF-8 in the query, decoded with surrogateescape", b"\xed\xa0\x80".decode("utf-8", "surrogateescape")),
+]
+
+
+@pytest.mark.parametrize("case", UNENCODABLE, ids=[case.name for case in UNENCODABLE])
+def test_every_answer_is_valid_utf8_json_whatever_was_sent(lookup_handler: ModuleType, case: Hostile) -> None:
+    response = lookup_handler.handler(_event(case), LambdaContext())
+    # The body encodes as UTF-8, as the runtime must send it, and parses
+    document = json.loads(response["body"].encode("utf-8"))
+    assert response["statusCode"] == case.status
+    if case.status == 200:  # a batch answers each element; an echoed lone surrogate became U+FFFD
+        assert document["results"][0]["ip"].startswith("\ufffd")
+        assert document["results"][0]["error"]["code"] == case.code
+    else:
+        assert document["error"]["code"] == case.code
+
+
+def test_ordinary_non_ascii_answers_stay_as_they_are() -> None:
+    from fencepost.api import utf8_text
+
+    text = '{"data":{"city":"São Paulo","name":"東京","emoji":"😀"}}'
+    assert utf8_text(text) is text
