@@ -8,6 +8,7 @@ from typing import Any
 import aws_cdk as cdk
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
@@ -78,6 +79,22 @@ class FencepostStack(cdk.Stack):
         if email is None:
             return
         topic = sns.Topic(self, "AlarmTopic", display_name="Fencepost alarms", enforce_ssl=True)
+        # enforce_ssl gives the topic a resource policy (a Deny of plain HTTP); that policy replaces the default
+        # one, so CloudWatch needs its own Allow to publish the alarms, scoped to this account's alarms.
+        topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="CloudWatchAlarmsPublish",
+                actions=["sns:Publish"],
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                resources=[topic.topic_arn],
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": self.account},
+                    "ArnLike": {
+                        "aws:SourceArn": f"arn:{self.partition}:cloudwatch:{self.region}:{self.account}:alarm:*"
+                    },
+                },
+            )
+        )
         topic.add_subscription(subscriptions.EmailSubscription(email))
         action = cloudwatch_actions.SnsAction(topic)
         for alarm in self.alarms:

@@ -496,6 +496,24 @@ def test_alarm_email_sends_every_alarm_to_one_topic(options: Synth) -> None:
         assert props["OKActions"] == [{"Ref": topic}]
 
 
+def test_cloudwatch_may_publish_to_the_alarm_topic(options: Synth) -> None:
+    # The TLS-only topic has a resource policy of its own, which replaces SNS's default: without an Allow for
+    # CloudWatch, alarms could never publish (and no e-mail would ever arrive).
+    (topic,) = options.of_type("AWS::SNS::Topic")
+    policy = options.only("AWS::SNS::TopicPolicy")
+    assert policy["Topics"] == [{"Ref": topic}]
+    allows = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    assert len(allows) == 1
+    (allow,) = allows
+    assert allow["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    assert allow["Action"] == "sns:Publish"
+    assert allow["Resource"] == {"Ref": topic}
+    assert allow["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    assert "aws:SourceArn" in allow["Condition"]["ArnLike"]
+    denies = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+    assert [d["Condition"] for d in denies] == [{"Bool": {"aws:SecureTransport": "false"}}]
+
+
 # --- storage and removal ----------------------------------------------------------------------------------------
 
 
