@@ -1,7 +1,7 @@
 """The Lambda asset, built without Docker: arm64 wheels for CPython 3.12 plus the ``fencepost`` package.
 
-``pip install --platform manylinux2014_aarch64 --only-binary=:all: --implementation cp --python-version 3.12
---abi cp312`` fetches the wheels the Lambda runtime (python3.12, arm64) can import, whatever Python and CPU run the
+``pip install --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 --only-binary=:all:
+--implementation cp --python-version 3.12 --abi cp312`` fetches the wheels the Lambda runtime (python3.12, arm64) can import, whatever Python and CPU run the
 build (without those flags pip picks this machine's cp311/x86_64 builds of pydantic-core, which fail on Lambda).
 
 The result is ``build/lambda/``: the pinned dependencies of ``requirements/lambda.txt`` and ``lambdas/fencepost``,
@@ -32,13 +32,14 @@ SOURCE: Final = REPO_ROOT / "lambdas" / "fencepost"
 ASSET_DIR: Final = REPO_ROOT / "build" / "lambda"
 
 # The Lambda runtime both functions use; infra.functions pins the same runtime and architecture.
-PLATFORM: Final = "manylinux2014_aarch64"
+# Lambda's python3.12 runs on Amazon Linux 2023 (glibc 2.34): wheels for glibc 2.17 (manylinux2014) and for glibc
+# 2.28 both run there, so a dependency that drops the old tag still installs.
+PLATFORMS: Final = ("manylinux2014_aarch64", "manylinux_2_28_aarch64")
 PYTHON_VERSION: Final = "3.12"
 ABI: Final = "cp312"
 PIP_ARGS: Final = (
     "install",
-    "--platform",
-    PLATFORM,
+    *(argument for platform in PLATFORMS for argument in ("--platform", platform)),
     "--only-binary=:all:",
     "--implementation",
     "cp",
@@ -53,7 +54,7 @@ PIP_ARGS: Final = (
     "--no-input",
 )
 # Bump when the way the asset is assembled changes, so old caches are rebuilt.
-LAYOUT_VERSION: Final = "1"
+LAYOUT_VERSION: Final = "2"
 # 1980-01-01T00:00:00Z, the earliest time a zip entry can carry.
 FIXED_MTIME: Final = 315_532_800
 _SKIP_DIRS: Final = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})

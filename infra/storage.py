@@ -72,8 +72,10 @@ class Storage(Construct):
         nag.acknowledge(
             self.bucket,
             "AwsSolutions-S1",
-            "Server access logs are skipped: the bucket holds range files uploaded by operators, writes are "
-            "audited by CloudTrail, and every object the loader reads is named in its load report under _reports/.",
+            "Server access logs are skipped: the bucket is private and holds range files uploaded by operators with "
+            "IAM access, and every object the loader reads is named, with its ETag, in its load report under "
+            "_reports/. CloudTrail does not record object writes by default: enable its S3 data events for this "
+            "bucket where an audit trail of uploads is required (infra/DEPLOY.md).",
         )
         self.alarms = [
             any_in_period(

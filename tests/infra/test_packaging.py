@@ -192,3 +192,12 @@ def test_a_fresh_pip_install_gives_the_same_asset_as_the_cache(real_asset: Path,
 
     # Then the bytes are the same
     assert packaging.tree_digest(fresh) == packaging.tree_digest(cached)
+
+
+def test_wheels_for_lambdas_newer_glibc_are_accepted_too() -> None:
+    # Lambda's python3.12 (Amazon Linux 2023, glibc 2.34) runs manylinux2014 and manylinux_2_28 wheels alike: a
+    # dependency that publishes only the newer tag must still install.
+    from infra.packaging import PIP_ARGS
+
+    platforms = [PIP_ARGS[i + 1] for i, arg in enumerate(PIP_ARGS) if arg == "--platform"]
+    assert platforms == ["manylinux2014_aarch64", "manylinux_2_28_aarch64"]
