@@ -1,8 +1,9 @@
 """The Lambda asset, built without Docker: arm64 wheels for CPython 3.12 plus the ``fencepost`` package.
 
 ``pip install --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 --only-binary=:all:
---implementation cp --python-version 3.12 --abi cp312`` fetches the wheels the Lambda runtime (python3.12, arm64) can import, whatever Python and CPU run the
-build (without those flags pip picks this machine's cp311/x86_64 builds of pydantic-core, which fail on Lambda).
+--implementation cp --python-version 3.12 --abi cp312`` fetches the wheels the Lambda runtime (python3.12, arm64)
+can import, whatever Python and CPU run the build (without those flags pip picks this machine's cp311/x86_64
+builds of pydantic-core, which fail on Lambda).
 
 The result is ``build/lambda/``: the pinned dependencies of ``requirements/lambda.txt`` and ``lambdas/fencepost``,
 with fixed file times and modes so the same inputs always give the same bytes (and the same CDK asset hash). Two
