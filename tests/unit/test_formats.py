@@ -195,3 +195,31 @@ def test_a_file_whose_rows_are_all_unreadable_says_so() -> None:
     with pytest.raises(FileError, match=r"none of the file's rows could be read \(1 unreadable\)"):
         read_ranges("f.csv", data.splitlines(keepends=True), ReadOptions(), collector, problems)
     assert (problems.count, problems.kept[0].line) == (1, 2)
+
+
+HUGE = "9" * 5000  # Python's int() refuses strings of over 4,300 digits with a plain ValueError
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (f"16777216,{HUGE},AU\n16777472,16777727,CN\n", "larger than any IPv6 address"),
+        (f"{HUGE},{HUGE},AU\n16777472,16777727,CN\n", "larger than any IPv6 address"),
+        (f"network,country\n1.0.0.0/{HUGE},AU\n1.0.1.0/24,CN\n", "prefix longer than"),
+    ],
+    ids=["a huge end", "a huge start and end", "a huge prefix"],
+)
+def test_numbers_too_long_to_parse_are_row_problems(text: str, reason: str) -> None:
+    _, collector, problems = _read(text)
+    assert problems.count == 1
+    (problem,) = problems.kept
+    assert (problem.line, reason in problem.reason) == (1 if "network" not in text else 2, True)
+    assert len(problem.reason) < 200
+    assert len(collector) == 1  # the other row loads
+
+
+def test_a_settings_number_too_long_to_parse_is_a_folder_error() -> None:
+    from fencepost.core.folders import FolderError, FolderSettings
+
+    with pytest.raises(FolderError, match="not valid JSON"):
+        FolderSettings.parse(b'{"max_invalid_rows": ' + HUGE.encode() + b"}", "geo/_settings.json")

@@ -77,8 +77,8 @@ class FolderSettings:
     def parse(cls, raw: bytes, where: str) -> FolderSettings:
         try:
             document = json.loads(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise FolderError(f"{where} is not valid JSON: {error}") from None
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:  # (a 5,000-digit number is a ValueError)
+            raise FolderError(f"{where} is not valid JSON: {str(error)[:200]}") from None
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours"}

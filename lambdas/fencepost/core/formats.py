@@ -84,6 +84,17 @@ def _is_integer(cell: str) -> bool:
     return cell.isascii() and cell.isdigit()
 
 
+MAX_DIGITS = len(str(TOP[V6]))  # 39: no address needs more (Python refuses int() of over 4,300 digits anyway)
+
+
+def _whole(cell: str, what: str) -> int:
+    """An integer cell (ASCII digits), refused as a row problem when it is longer than any address."""
+    digits = cell.lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise RowError(f"{what} {cell[:40]}... has {len(digits)} digits: larger than any IPv6 address")
+    return int(digits)
+
+
 def _looks_like_data(cell: str) -> bool:
     """Whether a first cell is an address, an integer address or a network (so the row is not a header)."""
     if _is_integer(cell):
@@ -108,6 +119,8 @@ def _network(cell: str) -> tuple[int, int, int]:
     if not slash or not (prefix.isascii() and prefix.isdigit()):
         raise RowError(f"network {cell[:60]!r} is not in CIDR form (address/prefix)")
     family, first = _boundary(address, "network")
+    if len(prefix) > 3:  # (and never int() of thousands of digits)
+        raise RowError(f"network {cell[:60]!r} has a prefix longer than {BITS[family]} bits")
     length = int(prefix)
     if length > BITS[family]:
         raise RowError(f"network {cell[:60]!r} has a prefix longer than {BITS[family]} bits")
@@ -223,7 +236,7 @@ class _FileReader:
         elif self.integer_form != integers:
             raise RowError("integer and text addresses are mixed in one file")
         if integers:
-            start, end = int(low), int(high)
+            start, end = _whole(low, "start"), _whole(high, "end")
             if end > TOP[V6]:
                 raise RowError(f"{end} is larger than any IPv6 address")
             if start > end:
