@@ -108,10 +108,14 @@ class Observability:
 
             self.tracer = Tracer(service=service)
 
-    def wrap(self, handler: Handler, *, correlation_id_path: str | None = None) -> Handler:
-        """Wrap a Lambda entry point with the logger context, metrics flushing and, if on, tracing."""
+    def wrap(self, handler: Handler, *, correlation_id_path: str | None = None, private: bool = False) -> Handler:
+        """Wrap a Lambda entry point with the logger context, metrics flushing and, if on, tracing.
+
+        ``private``: responses and errors (which name looked-up addresses) are not sent to X-Ray as metadata.
+        """
         wrapped: Handler = self.logger.inject_lambda_context(correlation_id_path=correlation_id_path)(handler)
         wrapped = self.metrics.log_metrics(raise_on_empty_metrics=False)(wrapped)
         if self.tracer is not None:
-            wrapped = self.tracer.capture_lambda_handler(wrapped)
+            capture = None if not private else False  # None: Powertools' default (captured)
+            wrapped = self.tracer.capture_lambda_handler(wrapped, capture_response=capture, capture_error=capture)
         return wrapped

@@ -62,3 +62,25 @@ def test_log_addresses_false_keeps_addresses_out_of_the_logs(
     assert "NOT_FOUND" in logs
     assert not any(ip in logs for ip in ADDRESSES)
     assert SECRET not in logs
+
+
+@pytest.mark.parametrize("log_addresses", ["true", "false"])
+def test_with_tracing_on_addresses_reach_xray_only_when_they_may_be_logged(
+    reload_with: Callable[[dict[str, str]], ModuleType], monkeypatch: pytest.MonkeyPatch, log_addresses: str
+) -> None:
+    from aws_lambda_powertools.tracing.tracer import Tracer
+
+    # Given the lookup function traced, with what Powertools would attach to its X-Ray segment recorded
+    sent: list[str] = []
+
+    def record(_tracer: Tracer, _method: str | None = None, data: object = None, **kwargs: object) -> None:
+        if kwargs.get("capture_response") and data is not None:
+            sent.append(repr(data))
+
+    monkeypatch.setattr(Tracer, "_add_response_as_metadata", record)
+    module = reload_with({"TRACING": "true", "LOG_ADDRESSES": log_addresses})
+    # When addresses are looked up
+    _logged(module)
+    # Then the responses (which name the addresses) are attached only when addresses may be logged
+    leaked = [ip for ip in ADDRESSES[:2] if any(ip in data for data in sent)]
+    assert leaked == (ADDRESSES[:2] if log_addresses == "true" else [])

@@ -23,4 +23,5 @@ def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return api.handle(event, context)
 
 
-handler = obs.wrap(_handle)
+# Responses and errors name the looked-up address: with LOG_ADDRESSES=false, none of it reaches X-Ray either.
+handler = obs.wrap(_handle, private=not settings.log_addresses)
