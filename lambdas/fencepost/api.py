@@ -1,11 +1,10 @@
-"""The HTTP API: routes of the lookup function, and the one place where errors become responses."""
+"""The HTTP API: the routes of the lookup function, and where errors become answers (built by ``responses``)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
-import re
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,54 +31,17 @@ from fencepost.errors import (
 from fencepost.lookup import Lookup
 from fencepost.model import DatasetRecord, VersionInfo
 from fencepost.observability import Observability
+from fencepost.responses import NO_STORE, error_response, json_response
 from fencepost.routes import ROUTES, allowed_methods
 from fencepost.settings import LookupSettings
 
 # What a route can raise that becomes a 4xx or 5xx answer rather than a 500: see ``refuse``.
 Refusal: TypeAlias = ServiceError | DependencyUnavailable
 
-_NO_STORE = {"Cache-Control": "no-store"}
-
 
 class DatasetReader(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def list_datasets(self) -> list[DatasetRecord]: ...
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def utf8_text(text: str) -> str:
-    """``text`` as it can be sent: lone surrogates (JSON's ``"\ud800"`` parses to one) become U+FFFD.
-
-    A body that cannot be encoded as UTF-8 would fail in the Lambda runtime, outside any error handling.
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text)
-    return text
-
-
-def _json(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response[str]:
-    return Response(
-        status_code=status,
-        content_type=content_types.APPLICATION_JSON,
-        body=utf8_text(json.dumps(body, ensure_ascii=False, separators=(",", ":"))),
-        headers=headers,
-    )
-
-
-def _error_response(error: ServiceError) -> Response[str]:
-    headers = dict(_NO_STORE)
-    if isinstance(error, Unavailable):
-        headers["Retry-After"] = str(error.retry_after)
-    if isinstance(error, MethodNotAllowed):
-        headers["Allow"] = ", ".join(error.details["allow"])
-        return _json(error.status, {"error": error.body()}, headers)
-    return _json(error.status, {**error.details, "error": error.body()}, headers)
 
 
 # A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
@@ -204,7 +166,7 @@ def create_app(
             raise not_found(family, address, info)
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=1)
         scope = "private" if ip == "me" else "public"
-        return _json(200, answer.body(), {"Cache-Control": f"{scope}, max-age={settings.max_age}"})
+        return json_response(200, answer.body(), {"Cache-Control": f"{scope}, max-age={settings.max_age}"})
 
     def routed_get_lookup() -> Response[str]:
         event = app.current_event
@@ -238,11 +200,11 @@ def create_app(
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(addresses))
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=hits)
         metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=len(addresses) - hits)
-        return _json(200, {"results": results}, _NO_STORE)
+        return json_response(200, {"results": results}, NO_STORE)
 
     def get_datasets() -> Response[str]:
         records = [record.to_api() for record in datasets.list_datasets() if not record.retired]
-        return _json(200, {"datasets": records}, _NO_STORE)
+        return json_response(200, {"datasets": records}, NO_STORE)
 
     def get_dataset(name: str) -> Response[str]:
         if not is_dataset_name(name):
@@ -250,7 +212,7 @@ def create_app(
         record = datasets.get_dataset(name, consistent=True)
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")
-        return _json(200, record.to_api(), _NO_STORE)
+        return json_response(200, record.to_api(), NO_STORE)
 
     openapi_document: list[str] = []  # built on first request
 
@@ -273,7 +235,7 @@ def create_app(
         level("request refused", extra={"code": error.code, "status": error.status, **log_details(error)})
         if error.status >= 500:
             metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
-        return _error_response(error)
+        return error_response(error)
 
     app.exception_handler([ServiceError, DependencyUnavailable])(refuse)
 
@@ -291,7 +253,7 @@ def create_app(
         logger.exception("unexpected error")
         metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
         body = {"error": {"code": "INTERNAL", "message": "an unexpected error occurred; it has been logged"}}
-        return _json(500, body, _NO_STORE)
+        return json_response(500, body, NO_STORE)
 
     served: dict[str, Callable[..., Response[str]]] = {
         "get_lookup": routed_get_lookup,

@@ -201,7 +201,7 @@ def test_every_answer_is_valid_utf8_json_whatever_was_sent(lookup_handler: Modul
 
 
 def test_ordinary_non_ascii_answers_stay_as_they_are() -> None:
-    from fencepost.api import utf8_text
+    from fencepost.responses import utf8_text
 
     text = '{"data":{"city":"São Paulo","name":"東京","emoji":"😀"}}'
     assert utf8_text(text) is text
