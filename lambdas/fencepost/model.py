@@ -90,6 +90,11 @@ class ObjectRef:
     size: int
 
 
+RECORD_PROBLEMS = (
+    100  # problems a dataset record keeps of its latest load; the report keeps up to 10,000 and counts the rest
+)
+
+
 @dataclass(slots=True)
 class LoadState:
     """The latest load of a dataset, finished or not."""

@@ -13,9 +13,16 @@ from fencepost.core.build import ProblemLog
 from fencepost.core.folders import report_key
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports
-from fencepost.model import UNFINISHED, BuildState, DatasetRecord, LoadStatus, ObjectRef, Phase, Problem
-
-RECORD_PROBLEMS = 100  # problems kept in the dataset record; the report keeps up to 10,000 and counts the rest
+from fencepost.model import (
+    RECORD_PROBLEMS,
+    UNFINISHED,
+    BuildState,
+    DatasetRecord,
+    LoadStatus,
+    ObjectRef,
+    Phase,
+    Problem,
+)
 
 
 class LoadEnds(Protocol):

@@ -8,7 +8,7 @@ those: a message that cannot be read never will be, and must not be retried fore
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar
 from urllib.parse import unquote_plus
@@ -118,8 +118,8 @@ def _command(kind: type[Command], document: dict[str, Any]) -> Command:
     values: dict[str, Any] = {}
     for spec in fields(kind):
         if spec.name not in document:
-            if spec.name == "cursor":
-                continue
+            if spec.default is not MISSING:
+                continue  # a field with a default may be left out
             raise Unparsable(f"a {kind.kind} message without {spec.name}")
         value = document[spec.name]
         expected: tuple[type, ...] = {"str": (str,), "int": (int,), "float": (int, float)}[str(spec.type)]

@@ -22,9 +22,7 @@ from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
 from fencepost.loading.reading import Read
 from fencepost.loading.reports import Reports, iso
 from fencepost.loading.writing import ChunkWriter
-from fencepost.model import BuildRecord, ObjectRef, Phase, VersionHeader, VersionInfo
-
-RECORD_PROBLEMS = 100  # problems kept in the dataset record; the report keeps up to 10,000 and counts the rest
+from fencepost.model import RECORD_PROBLEMS, BuildRecord, ObjectRef, Phase, VersionHeader, VersionInfo
 
 
 class VersionWrites(Protocol):
