@@ -14,6 +14,7 @@ __all__ = [
     "BuildRecord",
     "BuildState",
     "DatasetRecord",
+    "LivePointer",
     "LoadState",
     "LoadStatus",
     "ObjectRef",
@@ -174,6 +175,22 @@ class Switch(StrEnum):
     SWITCHED = "switched"
     ALREADY_LIVE = "already live"
     STALE = "stale"  # a newer version is live, or the dataset retired after this build began
+
+
+@dataclass(frozen=True, slots=True)
+class LivePointer:
+    """What a lookup needs to know of a dataset: which version is live, and since when (epoch seconds)."""
+
+    dataset: str
+    version: int
+    live_since: float | None = None
+
+    @classmethod
+    def of(cls, record: DatasetRecord | None) -> LivePointer | None:
+        """The pointer a record implies; None when nothing is served (no live version, or retired)."""
+        if record is None or record.live is None or record.retired:
+            return None
+        return cls(record.name, record.live, record.live_since)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from fencepost.dynamo.datasets import DatasetTable
 from fencepost.dynamo.ranges import RangeTable
 from fencepost.dynamo.versions import VersionTable
 from fencepost.dynamo.writer import BulkWriter
-from fencepost.model import DatasetRecord, VersionInfo
+from fencepost.model import DatasetRecord, LivePointer, VersionInfo
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -53,6 +53,10 @@ class Tables:
 
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         return self.datasets.get(name, consistent=consistent)
+
+    def get_live(self, name: str) -> LivePointer | None:
+        """The live version of a dataset, as lookups read it; None when nothing is served."""
+        return LivePointer.of(self.datasets.get(name))
 
     def get_version(self, dataset: str, version: int) -> VersionInfo | None:
         return self.versions.get(dataset, version)
