@@ -22,10 +22,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import loading, lookups, prices, synthetic
+from bench import cold_start, loading, lookups, prices, synthetic
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
+from infra import packaging
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB
 from local.stack import ROOT, LocalStack, StackConfig
 from tests.support import V4_FILE, V6_FILE
@@ -114,6 +115,8 @@ def run(args: argparse.Namespace) -> Report:
         for name, module, env in variants:  # interleaved, so that drift hits all alike
             imports.setdefault(name, []).append(_probe("import", module, env=env)["seconds"])
     report.overhead(warm, {name: median(samples) for name, samples in imports.items()})
+    say("Measuring cold imports from the Lambda asset, with and without its bytecode...")
+    report.sections.append(cold_start.markdown(cold_start.measure(packaging.build(), args.imports)))
 
     say("Running the pure pipeline on the full files and a synthetic file...")
     pipelines = {

@@ -1,4 +1,7 @@
-"""The alarms' one shape: any occurrence within five minutes is worth a look."""
+"""The alarms' two shapes: any occurrence within five minutes, or an occurrence that keeps coming back.
+
+Every alarm of the stack is one of these; the stack sends them all (and their recoveries) to the alarm topic.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +18,30 @@ def any_in_period(
     scope: Construct, construct_id: str, *, metric: cloudwatch.IMetric, description: str
 ) -> cloudwatch.Alarm:
     """Alarm when ``metric`` (already aggregated over PERIOD) reaches 1; no data means all is well."""
+    return sustained(scope, construct_id, metric=metric, description=description, periods=1, of=1)
+
+
+def sustained(
+    scope: Construct,
+    construct_id: str,
+    *,
+    metric: cloudwatch.IMetric,
+    description: str,
+    periods: int,
+    of: int,
+) -> cloudwatch.Alarm:
+    """Alarm when ``metric`` (aggregated over PERIOD) reaches 1 in ``periods`` of the last ``of`` periods.
+
+    No data counts as a quiet period, so only occurrences that keep coming back raise it.
+    """
     return cloudwatch.Alarm(
         scope,
         construct_id,
         alarm_description=description,
         metric=metric,
         threshold=1,
-        evaluation_periods=1,
+        evaluation_periods=of,
+        datapoints_to_alarm=periods if periods != of else None,
         comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
     )

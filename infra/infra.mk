@@ -14,7 +14,7 @@ export CDK_DISABLE_CLI_TELEMETRY := true
 OFFLINE_ENV := AWS_REGION=$${AWS_REGION:-us-east-1} CDK_DEFAULT_REGION=$${CDK_DEFAULT_REGION:-us-east-1} \
 	AWS_EC2_METADATA_DISABLED=true
 
-.PHONY: build-lambda synth lint-template bootstrap deploy destroy
+.PHONY: build-lambda synth lint-template bootstrap diff deploy destroy
 
 build-lambda: install
 	$(PY) -m infra.packaging
@@ -29,6 +29,11 @@ lint-template: synth
 # Once per account and region, before the first deploy.
 bootstrap: install
 	$(CDK) bootstrap $(CDK_FLAGS) $(CDK_ARGS)
+
+# What a deploy with these options would change in the deployed stack (reads it: needs credentials). Before the
+# switch back to on-demand after a prewarm, it must show the table's capacity and nothing else.
+diff: install
+	$(CDK) diff $(CDK_FLAGS) $(CDK_ARGS)
 
 deploy: install
 	$(CDK) deploy $(CDK_FLAGS) $(CDK_ARGS)

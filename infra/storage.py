@@ -16,7 +16,7 @@ from constructs import Construct
 
 from fencepost.core.keys import PK, SK
 from infra import nag
-from infra.alarms import PERIOD, any_in_period
+from infra.alarms import PERIOD, any_in_period, sustained
 from infra.settings import Capacity, DeploySettings, TableCapacity
 
 TABLE_ID: Final = "RangesTable"
@@ -24,6 +24,15 @@ REPORTS_PREFIX: Final = "_reports/"
 REPORTS_EXPIRE_AFTER: Final = cdk.Duration.days(90)
 # Versioning lets a deleted or overwritten range file be restored (which reloads it); old versions then expire.
 NONCURRENT_EXPIRE_AFTER: Final = cdk.Duration.days(30)
+# Write throttling alarms only when it lasts: throttled writes in 6 of the last 7 five-minute periods (30 of the last
+# 35 minutes). An on-demand table serves up to twice its previous peak at once, and traffic that more than doubles
+# it within 30 minutes may be throttled while DynamoDB adds capacity (AWS: "If you exceed double your previous
+# traffic's peak within 30 minutes, then you might experience throttling"). So a large load on a table that has
+# not served that rate before throttles for up to about half an hour, and finishes (the loader retries). Longer
+# means the table is not growing: a maxWriteUnits cap or a PROVISIONED (prewarm) table below what the loaders send,
+# or a hot partition. One quiet period in the window does not reset the count.
+WRITE_THROTTLE_PERIODS: Final = 6
+WRITE_THROTTLE_WINDOW: Final = 7
 
 
 class Storage(Construct):
@@ -49,6 +58,7 @@ class Storage(Construct):
             table_resource = self.table.node.default_child
             assert isinstance(table_resource, dynamodb.CfnTable)
             table_resource.add_property_override("BillingMode", dynamodb.BillingMode.PROVISIONED.value)
+        _warn_about_capacity(self.table, settings.capacity)
         self.bucket = s3.Bucket(
             self,
             "RangeFiles",
@@ -84,16 +94,42 @@ class Storage(Construct):
                 description="Lookups are being throttled by DynamoDB (the API answers 503 UNAVAILABLE).",
                 metric=self.table.metric("ReadThrottleEvents", statistic="Sum", period=PERIOD),
             ),
-            any_in_period(
+            sustained(
                 self,
                 "WriteThrottleAlarm",
                 description=(
-                    "Loads are being throttled by DynamoDB: the loader retries, but loads slow down. Lower "
-                    "writeRate or pre-warm the table (infra/DEPLOY.md)."
+                    f"DynamoDB has throttled writes in {WRITE_THROTTLE_PERIODS} of the last {WRITE_THROTTLE_WINDOW} "
+                    "five-minute periods: longer than an on-demand table takes to grow for a load. Loads go on "
+                    "(the loader retries) but slowly. Likely a maxWriteUnits cap or a PROVISIONED (prewarm) table "
+                    "below loaderConcurrency x writeRate: lower writeRate, raise the cap, or warm the table "
+                    "(infra/DEPLOY.md)."
                 ),
                 metric=self.table.metric("WriteThrottleEvents", statistic="Sum", period=PERIOD),
+                periods=WRITE_THROTTLE_PERIODS,
+                of=WRITE_THROTTLE_WINDOW,
             ),
         ]
+
+
+def _warn_about_capacity(table: dynamodb.Table, capacity: TableCapacity) -> None:
+    """What a deployer must check around this deploy, printed by the synth (what no synth can check without AWS)."""
+    if capacity.mode is Capacity.WARM:
+        cdk.Annotations.of(table).add_warning_v2(
+            "fencepost:warm-throughput-only-goes-up",
+            f"WarmThroughput {capacity.warm_read_units} read / {capacity.warm_write_units} write units/s can only "
+            "go up: DynamoDB refuses a value below the table's current one (which grows with traffic, and after a "
+            "prewarm) and the deploy rolls back. Before raising it, read the current value: aws dynamodb "
+            "describe-table --table-name <TableName> --query Table.WarmThroughput (infra/DEPLOY.md).",
+        )
+    elif capacity.mode is Capacity.PREWARM:
+        cdk.Annotations.of(table).add_warning_v2(
+            "fencepost:prewarm-is-billed-until-switched-back",
+            f"The table is PROVISIONED at {capacity.prewarm_write_units} WCU / {capacity.prewarm_read_units} RCU, "
+            "billed by the hour until it is switched back. Switch back with a plain deploy that changes nothing "
+            "else (make diff shows only the table), then check aws dynamodb describe-table --table-name "
+            "<TableName> --query Table.BillingModeSummary: a failed update rolls the table back to PROVISIONED "
+            "(infra/DEPLOY.md).",
+        )
 
 
 class _CapacityProps(TypedDict, total=False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from aws_cdk.assertions import Annotations, Match
 
 from infra.application import create_app
 from infra.settings import SettingsError
@@ -118,3 +119,31 @@ def test_warm_throughput_at_the_on_demand_baseline_is_accepted(synthesize: Synth
     capacity = _capacity(synthesize, capacity="warm", warmReadUnits="12000", warmWriteUnits="4000")
 
     assert capacity["WarmThroughput"] == {"ReadUnitsPerSecond": 12_000, "WriteUnitsPerSecond": 4_000}
+
+
+def _warnings(stub_asset: Path, **context: str) -> list[str]:
+    _, stack = create_app(context, lambda_asset=stub_asset)
+    found = Annotations.from_stack(stack).find_warning("*", Match.any_value())
+    return [str(message.entry.data) for message in found]
+
+
+def test_a_warm_synth_warns_that_warm_throughput_only_goes_up_and_how_to_read_it(stub_asset: Path) -> None:
+    # No synth can read the table's current warm throughput (no AWS calls): the deployer is told to, every time
+    (warning,) = _warnings(stub_asset, capacity="warm", warmWriteUnits="15000")
+
+    assert "WarmThroughput 12000 read / 15000 write units/s can only go up" in warning
+    assert "aws dynamodb describe-table --table-name <TableName> --query Table.WarmThroughput" in warning
+
+
+def test_a_prewarm_synth_warns_that_the_table_is_billed_until_switched_back_and_how_to_check(
+    stub_asset: Path,
+) -> None:
+    (warning,) = _warnings(stub_asset, capacity="prewarm")
+
+    assert "PROVISIONED at 10000 WCU / 12000 RCU, billed by the hour" in warning
+    assert "a plain deploy that changes nothing else (make diff" in warning
+    assert "--query Table.BillingModeSummary" in warning
+
+
+def test_an_on_demand_synth_warns_about_nothing(stub_asset: Path) -> None:
+    assert _warnings(stub_asset) == []
