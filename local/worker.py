@@ -71,7 +71,9 @@ class SqsWorker:
         try:
             response = self.handler(event, LambdaContext(self.function_name, self.timeout))
             failed = {item["itemIdentifier"] for item in (response or {}).get("batchItemFailures", [])}
-        except Exception:  # a crashed invocation: Lambda leaves the whole batch on the queue
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # a crashed invocation (an error, or the process killed): the batch stays queued
             failed = {message["MessageId"] for message in messages}
         with self._lock:
             self.invocations += 1

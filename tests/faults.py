@@ -10,8 +10,9 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 
-class Killed(RuntimeError):
-    """The invocation died (as when Lambda kills it): nothing catches this."""
+class Killed(BaseException):
+    """The invocation died (as when Lambda kills it): no handler of the loader runs, as none catches more than
+    ``Exception``."""
 
 
 class FaultyClient:

@@ -33,3 +33,33 @@ class Reference:
             return None
         # Greatest start, then narrowest, then latest row.
         return int(max(rows, key=lambda row: (self.starts[row], -self.ends[row], row)))
+
+
+# ::ffff:0:0/96, written out here rather than taken from the loader, so that the reference stays independent.
+_MAPPED_FIRST = 0xFFFF << 32
+_MAPPED_LAST = _MAPPED_FIRST + (1 << 32) - 1
+
+
+def answer_of_rows(rows: Sequence[tuple[int, int, int]], family: int, address: int) -> int | None:
+    """The row whose range answers ``(family, address)`` as lookups parse it, by brute force over ``(family,
+    start, end)`` rows in file order.
+
+    A lookup of an IPv4-mapped address asks for the IPv4 address, so an IPv6 row covering mapped addresses
+    answers IPv4 lookups there, with the overlap rule applied to the part of the row inside the mapped block; an
+    IPv6 lookup is answered by the part of a row on its side of the block.
+    """
+    best: tuple[int, int, int] | None = None
+    for row, (row_family, row_start, row_end) in enumerate(rows):
+        start, end = row_start, row_end
+        if family == 4 and row_family == 6:  # the row's part inside the mapped block, as IPv4
+            start, end = max(start, _MAPPED_FIRST) - _MAPPED_FIRST, min(end, _MAPPED_LAST) - _MAPPED_FIRST
+        elif family == 6 and row_family == 6:  # the row's part on the address's side of the mapped block
+            if address < _MAPPED_FIRST:
+                end = min(end, _MAPPED_FIRST - 1)
+            else:
+                start = max(start, _MAPPED_LAST + 1)
+        elif family != row_family:
+            continue
+        if start <= address <= end and (best is None or (start, -end, row) > best):
+            best = (start, -end, row)
+    return None if best is None else best[2]

@@ -1,4 +1,9 @@
-"""The one module that talks to S3: listing a dataset's objects, streaming their lines, settings and reports."""
+"""The one module that talks to S3: listing a dataset's objects, streaming their lines, settings and reports.
+
+Every object is read within the loader's limits (``fencepost.core.limits``): a line file line by line, never more
+than ``max_object_bytes`` of it once decompressed; a JSON document (settings, a report) whole, never more than
+``max_object_bytes``, and a folder's settings never more than ``max_line_bytes`` (they are parsed whole).
+"""
 
 from __future__ import annotations
 
@@ -14,13 +19,13 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
 from fencepost.core.formats import FileError
+from fencepost.core.limits import Limits
+from fencepost.core.lines import split_lines
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
-
-READ_SIZE = 1 << 20
 
 
 def make_s3_client() -> S3Client:
@@ -47,22 +52,11 @@ class _Prefixed:
         return data
 
 
-def _split_lines(read: Any) -> Iterator[bytes]:
-    """Lines with their endings, from a stream read a megabyte at a time."""
-    pending = b""
-    while chunk := read(READ_SIZE):
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            yield line + b"\n"
-    if pending:
-        yield pending
-
-
 class Bucket:
-    def __init__(self, client: S3Client, name: str) -> None:
+    def __init__(self, client: S3Client, name: str, limits: Limits | None = None) -> None:
         self.client = client
         self.name = name
+        self.limits = limits or Limits()
 
     def list_data(self, dataset: str) -> list[ObjectRef]:
         """The dataset's data objects, sorted by key (the row order of the dataset follows it)."""
@@ -96,7 +90,7 @@ class Bucket:
             stream = gzip.GzipFile(fileobj=stream, mode="rb")
         line = 0
         try:
-            for line, text in enumerate(_split_lines(stream.read), 1):  # noqa: B007 - line is reported on failure
+            for line, text in enumerate(split_lines(stream.read, self.limits), 1):  # noqa: B007 - reported on failure
                 yield text
         except (EOFError, gzip.BadGzipFile, zlib.error) as error:
             raise FileError(line + 1, f"the gzip data is truncated or corrupt ({error})") from None
@@ -104,20 +98,25 @@ class Bucket:
             raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
 
     def settings(self, dataset: str) -> FolderSettings:
-        found = [(key, raw) for key in settings_keys(dataset) if (raw := self._get(key)) is not None]
+        cap, why = min(self.limits.max_line_bytes, self.limits.max_object_bytes), "MAX_LINE_BYTES: it is read whole"
+        found = [(key, raw) for key in settings_keys(dataset) if (raw := self._get(key, cap, why)) is not None]
         if len(found) > 1:
             raise FileError(None, f"two settings objects apply to {dataset!r}: {found[0][0]} and {found[1][0]}")
         return FolderSettings.parse(found[0][1], found[0][0]) if found else FolderSettings()
 
-    def _get(self, key: str) -> bytes | None:
+    def _get(self, key: str, limit: int | None = None, setting: str = "MAX_OBJECT_BYTES") -> bytes | None:
+        """The whole object (None when there is none); raises ``FileError`` when it holds more than ``limit``."""
+        limit = self.limits.max_object_bytes if limit is None else limit
         try:
-            data: bytes = self.client.get_object(Bucket=self.name, Key=key)["Body"].read()
+            data: bytes = self.client.get_object(Bucket=self.name, Key=key)["Body"].read(limit + 1)
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
                 return None
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
         except BotoCoreError as error:
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        if len(data) > limit:
+            raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")
         return data
 
     def get_json(self, key: str) -> Any:

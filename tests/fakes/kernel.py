@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -48,7 +49,7 @@ class Faults:
     def __init__(self) -> None:
         self.arm(None)
 
-    def arm(self, crash_at: int | None, *, after: bool = False, error: type[Exception] = Killed) -> None:
+    def arm(self, crash_at: int | None, *, after: bool = False, error: type[BaseException] = Killed) -> None:
         self.steps, self.crash_at, self.after, self.error = 0, crash_at, after, error
         self.killed: str | None = None  # the step that failed: "<number> <Fake.method>"
         self.trace: list[str] = []
@@ -149,12 +150,19 @@ class Store:
 class FakeLogger:
     def __init__(self) -> None:
         self.lines: list[tuple[str, str, dict[str, Any]]] = []  # (level, message, extra)
+        self.errors: list[BaseException] = []  # what was logged with ``exception``: errors the loader caught
 
     def info(self, msg: object, *args: Any, **kwargs: Any) -> None:
         self.lines.append(("info", str(msg), dict(kwargs.get("extra", {}))))
 
     def warning(self, msg: object, *args: Any, **kwargs: Any) -> None:
         self.lines.append(("warning", str(msg), dict(kwargs.get("extra", {}))))
+
+    def exception(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        self.lines.append(("error", str(msg), dict(kwargs.get("extra", {}))))
+        error = sys.exc_info()[1]
+        if error is not None:
+            self.errors.append(error)
 
     def messages(self, level: str) -> list[str]:
         return [message for logged, message, _ in self.lines if logged == level]

@@ -46,13 +46,14 @@ class World:
     def __init__(self, settings: LoaderSettings | None = None) -> None:
         self.settings = settings or loader_settings()
         self.clock, self.faults, self.store = Clock(), Faults(), Store()
-        self.datasets = FakeDatasets(self.faults)
+        self.datasets = FakeDatasets(self.store, self.faults)
         self.builds = FakeBuilds(self.store, self.faults)
         self.versions = FakeVersions(self.store, self.faults)
         self.writer = FakeWriter(self.store, self.faults, self.clock)
         self.bucket = FakeBucket(self.faults)
         self.queues = FakeQueues(self.clock, self.faults, max_receives=self.settings.max_receives)
         self.telemetry = FakeTelemetry()
+        self.telemetry.logger.errors = self.queues.errors  # an error the loader caught and logged is a bug too
         self.service = LoadingService(
             self.settings,
             datasets=self.datasets,

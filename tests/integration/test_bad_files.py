@@ -1,10 +1,13 @@
 """A corpus of bad files dropped onto a live dataset: each load ends FAILED (or skips rows, when the folder's
-settings allow) with a report that names the problem, and the live version keeps answering exactly as before."""
+settings allow) with a report that names the problem, and the live version keeps answering exactly as before.
+Files that cross the loader's limits (a gzip that expands to one huge line or to many bytes, too many rows, a
+directory of too many partitions) fail within seconds, the same way."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import time
 from typing import Any, NamedTuple
 
 import pytest
@@ -34,7 +37,13 @@ CORPUS = [
     BadFile("UTF-16 with BOM", _csv("2.0.0.0,2.0.0.255,XX").decode().encode("utf-16"), "not UTF-8", 1),
     BadFile("zero bytes", b"", "the file is empty", None),
     BadFile("header only", b"start,end,country\n", "header but no ranges", None),
-    BadFile("a 10 MB line", _csv("2.0.0.0,2.0.0.255," + "x" * 10_000_000), "field larger than field limit", 2),
+    BadFile("a 10 MB line", _csv("2.0.0.0,2.0.0.255," + "x" * 10_000_000), "longer than 1,048,576 bytes", 2),
+    BadFile(
+        "a gzip of one 96 MB line",
+        gzip.compress(b"start,end,country\n2.0.0.0,2.0.0.255," + bytes(96_000_000), 9),
+        "the line is longer than 1,048,576 bytes (MAX_LINE_BYTES)",
+        2,
+    ),
     BadFile("too many columns", _csv("2.0.0.0,2.0.0.255,XX,extra"), "4 columns where the file has 3", 2),
     BadFile("too few columns", _csv("2.0.0.0,2.0.0.255"), "2 columns where the file has 3", 2),
     BadFile("a reversed range", _csv("2.0.0.255,2.0.0.0,XX"), "is after end", 2),
@@ -75,6 +84,85 @@ def test_a_bad_file_fails_with_a_report_and_the_live_version_answers_as_before(s
     assert report["started_at"] is not None
     # And the live version answers exactly as before
     assert _answers(stack) == before
+
+
+def _fails_within_seconds(
+    stack: Stack, key: str, body: bytes, reason: str, line: int | None, *, where: str | None = None
+) -> dict[str, Any]:
+    """Put a bad object beside the live one: its load fails in seconds, saying where (``where``: the object named,
+    when not this one), and nothing changes."""
+    stack.put("geo/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack)
+    started = time.monotonic()
+    stack.put(key, body)
+    stack.drain()
+    seconds = time.monotonic() - started
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("FAILED", 1), json.dumps(record["load"])
+    problem = record["load"]["problems"][0]
+    assert reason in problem["reason"]
+    assert (problem["object"], problem["line"]) == (key if where is None else where, line)
+    assert reason in json.dumps(stack.report(record["load"]["report"])["problems"])
+    assert seconds < 20, seconds  # (settling takes one of them)
+    assert _answers(stack) == before
+    return record
+
+
+# 76 KB of gzip that expands to 31 MB of rows (1.5 million of them, all alike)
+HEADER, ROW = b"start,end,country\n", b"2.0.0.0,2.0.0.255,XX\n"
+MANY_ROWS = gzip.compress(HEADER + ROW * 1_500_000, 9)
+
+
+@pytest.mark.parametrize("stack", [{"MAX_OBJECT_BYTES": str(4 << 20)}], indirect=True)
+def test_a_gzip_that_expands_to_more_than_an_object_may_hold_fails_at_once(stack: Stack) -> None:
+    line = ((4 << 20) - len(HEADER)) // len(ROW) + 2  # the header, the rows that fit, then the one that does not
+    _fails_within_seconds(stack, "geo/bomb.csv.gz", MANY_ROWS, "more than 4,194,304 bytes, decompressed", line)
+
+
+def test_a_folder_may_lower_the_rows_a_build_reads(stack: Stack) -> None:
+    stack.put("geo/_settings.json", json.dumps({"limits": {"max_build_rows": 1000}}))
+    reason = "more than 1,000 rows together (limits.max_build_rows of geo/_settings.json; every line counts)"
+    _fails_within_seconds(stack, "geo/many.csv.gz", MANY_ROWS, reason, 1000 - 4 + 1)  # (good.csv, read first: 4)
+
+
+def test_a_folder_may_not_raise_a_limit(stack: Stack) -> None:
+    stack.put("geo/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack)
+    stack.put("geo/_settings.json", json.dumps({"limits": {"max_build_rows": 20_000_000}}))
+    stack.put("geo/more.csv", _csv("2.0.0.0,2.0.0.255,XX"))
+    stack.drain()
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("FAILED", 1)
+    problem = record["load"]["problems"][0]
+    assert problem["object"] == "geo/_settings.json"
+    assert "limits.max_build_rows is 20,000,000, above the loader's MAX_BUILD_ROWS of 10,000,000" in problem["reason"]
+    assert _answers(stack) == before
+
+
+def test_a_settings_object_is_read_within_the_line_limit(stack: Stack) -> None:
+    stack.put("geo/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack)
+    # A valid settings document, padded to 2 MB (a settings object is parsed whole, so it is held to MAX_LINE_BYTES)
+    stack.put("geo/_settings.json", b'{"max_invalid_rows": 0}' + b" " * 2_000_000)
+    stack.put("geo/more.csv", _csv("2.0.0.0,2.0.0.255,XX"))
+    stack.drain()
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("FAILED", 1)
+    reason = record["load"]["problems"][0]["reason"]
+    assert "geo/_settings.json holds more than 1,048,576 bytes (MAX_LINE_BYTES: it is read whole)" in reason
+    assert _answers(stack) == before
+
+
+@pytest.mark.parametrize("stack", [{"MAX_DIRECTORY_PARTITIONS": "3"}], indirect=True)
+def test_a_version_spanning_too_many_partitions_fails_with_a_report(stack: Stack) -> None:
+    # good.csv starts in one IPv4 and one IPv6 partition; these ranges in three more /20s of IPv6
+    spread = _csv("2001:1db8::,2001:1db8::ff,A", "2001:2db8::,2001:2db8::ff,B", "2001:3db8::,2001:3db8::ff,C")
+    reason = "the version's ranges start in 5 partitions (/8 blocks of IPv4, /20 blocks of IPv6); a version may span"
+    _fails_within_seconds(stack, "geo/spread.csv", spread, reason, None, where="")  # (the version's, no object's)
+    assert "at most 3 (MAX_DIRECTORY_PARTITIONS)" in stack.dataset("geo")["load"]["problems"][0]["reason"]
 
 
 def test_invalid_rows_are_skipped_when_the_folder_allows_it(stack: Stack) -> None:

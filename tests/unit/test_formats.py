@@ -6,7 +6,8 @@ import pytest
 
 from fencepost.core.addresses import V4, V6, parse_boundary
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import MAX_ITEM_BYTES, FileError, FileSummary, Layout, ReadOptions, read_ranges
+from fencepost.core.formats import FileError, FileSummary, Layout, ReadOptions, read_ranges
+from fencepost.core.items import MAX_ITEM_BYTES
 
 
 def _read(text: str | bytes, options: ReadOptions | None = None) -> tuple[FileSummary, Collector, ProblemLog]:
@@ -101,10 +102,50 @@ def test_bom_and_crlf() -> None:
     assert _ranges(collector, V4)[0][2] == ("AU",)
 
 
-def test_mapped_ipv6_text_in_a_file_stays_ipv6() -> None:
-    _, collector, _ = _read("::ffff:0.0.0.0,::ffff:255.255.255.255,mapped\n")
-    assert _ranges(collector, V4) == []
-    assert _ranges(collector, V6) == [(0xFFFF << 32, (0xFFFF << 32) | 0xFFFFFFFF, ("mapped",))]
+MAPPED = 0xFFFF << 32  # ::ffff:0.0.0.0
+
+
+def test_mapped_ipv6_ranges_are_read_as_the_ipv4_ranges_lookups_answer_them_as() -> None:
+    # Given mapped ranges written as text, as a CIDR network, and beside a native IPv4 range
+    summary, collector, problems = _read(
+        "start,end,v\n::ffff:1.0.0.0,::ffff:1.0.0.255,text\n2.0.0.0,2.0.0.255,native\n::ffff:3.0.0.0,::ffff:3.0.0.9,x\n"
+    )
+    _, networks, _ = _read("network,v\n::ffff:4.0.0.0/120,cidr\n")
+    # Then each is an IPv4 range, in row order
+    assert (summary.rows, problems.count) == (3, 0)
+    assert _ranges(collector, V6) == []
+    assert _ranges(collector, V4) == [
+        (a("1.0.0.0"), a("1.0.0.255"), ("text",)),
+        (a("2.0.0.0"), a("2.0.0.255"), ("native",)),
+        (a("3.0.0.0"), a("3.0.0.9"), ("x",)),
+    ]
+    assert _ranges(networks, V4) == [(a("4.0.0.0"), a("4.0.0.255"), ("cidr",))]
+
+
+def test_mapped_integers_as_in_ip2locations_ipv6_files_are_ipv4() -> None:
+    # IP2Location's IPv6 layout: IPv4 space as mapped integers, beside real IPv6 ranges
+    summary, collector, _ = _read(
+        "281470698520576,281470698520831,AU\n"  # ::ffff:1.0.0.0 - ::ffff:1.0.0.255
+        "42540766411282592856903984951653826560,42540766411282592875350729025363378175,ZZ\n"  # 2001:db8::/64
+    )
+    assert summary.rows == 2
+    assert _ranges(collector, V4) == [(a("1.0.0.0"), a("1.0.0.255"), ("AU",))]
+    assert _ranges(collector, V6) == [(a("2001:db8::"), a("2001:db8::ffff:ffff:ffff:ffff"), ("ZZ",))]
+
+
+def test_a_range_straddling_the_mapped_block_is_split_around_it() -> None:
+    # Given one range from below ::ffff:0:0/96 to above it
+    _, collector, _ = _read("::fffe:ffff:ff00,::1:0:0:ff,wide\n")
+    # Then the parts below and above stay IPv6, the mapped block (all of it) is IPv4, all answered by the row
+    assert _ranges(collector, V6) == [
+        (a("::fffe:ffff:ff00"), MAPPED - 1, ("wide",)),
+        (MAPPED + 2**32, a("::1:0:0:ff"), ("wide",)),
+    ]
+    assert _ranges(collector, V4) == [(0, 2**32 - 1, ("wide",))]
+    # And a range that ends inside the block keeps only its part below it as IPv6
+    _, collector, _ = _read("::fffe:ffff:ff00,::ffff:1.0.0.5,low\n")
+    assert _ranges(collector, V6) == [(a("::fffe:ffff:ff00"), MAPPED - 1, ("low",))]
+    assert _ranges(collector, V4) == [(0, a("1.0.0.5"), ("low",))]
 
 
 def test_header_can_be_forced() -> None:

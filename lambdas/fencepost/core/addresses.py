@@ -1,6 +1,7 @@
 """IP addresses as ``(family, integer)`` pairs: strict parsing of what users send, canonical text out.
 
-IPv4-mapped IPv6 addresses (``::ffff:1.2.3.4``) are IPv4 addresses in disguise and are answered as IPv4.
+IPv4-mapped IPv6 addresses (``::ffff:1.2.3.4``) are IPv4 addresses in disguise and are answered as IPv4; a range
+file's mapped ranges are stored as IPv4 for the same reason (``unmapped``).
 Forms that could mean two things are refused rather than guessed: IPv4 octets with leading zeros, zone ids,
 prefixes, surrounding spaces.
 """
@@ -21,6 +22,8 @@ TOP: Final = {V4: (1 << 32) - 1, V6: (1 << 128) - 1}
 MAX_TEXT_LENGTH: Final = 45
 
 _MAPPED_TAG: Final = 0xFFFF
+MAPPED_FIRST: Final = _MAPPED_TAG << 32  # ::ffff:0.0.0.0, the first address of ::ffff:0:0/96
+MAPPED_LAST: Final = MAPPED_FIRST | TOP[V4]  # ::ffff:255.255.255.255
 
 
 class AddressError(ValueError):
@@ -68,6 +71,21 @@ def parse_address(text: str) -> tuple[int, int]:
     if family == V6 and value >> 32 == _MAPPED_TAG:
         return V4, value & TOP[V4]
     return family, value
+
+
+def unmapped(family: int, start: int, end: int) -> list[tuple[int, int, int]]:
+    """A range as ``(family, start, end)`` parts, its IPv4-mapped part (``::ffff:0:0/96``) as IPv4.
+
+    Lookups answer a mapped address as the IPv4 address it carries, so that is where the range must be found. A
+    range that straddles the mapped block keeps its parts below and above it as IPv6.
+    """
+    if family == V4 or end < MAPPED_FIRST or start > MAPPED_LAST:
+        return [(family, start, end)]
+    parts = [(V6, start, MAPPED_FIRST - 1)] if start < MAPPED_FIRST else []
+    parts.append((V4, max(start, MAPPED_FIRST) - MAPPED_FIRST, min(end, MAPPED_LAST) - MAPPED_FIRST))
+    if end > MAPPED_LAST:
+        parts.append((V6, MAPPED_LAST + 1, end))
+    return parts
 
 
 def format_address(family: int, value: int) -> str:

@@ -8,11 +8,12 @@ live there) and never starts a load.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fencepost.core.formats import ReadOptions
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.core.limits import ENVIRONMENT, FolderLimits
 
 DEFAULT_DATASET = "default"
 SETTINGS_NAME = "_settings.json"
@@ -50,6 +51,17 @@ def settings_keys(dataset: str) -> list[str]:
     return [f"{prefix}{SETTINGS_NAME}" for prefix in prefixes_of(dataset)]
 
 
+def settings_owner(key: str) -> str | None:
+    """The dataset whose settings object ``key`` is (its settings are part of what each version is built from);
+    None for any other key."""
+    folder, slash, name = key.rpartition("/")
+    if name != SETTINGS_NAME or "/" in folder:
+        return None
+    if not slash:
+        return DEFAULT_DATASET
+    return folder if is_dataset_name(folder) else None
+
+
 def report_key(dataset: str, build: int) -> str:
     return f"{REPORTS_PREFIX}{dataset}/{build}.json"
 
@@ -61,17 +73,19 @@ class FolderSettings:
     ``columns``: names of the metadata columns (for files without a header, or to rename);
     ``header``: true/false forces whether the first row is a header (detected when absent);
     ``max_invalid_rows``: how many invalid rows a load may skip (0: any invalid row fails the load);
-    ``merge_neighbours``: join touching ranges whose metadata is identical.
+    ``merge_neighbours``: join touching ranges whose metadata is identical;
+    ``limits``: the loader's limits lowered for this folder (``{"max_build_rows": 1000}``; never raised).
     """
 
     columns: tuple[str, ...] | None = None
     header: bool | None = None
     max_invalid_rows: int = 0
     merge_neighbours: bool = False
+    limits: FolderLimits = field(default_factory=FolderLimits)
 
     @property
     def read_options(self) -> ReadOptions:
-        return ReadOptions(header=self.header, columns=self.columns)
+        return ReadOptions(header=self.header, columns=self.columns, limits=self.limits)
 
     @classmethod
     def parse(cls, raw: bytes, where: str) -> FolderSettings:
@@ -81,7 +95,7 @@ class FolderSettings:
             raise FolderError(f"{where} is not valid JSON: {str(error)[:200]}") from None
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
-        known = {"columns", "header", "max_invalid_rows", "merge_neighbours"}
+        known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits"}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -90,6 +104,7 @@ class FolderSettings:
             header=_optional_bool(document.get("header"), "header", where),
             max_invalid_rows=_count(document.get("max_invalid_rows", 0), where),
             merge_neighbours=bool(_optional_bool(document.get("merge_neighbours"), "merge_neighbours", where)),
+            limits=_limits(document.get("limits"), where),
         )
 
 
@@ -114,3 +129,17 @@ def _count(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise FolderError(f"{where}: max_invalid_rows must be a whole number, 0 or more")
     return value
+
+
+def _limits(value: Any, where: str) -> FolderLimits:
+    if value is None:
+        return FolderLimits()
+    if not isinstance(value, dict):
+        raise FolderError(f'{where}: limits must be an object, e.g. {{"max_build_rows": 1000}}')
+    unknown = sorted(set(value) - set(ENVIRONMENT))
+    if unknown:
+        raise FolderError(f"{where}: unknown limits {unknown}; known: {sorted(ENVIRONMENT)}")
+    for name, limit in value.items():
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise FolderError(f"{where}: limits.{name} must be a whole number, 1 or more")
+    return FolderLimits(where, tuple(sorted(value.items())))

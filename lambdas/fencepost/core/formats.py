@@ -9,7 +9,8 @@ Layouts (detected; a folder's settings may force the header and name the columns
 
 Comma or tab separated, quoted or not, cells trimmed, UTF-8 with or without BOM, LF or CRLF. A row that cannot
 be used is a *problem* (line and reason) and the caller decides whether the load may skip it; a file that cannot
-be read at all (not UTF-8, binary) raises ``FileError``.
+be read at all (not UTF-8, binary) raises ``FileError``. IPv4-mapped IPv6 ranges (``::ffff:1.2.3.0``, or mapped
+integers as in IP2Location's IPv6 files) are read as the IPv4 ranges that lookups answer them as.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ from __future__ import annotations
 import csv
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from fencepost.core.addresses import BITS, TOP, V4, V6, AddressError, parse_boundary
+from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
+from fencepost.core.cells import RowError, boundary, is_integer, looks_like_data, network, whole
+from fencepost.core.items import MAX_ITEM_BYTES, metadata_bytes
+from fencepost.core.limits import FolderLimits
 from fencepost.core.problems import Problem
 
-# DynamoDB's item limit is 400 KB; keys, addresses and list overhead of one range item take well under 1 KB.
-MAX_ITEM_BYTES = 400 * 1024
+# Keys, addresses and list overhead of one range item take well under 1 KB.
 ITEM_OVERHEAD_BYTES = 1024
 
 csv.field_size_limit(1 << 20)  # a cell may be large; a 1 MiB cell can never fit an item anyway
@@ -57,6 +60,7 @@ class ReadOptions:
 
     header: bool | None = None  # None: detect
     columns: tuple[str, ...] | None = None  # names of the metadata columns, in order
+    limits: FolderLimits = field(default_factory=FolderLimits)  # the limits it lowers (the reader applies them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,60 +78,6 @@ class RangeSink(Protocol):
 
 class ProblemSink(Protocol):
     def add(self, problem: Problem) -> None: ...
-
-
-class RowError(ValueError):
-    pass
-
-
-def _is_integer(cell: str) -> bool:
-    return cell.isascii() and cell.isdigit()
-
-
-MAX_DIGITS = len(str(TOP[V6]))  # 39: no address needs more (Python refuses int() of over 4,300 digits anyway)
-
-
-def _whole(cell: str, what: str) -> int:
-    """An integer cell (ASCII digits), refused as a row problem when it is longer than any address."""
-    digits = cell.lstrip("0") or "0"
-    if len(digits) > MAX_DIGITS:
-        raise RowError(f"{what} {cell[:40]}... has {len(digits)} digits: larger than any IPv6 address")
-    return int(digits)
-
-
-def _looks_like_data(cell: str) -> bool:
-    """Whether a first cell is an address, an integer address or a network (so the row is not a header)."""
-    if _is_integer(cell):
-        return True
-    try:
-        parse_boundary(cell.split("/", 1)[0])
-    except AddressError:
-        return False
-    return True
-
-
-def _boundary(cell: str, what: str) -> tuple[int, int]:
-    try:
-        return parse_boundary(cell)
-    except AddressError as error:
-        raise RowError(f"{what} {cell[:60]!r} is {error.reason}") from None
-
-
-def _network(cell: str) -> tuple[int, int, int]:
-    """``(family, first, last)`` of a CIDR network; host bits must be clear."""
-    address, slash, prefix = cell.partition("/")
-    if not slash or not (prefix.isascii() and prefix.isdigit()):
-        raise RowError(f"network {cell[:60]!r} is not in CIDR form (address/prefix)")
-    family, first = _boundary(address, "network")
-    if len(prefix) > 3:  # (and never int() of thousands of digits)
-        raise RowError(f"network {cell[:60]!r} has a prefix longer than {BITS[family]} bits")
-    length = int(prefix)
-    if length > BITS[family]:
-        raise RowError(f"network {cell[:60]!r} has a prefix longer than {BITS[family]} bits")
-    host = (1 << (BITS[family] - length)) - 1
-    if first & host:
-        raise RowError(f"network {cell[:60]!r} has host bits set")
-    return family, first, first | host
 
 
 def _decode(lines: Iterable[bytes]) -> Iterator[str]:
@@ -195,12 +145,12 @@ class _FileReader:
         values = tuple(cells[first:])
         try:
             # A UTF-8 character is at most 4 bytes: count exactly only when the quick bound does not fit.
-            if 4 * sum(map(len, values)) + len(values) + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES:
-                size = sum(len(value.encode()) + 1 for value in values) + ITEM_OVERHEAD_BYTES
+            if 4 * sum(map(len, values)) + len(values) + 4 + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES:
+                size = metadata_bytes(values) + ITEM_OVERHEAD_BYTES
                 if size > MAX_ITEM_BYTES:
                     raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
             if self.layout is Layout.CIDR:
-                self.ranges.add(*_network(cells[0]), values)
+                self._add(*network(cells[0]), values)
             else:
                 self._start_end(cells[first - 2], cells[first - 1], values)
         except RowError as error:
@@ -210,7 +160,7 @@ class _FileReader:
 
     def _start(self, cells: list[str], line: int) -> bool:
         """Settle the header and the layout at the first rows; False when this row was the header."""
-        is_header = self.options.header if self.options.header is not None else not _looks_like_data(cells[0])
+        is_header = self.options.header if self.options.header is not None else not looks_like_data(cells[0])
         if is_header and self.header is None:
             self.header = cells
             return False
@@ -228,15 +178,15 @@ class _FileReader:
         return True
 
     def _start_end(self, low: str, high: str, values: tuple[str, ...]) -> None:
-        integers = _is_integer(low)
-        if integers != _is_integer(high):
+        integers = is_integer(low)
+        if integers != is_integer(high):
             raise RowError("start and end are written differently (one an integer, one not)")
         if self.integer_form is None:
             self.integer_form = integers
         elif self.integer_form != integers:
             raise RowError("integer and text addresses are mixed in one file")
         if integers:
-            start, end = _whole(low, "start"), _whole(high, "end")
+            start, end = whole(low, "start"), whole(high, "end")
             if end > TOP[V6]:
                 raise RowError(f"{end} is larger than any IPv6 address")
             if start > end:
@@ -244,13 +194,20 @@ class _FileReader:
             self.integer_rows.append((start, end, values))
             self.integer_top = max(self.integer_top, end)
             return
-        family, start = _boundary(low, "start")
-        end_family, end = _boundary(high, "end")
+        family, start = boundary(low, "start")
+        end_family, end = boundary(high, "end")
         if family != end_family:
             raise RowError(f"start {low!r} and end {high!r} are of different address families")
         if start > end:
             raise RowError(f"start {low} is after end {high}")
-        self.ranges.add(family, start, end, values)
+        self._add(family, start, end, values)
+
+    def _add(self, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
+        if family == V6 and end >= MAPPED_FIRST and start <= MAPPED_LAST:
+            for part in unmapped(family, start, end):
+                self.ranges.add(*part, values)
+        else:
+            self.ranges.add(family, start, end, values)
 
     def finish(self, delimiter: str, unreadable: int) -> FileSummary:
         if self.layout is None:
@@ -259,7 +216,7 @@ class _FileReader:
             raise FileError(None, "the file has a header but no ranges")
         family = V4 if self.integer_top <= TOP[V4] else V6
         for start, end, values in self.integer_rows:
-            self.ranges.add(family, start, end, values)
+            self._add(family, start, end, values)
         self.integer_rows.clear()
         return FileSummary(self.layout, delimiter, self.header is not None, self.columns, self.accepted)
 

@@ -3,18 +3,42 @@
 Attributes besides the keys: ``e`` the piece's last address; ``rs``/``re`` the original range's start and end,
 only when the piece is not the whole range; ``d`` the metadata values as a list in column order. Addresses are
 kept as canonical text, so the table reads well in a console and answers need no reformatting.
+
+Every item the loader writes is sized here first (``check_item``): DynamoDB refuses items over 400 KB. The records
+that list a version's objects or columns hold them within budgets that leave room for the rest of the record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fencepost.core.addresses import format_address, parse_boundary
 from fencepost.core.keys import partition_base, partition_of, range_pk, sort_key
 
 Item = dict[str, Any]
+
+MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit
+# What the records that carry them (dataset record, build record, version header) may spend on a version's list of
+# objects and on its column names; a dataset record's problems take at most RECORD_PROBLEM_BYTES (core.problems).
+OBJECT_LIST_BYTES = 256 * 1024
+COLUMN_NAMES_BYTES = 64 * 1024
+
+
+class ItemTooLarge(ValueError):
+    """An item that DynamoDB would refuse: writing it again cannot help."""
+
+
+class Listed(Protocol):
+    """An object as a version lists it (``fencepost.model.ObjectRef``)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def etag(self) -> str: ...
+    @property
+    def size(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +96,37 @@ def read_hit(family: int, partition: int, item: Item) -> Hit:
     return Hit(start, _address(end_text), values, format_address(family, start), end_text, span)
 
 
+def check_item(item: Item) -> None:
+    """Raise ``ItemTooLarge`` for an item over DynamoDB's limit, naming it by its key."""
+    size = item_bytes(item)
+    if size > MAX_ITEM_BYTES:
+        key = f"{item.get('PK', {}).get('S', '?')} / {item.get('SK', {}).get('N', '?')}"
+        raise ItemTooLarge(f"the item {key} takes {size:,} bytes; a DynamoDB item holds at most {MAX_ITEM_BYTES:,}")
+
+
+def object_list_bytes(objects: Iterable[Listed]) -> int:
+    """What a list of objects takes in an item (each a map of key, etag and size)."""
+    return _value_bytes(
+        {"L": [{"M": {"key": {"S": o.key}, "etag": {"S": o.etag}, "size": {"N": str(o.size)}}} for o in objects]}
+    )
+
+
+def metadata_bytes(values: Iterable[str]) -> int:
+    """What a range's metadata takes in its item (the ``d`` list)."""
+    return 1 + _value_bytes({"L": [{"S": value} for value in values]})
+
+
+def column_names_bytes(columns: Iterable[str]) -> int:
+    """What a version's column names take in its header."""
+    return _value_bytes({"L": [{"S": name} for name in columns]})
+
+
 def item_bytes(item: Item) -> int:
     """An item's size as DynamoDB counts it: attribute names plus values (numbers about one byte per two digits)."""
     return sum(len(name.encode()) + _value_bytes(value) for name, value in item.items())
 
 
-def _value_bytes(value: dict[str, Any]) -> int:
+def _value_bytes(value: dict[str, Any]) -> int:  # noqa: PLR0911 - one branch per kind of value
     kind, content = next(iter(value.items()))
     if kind == "S":
         return len(content.encode())
@@ -88,4 +137,8 @@ def _value_bytes(value: dict[str, Any]) -> int:
         return 3 + sum(1 + _value_bytes(element) for element in content)
     if kind == "M":
         return 3 + sum(1 + len(key.encode()) + _value_bytes(element) for key, element in content.items())
+    if kind in ("SS", "NS", "BS"):
+        return sum(_value_bytes({kind[0]: element}) for element in content)
+    if kind == "B":
+        return len(content)
     return 1  # BOOL, NULL

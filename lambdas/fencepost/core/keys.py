@@ -18,6 +18,7 @@ Metadata items (PK starts with ``#``, which no dataset name can)::
     PK = "#v#ds#v"        SK = 0                  version header: columns, counts, objects
                           SK = 1, 2, ...          directory pages
     PK = "#b#ds"          SK = build number       a build's chunks and how many are written
+    PK = "#l#ds"          SK = 0                  the live pointer: what lookups read (version, live since)
 """
 
 from __future__ import annotations
@@ -79,6 +80,14 @@ def version_pk(dataset: str, version: int) -> str:
 
 def builds_pk(dataset: str) -> str:
     return f"#b#{dataset}"
+
+
+LIVE_POINTER_SK: Final = 0
+
+
+def live_pk(dataset: str) -> str:
+    """The live pointer's partition: one per dataset, apart from ``#datasets`` (which listings read)."""
+    return f"#l#{dataset}"
 
 
 def dataset_id(name: str) -> int:

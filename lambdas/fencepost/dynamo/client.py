@@ -1,7 +1,9 @@
 """The DynamoDB client of the data layer: how it is configured, how its errors are mapped, how it pages.
 
-Every failure of DynamoDB surfaces as ``StoreUnavailable``; a conditional check that fails is an answer, not a
-failure (``ConditionFailed``, turned into a typed outcome or a named conflict by the caller).
+Every failure of DynamoDB surfaces as ``StoreUnavailable`` (worth retrying), except a request DynamoDB refuses as
+invalid, ``StoreRefused`` (never retried); an item is sized before it is written, so one over 400 KB is refused
+here, by name. A conditional check that fails is an answer, not a failure (``ConditionFailed``, turned into a
+typed outcome or a named conflict by the caller).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fencepost.core.items import ItemTooLarge, check_item
 from fencepost.dynamo.codec import Item, attribute
-from fencepost.dynamo.errors import StoreUnavailable
+from fencepost.dynamo.errors import StoreRefused, StoreUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -61,6 +64,15 @@ def error_code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", "error"))
 
 
+# Answers that say the request itself is wrong: sending it again cannot help.
+REFUSALS = frozenset({"ValidationException"})
+
+
+def refused(operation: str, error: ClientError) -> StoreRefused:
+    message = error.response.get("Error", {}).get("Message", "")
+    return StoreRefused(f"DynamoDB refused {operation} as invalid ({error_code(error)}: {message})")
+
+
 class Table:
     """One DynamoDB table, through one client: calls with mapped errors, paged queries, conditional updates."""
 
@@ -74,6 +86,8 @@ class Table:
         except ClientError as error:
             if error_code(error) == "ConditionalCheckFailedException":
                 raise ConditionFailed from error
+            if error_code(error) in REFUSALS:
+                raise refused(operation, error) from error
             raise StoreUnavailable(f"DynamoDB {operation} failed ({error_code(error)}); retry shortly") from error
         except BotoCoreError as error:
             raise StoreUnavailable(f"DynamoDB {operation} failed ({type(error).__name__}); retry shortly") from error
@@ -83,6 +97,10 @@ class Table:
         return item
 
     def put(self, item: Item) -> None:
+        try:
+            check_item(item)
+        except ItemTooLarge as error:
+            raise StoreRefused(str(error)) from None
         self.call("put_item", Item=item)
 
     def delete(self, key: Item) -> None:
@@ -146,6 +164,11 @@ class Table:
     def billing_mode(self) -> str:
         table = self.call("describe_table")["Table"]
         return str(table.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED"))
+
+
+def expression_names(*expressions: str) -> dict[str, str]:
+    """``ExpressionAttributeNames`` for expressions that write attribute ``x`` as ``#x``."""
+    return {f"#{word}": word for expression in expressions for word in _names_in(expression)}
 
 
 def _names_in(expression: str) -> set[str]:

@@ -9,6 +9,11 @@ class StoreUnavailable(DependencyUnavailable):
     """DynamoDB throttled, timed out or failed: the same call may succeed if retried shortly."""
 
 
+class StoreRefused(Exception):
+    """DynamoDB refused a request as invalid (``ValidationException``, an item over 400 KB): the same request would
+    be refused again, so it is never retried; a load that meets it fails with this as its reason."""
+
+
 class Conflict(Exception):
     """A transition was refused because the record no longer allows it; the message states the rule."""
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from fencepost.dynamo.client import Table, error_code
+from fencepost.dynamo.client import REFUSALS, Table, error_code, refused
 from fencepost.dynamo.codec import Item
 from fencepost.dynamo.errors import StoreUnavailable
 
@@ -95,7 +95,8 @@ class BulkWriter:
         """BatchWriteItem until every request is written or ``deadline`` (a ``clock()`` value) passes.
 
         Unprocessed items and throttling are retried with exponential backoff and full jitter; what is not written
-        by the deadline comes back in ``unfinished``. A request DynamoDB refuses outright raises ``StoreUnavailable``.
+        by the deadline comes back in ``unfinished``. A request DynamoDB refuses as invalid raises ``StoreRefused``;
+        one it refuses for another reason, ``StoreUnavailable``.
         """
         batches = deque(list(requests[offset : offset + BATCH_SIZE]) for offset in range(0, len(requests), BATCH_SIZE))
         outcome = WriteOutcome()
@@ -146,6 +147,8 @@ class BulkWriter:
         try:
             response = self.table.client.batch_write_item(RequestItems={name: batch})
         except ClientError as error:
+            if error_code(error) in REFUSALS:
+                raise refused("BatchWriteItem", error) from error
             if error_code(error) not in _RETRYABLE:
                 raise StoreUnavailable(f"DynamoDB refused a batch write: {error}") from error
             return batch, True

@@ -42,7 +42,7 @@ client = make_client(pool=settings.write_threads + 8, retries=1, read_timeout=10
 tables = Tables.connect(client, settings.table.table_name)
 queues = Queues(make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url)
 s3: Any = _OnFirstUse(make_s3_client)
-bucket = Bucket(s3, settings.bucket)
+bucket = Bucket(s3, settings.bucket, settings.limits)
 service = LoadingService(
     settings,
     datasets=tables.datasets,

@@ -5,6 +5,10 @@
 - A dependency that fails (DynamoDB, S3, SQS) hands the message back, to be delivered again after a backoff that
   doubles with each delivery; a chunk that fails on its last delivery fails its load first.
 - A step may hand its message back itself (``HandBack``), for instance a chunk not written by the deadline.
+- Any other error is not expected (a bug, or a request DynamoDB refuses as invalid): delivering the message again
+  would meet it again. A chunk that meets one fails its build, with the error as the reason (a build message does
+  the same in ``planning``); other messages are logged with the stack and delivered again, until their queue's
+  dead-letter queue takes them.
 """
 
 from __future__ import annotations
@@ -75,6 +79,14 @@ class Dispatcher:
                 reason = f"{error} (last delivery)"
                 self.failures.fail_build(message.dataset, message.build, reason)
             raise HandBack(str(error), backoff(delivery, self.retry_base)) from error
+        except HandBack:
+            raise
+        except Exception as error:
+            if not isinstance(message, WriteChunk):
+                log = self.telemetry.logger
+                log.exception("a message met an unexpected error", extra={"kind": type(message).__name__})
+                raise
+            self.failures.fail_unexpected(message.dataset, message.build, error)
 
     def _wired(self, _message: QueueWired, _delivery: Delivery) -> None:
         self.telemetry.logger.info("the bucket's test notification arrived: the queue is wired")

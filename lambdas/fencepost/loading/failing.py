@@ -1,5 +1,6 @@
 """Failing a load: the report says why, the dataset's record says FAILED, the build's items are deleted, and the
-live version keeps answering."""
+live version keeps answering. A build that meets an error the loader does not expect (a bug, or a request that
+DynamoDB refuses as invalid) fails the same way, with the error's type and message as its reason."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.build import ProblemLog
 from fencepost.core.folders import report_key
+from fencepost.core.problems import for_record
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports
 from fencepost.model import (
@@ -88,7 +90,7 @@ class Failures:
             LoadStatus.FAILED,
             self.clock(),
             phase=Phase.FAILED,
-            problems=list(problems[:RECORD_PROBLEMS]),
+            problems=for_record(problems, RECORD_PROBLEMS),
             report=report_key(dataset, build) if reported and build is not None else None,
         )
         if not ended:
@@ -97,9 +99,25 @@ class Failures:
         reason = problems[0].reason
         self.telemetry.logger.warning("load failed", extra={"dataset": dataset, "build": build, "reason": reason})
 
+    def fail_unexpected(self, dataset: str, build: int, error: Exception) -> None:
+        """Fail a build on an error the loader does not expect, instead of delivering its message again and again.
+
+        The reason (the error's type and message) goes to the report and the record; the stack to the log. A build
+        with no build record has written nothing yet (that record is written first): its load just fails.
+        """
+        problem = Problem("", None, f"the build stopped on an unexpected error: {type(error).__name__}: {error}")
+        self.telemetry.logger.exception(
+            "build failed on an unexpected error", extra={"dataset": dataset, "build": build, "reason": problem.reason}
+        )
+        if self.builds.get(dataset, build) is None:
+            self.fail_load(dataset, build, [problem])
+        else:
+            self.fail_build(dataset, build, problem.reason)
+
     def abandon(self, dataset: str, build: int) -> None:
         """Give up a build (its attempt hit a passing fault): whatever it wrote is deleted."""
-        self.builds.set_state(dataset, build, BuildState.ABANDONED, expect=UNFINISHED)
+        if not self.builds.set_state(dataset, build, BuildState.ABANDONED, expect=UNFINISHED):
+            return  # no record (nothing was written), abandoned already, or it went live: nothing to delete here
         self.deletions.schedule(dataset, build, self.clock())
 
     def fail_build(self, dataset: str, build: int, reason: str) -> None:

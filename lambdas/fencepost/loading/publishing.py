@@ -3,7 +3,8 @@
 Pieces are shuffled across partitions and cut into chunk messages for the data queue, sent as they are encoded
 (the build is PLANNING meanwhile: writers may already write them); the build turns WRITING once their number is
 known, and whichever comes last finalizes it. A build of one chunk or less is written from here, with no
-round trip through the data queue, so a small dataset never waits behind another's chunks.
+round trip through the data queue, so a small dataset never waits behind another's chunks. A version whose
+directory would span more partitions than the limit allows fails before anything is written.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from typing import Protocol
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.folders import report_key
+from fencepost.core.problems import for_record
 from fencepost.dynamo.errors import StoreUnavailable
+from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
 from fencepost.loading.messages import WriteChunk
 from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
 from fencepost.loading.reading import Read
 from fencepost.loading.reports import Reports, iso
 from fencepost.loading.writing import ChunkWriter
-from fencepost.model import RECORD_PROBLEMS, BuildRecord, ObjectRef, Phase, VersionHeader, VersionInfo
+from fencepost.model import RECORD_PROBLEMS, BuildRecord, ObjectRef, Phase, Problem, VersionHeader, VersionInfo
 
 
 class VersionWrites(Protocol):
@@ -42,6 +45,7 @@ class Publisher:
     outbox: Outbox
     writer: ChunkWriter
     going_live: GoLive
+    failures: Failures
     reports: Reports
     telemetry: Telemetry
     clock: Clock
@@ -57,18 +61,34 @@ class Publisher:
         merge: bool,
         started: float,
         deadline: float,
+        settings: str | None = None,
     ) -> None:
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
         book = chunks.Book(families, pieces)
         directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
+        partitions = sum(len(directory.partitions) for directory in directories.values())
+        if partitions > read.limits.max_directory_partitions:
+            problems = [Problem("", None, read.limits.directory_too_large(partitions)), *read.problems.kept]
+            total = read.problems.count + 1
+            self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
+            return
         info = VersionInfo(dataset, build, read.columns, directories)
         key = report_key(dataset, build)
         # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
         self.builds.put(
-            BuildRecord(dataset, build, ranges=read.rows, items=len(book), objects=objects, report=key, started=started)
+            BuildRecord(
+                dataset,
+                build,
+                ranges=read.rows,
+                items=len(book),
+                objects=objects,
+                report=key,
+                started=started,
+                settings=settings,
+            )
         )
-        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()))
+        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()), settings)
         self.versions.put(info, header)
         self.reports.write(
             dataset,
@@ -80,7 +100,7 @@ class Publisher:
             problems=read.problems,
             started=started,
         )
-        kept = read.problems.kept[:RECORD_PROBLEMS]
+        kept = for_record(read.problems.kept, RECORD_PROBLEMS)
         self.datasets.update_load(
             dataset, build, self.clock(), phase=Phase.WRITING, rows_read=read.rows, problems=kept, report=key
         )

@@ -1,5 +1,6 @@
 """Reading a build's objects: every row checked and collected, in key order, with progress reported every few
-seconds, and a clear failure (not a timeout) when reading would outlast the invocation."""
+seconds, within the loader's limits (lowered by the folder's settings, if they say so), and a clear failure (not
+a timeout) when reading would outlast the invocation."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats import FileError, ReadOptions, read_ranges
+from fencepost.core.items import COLUMN_NAMES_BYTES, OBJECT_LIST_BYTES, column_names_bytes, object_list_bytes
+from fencepost.core.limits import LimitError, Limits
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.model import ObjectRef, Problem
 
 PROGRESS_EVERY = 5.0  # seconds between progress updates (record and log) while reading
+CHECK_EVERY_LINES = 4096  # the deadline is checked at least this often,
+CHECK_EVERY_BYTES = 1 << 20  # and at least this often, however long the lines
 
 
 class LoadFailure(Exception):
@@ -34,10 +39,13 @@ class LoadFailure(Exception):
 
 @dataclass(slots=True)
 class Read:
+    limits: Limits = field(default_factory=Limits)  # the limits this build is held to
     collector: Collector = field(default_factory=Collector)
     problems: ProblemLog = field(default_factory=ProblemLog)
     columns: tuple[str, ...] = ()
-    rows: int = 0
+    rows: int = 0  # ranges accepted
+    lines: int = 0  # lines read, of every object so far
+    bytes: int = 0  # bytes read (decompressed), of every object so far
 
 
 class Lines(Protocol):
@@ -51,15 +59,18 @@ class Reader:
     telemetry: Telemetry
     clock: Clock
     monotonic: Clock
+    limits: Limits = field(default_factory=Limits)  # the function's
 
     def read(self, dataset: str, build: int, objects: list[ObjectRef], options: ReadOptions, deadline: float) -> Read:
         """Every object's rows into one collector, in key order; the columns must agree. Raises ``LoadFailure``."""
-        read = Read()
+        try:
+            read = Read(self.limits.lowered_for(options.limits))
+        except LimitError as error:
+            raise LoadFailure(str(error), object_key=options.limits.source) from None
+        _check_listable(objects)
         first = ""
         for obj in objects:
-            lines = self._watch(
-                dataset, build, obj.key, self.files.lines(obj.key), rows_before=read.rows, deadline=deadline
-            )
+            lines = self._watch(dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline)
             try:
                 summary = read_ranges(obj.key, lines, options, read.collector, read.problems)
             except FileError as error:
@@ -69,6 +80,7 @@ class Reader:
             read.rows += summary.rows
             if not first:
                 read.columns, first = summary.columns, obj.key
+                _check_storable(read.columns, obj.key)
             elif summary.columns != read.columns:
                 raise LoadFailure(
                     f"{obj.key} has the metadata columns {list(summary.columns)} but {first} has "
@@ -80,20 +92,63 @@ class Reader:
         return read
 
     def _watch(
-        self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, rows_before: int, deadline: float
+        self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, read: Read, deadline: float
     ) -> Iterator[bytes]:
-        """Pass lines through, reporting progress every few seconds and stopping before the deadline."""
+        """Pass lines through within the limits, reporting progress every few seconds and stopping before the
+        deadline (checked by lines and by bytes, so that no line escapes it). Raises ``FileError``."""
+        limits = read.limits
+        max_line = limits.max_line_bytes
+        bytes_room = min(limits.max_object_bytes, limits.max_build_bytes - read.bytes)
+        lines_room = limits.max_build_rows - read.lines
         next_report = self.monotonic() + PROGRESS_EVERY
+        count = taken = unchecked = 0
         for count, line in enumerate(lines, 1):
-            if count % 4096 == 0 and self.monotonic() >= next_report:
-                if self.monotonic() >= deadline:
-                    raise LoadFailure(
+            size = len(line)
+            taken += size
+            if size > max_line:
+                raise FileError(count, limits.line_too_long())
+            if taken > bytes_room:
+                too_large = taken > limits.max_object_bytes
+                raise FileError(count, limits.object_too_large() if too_large else limits.build_too_large())
+            if count > lines_room:
+                raise FileError(count, limits.too_many_rows())
+            unchecked += size
+            if unchecked >= CHECK_EVERY_BYTES or not count % CHECK_EVERY_LINES:
+                unchecked = 0
+                now = self.monotonic()
+                if now >= deadline:
+                    raise FileError(
+                        count,
                         "reading the objects took longer than one invocation allows: give the loader more memory "
                         "(and so more CPU) or split the folder's data",
-                        object_key=key,
-                        line=count,
                     )
-                self.datasets.update_load(dataset, build, self.clock(), rows_read=rows_before + count)
-                self.telemetry.logger.info("reading", extra={"dataset": dataset, "object": key, "lines": count})
-                next_report = self.monotonic() + PROGRESS_EVERY
+                if now >= next_report:
+                    self.datasets.update_load(dataset, build, self.clock(), rows_read=read.lines + count)
+                    self.telemetry.logger.info("reading", extra={"dataset": dataset, "object": key, "lines": count})
+                    next_report = now + PROGRESS_EVERY
             yield line
+        read.lines += count
+        read.bytes += taken
+
+
+def _check_listable(objects: list[ObjectRef]) -> None:
+    """A version lists its objects in its records: the list must fit them."""
+    size = object_list_bytes(objects)
+    if size > OBJECT_LIST_BYTES:
+        fitting = OBJECT_LIST_BYTES * len(objects) // size
+        raise LoadFailure(
+            f"the folder has {len(objects):,} objects, whose list takes {size:,} bytes; a version lists its objects "
+            f"in one DynamoDB item, in at most {OBJECT_LIST_BYTES:,} bytes (about {fitting:,} objects with keys "
+            "like these): merge objects, or split the dataset into several folders"
+        )
+
+
+def _check_storable(columns: tuple[str, ...], key: str) -> None:
+    """A version stores its column names in its header item: they must fit it."""
+    size = column_names_bytes(columns)
+    if size > COLUMN_NAMES_BYTES:
+        raise LoadFailure(
+            f"the {len(columns):,} column names take {size:,} bytes; a version stores them in one DynamoDB item, "
+            f"in at most {COLUMN_NAMES_BYTES:,} bytes: use fewer or shorter column names",
+            object_key=key,
+        )

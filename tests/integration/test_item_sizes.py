@@ -1,0 +1,83 @@
+"""Records that are not rows are sized too: a version whose column names cannot fit its header fails at once with a
+report that says so, and a request DynamoDB refuses as invalid (``ValidationException``) fails the load with the
+reason instead of being retried; either way the live version keeps answering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from tests.integration.conftest import Stack
+from tests.integration.test_bad_files import GOOD, PROBES
+from tests.integration.test_loader import _batch_lookup
+
+
+def _answers(stack: Stack, dataset: str) -> list[Any]:
+    return [(r.get("data"), r.get("range")) for r in _batch_lookup(stack, dataset, PROBES)]
+
+
+def _wide(columns: int) -> bytes:
+    header = "start,end," + ",".join(f"column-{n:05}-{'x' * 90}" for n in range(columns))
+    row = "2.0.0.0,2.0.0.255," + ",".join("v" for _ in range(columns))
+    return f"{header}\n{row}\n".encode()
+
+
+def test_column_names_too_large_for_a_version_header_fail_the_load_once(stack: Stack) -> None:
+    # Given a live version
+    stack.put("wide/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack, "wide")
+    # When its file is replaced by one whose 4,500 column names take about 450 KB
+    stack.put("wide/good.csv", _wide(4500))
+    stack.drain()
+    # Then the load FAILED on its first attempt (build 2), saying why, and the live version answers as before
+    record = stack.dataset("wide")
+    assert (record["status"], record["version"], record["load"]["version"]) == ("FAILED", 1, 2)
+    problem = record["load"]["problems"][0]
+    assert problem["object"] == "wide/good.csv"
+    assert "the 4,500 column names take 468,003 bytes" in problem["reason"]
+    assert "in at most 65,536 bytes" in problem["reason"]
+    assert _answers(stack, "wide") == before
+
+
+class RefusesVersionHeaders:
+    """A DynamoDB client that refuses every version header as invalid, as DynamoDB refuses an item over 400 KB."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.refused = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def put_item(self, **kwargs: Any) -> Any:
+        if kwargs["Item"]["PK"]["S"].startswith("#v#"):
+            self.refused += 1
+            message = "Item size has exceeded the maximum allowed size"
+            raise ClientError({"Error": {"Code": "ValidationException", "Message": message}}, "PutItem")
+        return self._client.put_item(**kwargs)
+
+
+def test_a_request_dynamodb_refuses_as_invalid_fails_the_load_and_is_not_retried(stack: Stack) -> None:
+    # Given a live version
+    stack.put("geo/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack, "geo")
+    # When DynamoDB refuses the next version's header as invalid
+    refusing = RefusesVersionHeaders(stack.loader.tables.table.client)
+    stack.loader.tables.table.client = refusing
+    stack.put("geo/more.csv", b"start,end,country\n2.0.0.0,2.0.0.255,XX\n")
+    stack.drain()
+    # Then the load FAILED on its first attempt, with DynamoDB's reason, and was not retried
+    assert refusing.refused == 1
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"], record["load"]["version"]) == ("FAILED", 1, 2)
+    reason = record["load"]["problems"][0]["reason"]
+    assert (
+        "unexpected error: StoreRefused: DynamoDB refused put_item as invalid (ValidationException: Item size" in reason
+    )
+    assert "retry shortly" not in reason
+    assert stack.report(record["load"]["report"])["status"] == "FAILED"
+    # And the live version answers as before
+    assert _answers(stack, "geo") == before
