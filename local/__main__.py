@@ -3,7 +3,8 @@
 DynamoDB Local keeps the table in ``var/dynamodb``. The local S3 keeps nothing across restarts, so every object
 dropped in the bucket is mirrored to ``var/s3`` and put back at the next start; then every dataset the table knows
 is rebuilt from the objects actually in the bucket (unchanged ones are skipped at once, emptied ones retire), so
-the datasets served always match the bucket.
+the datasets served always match the bucket. A dataset rolled back stays rolled back: its folder still holds what
+the rollback moved away from, which is no change (``fencepost.loading.planning``).
 """
 
 from __future__ import annotations

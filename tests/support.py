@@ -12,7 +12,8 @@ from typing import Any
 from fencepost.core.addresses import FAMILIES, parse_address
 from fencepost.core.build import FamilyRanges
 from fencepost.dynamo import Tables
-from fencepost.model import DatasetRecord, LoadStatus, VersionHeader, VersionInfo
+from fencepost.dynamo.serving import pointer_item
+from fencepost.model import DatasetRecord, LivePointer, LoadStatus, VersionHeader, VersionInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -53,6 +54,7 @@ def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, Family
     total = sum(len(r) for r in ranges.values())
     tables.versions.put(info, VersionHeader(tuple(columns), total, written, [], "2026-11-21T00:00:00+00:00"))
     tables.datasets.put(DatasetRecord(name=dataset, live=version, status=LoadStatus.READY, ranges=total))
+    tables.table.put(pointer_item(dataset, LivePointer(dataset, version)))  # what lookups read, as a switch writes it
     return written
 
 

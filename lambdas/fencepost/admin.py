@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from fencepost.dynamo import Tables, make_client
@@ -35,8 +36,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     datasets = Tables.connect(make_client(retries=3, read_timeout=10), settings.table_name).datasets
     try:
         if args.command == "rollback":
-            record = datasets.rollback(args.dataset)
+            record = datasets.rollback(args.dataset, time.time())
             print(f"{args.dataset}: version {record.live} is live; version {record.previous} is the rollback target")
+            if record.held is not None:
+                print(f"{args.dataset}: it stays live until the folder changes (its objects or _settings.json)")
         else:
             found = datasets.get(args.dataset, consistent=True)
             if found is None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from fencepost.core.keys import Directory
 from fencepost.core.problems import Problem
+from fencepost.core.sources import fingerprint
 
 __all__ = [
     "BuildRecord",
@@ -127,6 +128,15 @@ class DatasetRecord:
     planned: int = bookkeeping(default=0)  # the request number last planned
     builds: int = bookkeeping(default=0)  # the build-number counter
     floor: int = bookkeeping(default=0)  # builds at or below this number can never go live (set on retiring)
+    settings: str | None = bookkeeping(default=None)  # the digest of the folder settings ``live`` was built with
+    # After a rollback: the fingerprint of the sources rolled away from. A folder that still holds exactly them is
+    # not a change, so neither a repeated notification nor a reconcile rebuilds them over the rollback.
+    held: str | None = bookkeeping(default=None)
+
+    @property
+    def sources(self) -> str:
+        """The fingerprint of what the live version was built from (``fencepost.core.sources``)."""
+        return fingerprint(((o.key, o.etag) for o in self.objects), self.settings)
 
     def to_api(self) -> dict[str, Any]:
         """The exact shape ``GET /datasets/{name}`` serves: every served field, under its API name."""
@@ -163,6 +173,9 @@ class BuildRecord:
     objects: list[ObjectRef] = field(default_factory=list)
     report: str | None = None
     started: float | None = None  # when the build began reading (epoch seconds)
+    settings: str | None = None  # the digest of the folder settings it was built with
+    switched: float | None = None  # when it went live (set with the switch itself): it is never abandoned after
+    delete_after: float | None = None  # once DELETING: when its deletion may start
 
     @property
     def complete(self) -> bool:
@@ -175,6 +188,7 @@ class Switch(StrEnum):
     SWITCHED = "switched"
     ALREADY_LIVE = "already live"
     STALE = "stale"  # a newer version is live, or the dataset retired after this build began
+    ABANDONED = "abandoned"  # the build was abandoned before it could go live (whoever abandoned it failed it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +222,7 @@ class VersionHeader:
     items: int
     objects: list[ObjectRef]
     created_at: str
+    settings: str | None = None  # the digest of the folder settings it was built with
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""Dataset records in memory, with the transitions of ``fencepost.dynamo.datasets.DatasetTable``.
+"""Dataset records in memory, with the transitions of ``fencepost.dynamo.datasets.DatasetTable``: a load's life
+here, what is served in ``tests.fakes.serving``.
 
 Each transition checks the rule its DynamoDB twin puts in its condition expression (the predicate beside each
 named ``Condition`` below), then applies the same update; a refusal has the same outcome (``False``, a typed
@@ -8,16 +9,16 @@ result or the same named conflict). Records are deep-copied on the way in and ou
 from __future__ import annotations
 
 from fencepost.dynamo.datasets import (
-    FIRST_LIVE,
-    NEWER_THAN_LIVE,
+    HOLD_READ,
     ONLY_LATEST_LOAD,
     ONLY_LATEST_REQUEST,
     RETRY_OWN_REQUEST,
-    UNCHANGED_PAIR,
+    STILL_PLANNED,
 )
-from fencepost.dynamo.errors import NothingToRollBack, NotLatestRequest, StoreUnavailable, SupersededLoad
-from fencepost.model import DatasetRecord, LoadState, LoadStatus, ObjectRef, Phase, Problem, Switch, Switched
-from tests.fakes.kernel import Faults, detached, port
+from fencepost.dynamo.errors import NotLatestRequest
+from fencepost.model import DatasetRecord, LoadState, LoadStatus, Phase, Problem
+from tests.fakes.kernel import detached, port
+from tests.fakes.serving import FakeServing, only_latest_load
 
 
 def only_latest_request(record: DatasetRecord | None, request: int) -> bool:
@@ -25,34 +26,24 @@ def only_latest_request(record: DatasetRecord | None, request: int) -> bool:
     return record is not None and record.requests == request and record.planned < request
 
 
-def only_latest_load(record: DatasetRecord | None, build: int) -> bool:
-    """ONLY_LATEST_LOAD: ``#load.#version = :build``."""
-    return record is not None and record.load.version == build
-
-
 def load_without_build(record: DatasetRecord | None) -> bool:
     """LOAD_WITHOUT_BUILD: ``attribute_type(#load.#version, :null)``."""
     return record is not None and record.load.version is None
 
 
+def still_planned(record: DatasetRecord | None, request: int, build: int) -> bool:
+    """STILL_PLANNED: ``#planned = :request AND #builds = :build``."""
+    return record is not None and record.planned == request and record.builds == build
+
+
+def hold_read(record: DatasetRecord | None, build: int, held: str) -> bool:
+    """HOLD_READ: ``#load.#version = :build AND #held = :held``."""
+    return record is not None and record.load.version == build and record.held == held
+
+
 def retry_own_request(record: DatasetRecord | None, request: int) -> bool:
     """RETRY_OWN_REQUEST: ``#planned = :request``."""
     return record is not None and record.planned == request
-
-
-def first_live(record: DatasetRecord, build: int) -> bool:
-    """FIRST_LIVE: ``attribute_not_exists(#live) AND (attribute_not_exists(#floor) OR #floor < :build)``."""
-    return record.live is None and record.floor < build
-
-
-def newer_than_live(record: DatasetRecord, old: int, build: int) -> bool:
-    """NEWER_THAN_LIVE: ``#live = :old AND (attribute_not_exists(#floor) OR #floor < :build)``."""
-    return record.live == old and record.floor < build
-
-
-def unchanged_pair(record: DatasetRecord, live: int, previous: int) -> bool:
-    """UNCHANGED_PAIR: ``#live = :live AND #previous = :previous``."""
-    return record.live == live and record.previous == previous
 
 
 def _load_fields(
@@ -77,34 +68,18 @@ def _load_fields(
         load.report = report
 
 
-class FakeDatasets:
-    """The ``#datasets`` partition: one ``DatasetRecord`` per dataset name."""
+class FakeDatasets(FakeServing):
+    """The ``#datasets`` partition: one ``DatasetRecord`` per dataset name (and, through ``FakeServing``, what is
+    served)."""
 
-    CONDITIONS = (FIRST_LIVE, NEWER_THAN_LIVE, ONLY_LATEST_LOAD, ONLY_LATEST_REQUEST, RETRY_OWN_REQUEST, UNCHANGED_PAIR)
-
-    def __init__(self, faults: Faults) -> None:
-        self.faults = faults
-        self.records: dict[str, DatasetRecord] = {}
-
-    def _read(self, name: str) -> DatasetRecord | None:
-        record = self.records.get(name)
-        return detached(record) if record is not None else None
-
-    def _write(self, record: DatasetRecord) -> DatasetRecord:
-        self.records[record.name] = detached(record)
-        return record
-
-    @port
-    def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
-        return self._read(name)
-
-    @port
-    def all(self) -> list[DatasetRecord]:
-        return [detached(self.records[name]) for name in sorted(self.records)]
-
-    @port
-    def put(self, record: DatasetRecord) -> None:
-        self._write(record)
+    CONDITIONS = (
+        *FakeServing.CONDITIONS,
+        HOLD_READ,
+        ONLY_LATEST_LOAD,
+        ONLY_LATEST_REQUEST,
+        RETRY_OWN_REQUEST,
+        STILL_PLANNED,
+    )
 
     @port
     def note_request(self, name: str, now: float) -> int:
@@ -123,6 +98,10 @@ class FakeDatasets:
         record.builds += 1
         taken = detached(self._write(record))  # ALL_NEW of the first write
         self.faults.point("FakeDatasets.start_build (second write)")  # the real adapter writes twice
+        record = self._read(name)
+        if not still_planned(record, request, taken.builds):
+            raise NotLatestRequest(STILL_PLANNED.rule)
+        assert record is not None
         record.status, record.load, record.heartbeat = LoadStatus.LOADING, LoadState(record.builds, Phase.READING), now
         self._write(record)
         return taken
@@ -185,42 +164,14 @@ class FakeDatasets:
         return True
 
     @port
-    def switch_live(
-        self, name: str, build: int, *, ranges: int, objects: list[ObjectRef], loaded_at: str, now: float
-    ) -> Switched:
-        before = self._read(name)  # (one attempt: nothing else writes between the read and the write here)
-        if before is None:
-            return Switched(Switch.STALE)
-        if before.live == build:
-            return Switched(Switch.ALREADY_LIVE, before)
-        if (before.live is not None and before.live > build) or before.floor >= build:
-            return Switched(Switch.STALE, before)
-        record = detached(before)
-        if before.live is None:
-            if not first_live(record, build):
-                raise StoreUnavailable(f"the live version of {name!r} kept changing; retry")
-            record.previous = None
-        else:
-            if not newer_than_live(record, before.live, build):
-                raise StoreUnavailable(f"the live version of {name!r} kept changing; retry")
-            record.previous = before.live
-        record.live, record.ranges, record.objects, record.loaded_at = build, ranges, list(objects), loaded_at
-        record.live_since, record.retired = now, False
+    def release_hold(self, name: str, build: int, held: str) -> bool:
+        record = self._read(name)
+        if not hold_read(record, build, held):
+            return False
+        assert record is not None
+        record.held = None
         self._write(record)
-        return Switched(Switch.SWITCHED, before)
-
-    @port
-    def retire(self, name: str, build: int, now: float) -> DatasetRecord:
-        before = self._read(name)
-        if not only_latest_load(before, build):
-            raise SupersededLoad(ONLY_LATEST_LOAD.rule)
-        assert before is not None
-        record = detached(before)
-        record.retired, record.floor, record.status, record.heartbeat = True, build, LoadStatus.READY, now
-        record.load.phase = Phase.RETIRED
-        record.live = record.previous = None
-        self._write(record)
-        return before  # ALL_OLD
+        return True
 
     @port
     def keep_live(self, name: str, build: int, now: float) -> bool:
@@ -232,15 +183,3 @@ class FakeDatasets:
         record.load.phase = Phase.UNCHANGED
         self._write(record)
         return True
-
-    @port
-    def rollback(self, name: str) -> DatasetRecord:
-        record = self._read(name)
-        if record is None or record.retired or record.live is None:
-            raise NothingToRollBack(f"dataset {name!r} has no live version")
-        if record.previous is None:
-            raise NothingToRollBack(f"dataset {name!r} has no previous version to roll back to")
-        if not unchanged_pair(record, record.live, record.previous):
-            raise StoreUnavailable(f"dataset {name!r} changed during the rollback; run it again")
-        record.live, record.previous = record.previous, record.live
-        return detached(self._write(record))

@@ -79,7 +79,21 @@ class FakeBuilds:
         # EXISTS: attribute_exists(PK); with ``expect``: #state IN (:expect0, ...)
         if record is None or (expect and record.state not in expect):
             return False
+        # NEVER_ABANDON_SWITCHED: attribute_not_exists(#switched)
+        if state == BuildState.ABANDONED and record.switched is not None:
+            return False
         record.state = state
+        self._write(record)
+        return True
+
+    @port
+    def mark_deleting(self, dataset: str, build: int, not_before: float) -> bool:
+        record = self._read(dataset, build)
+        # DELETABLE: #state IN (:live, :abandoned, :deleting) OR attribute_exists(#switched)
+        deletable = (BuildState.LIVE, BuildState.ABANDONED, BuildState.DELETING)
+        if record is None or not (record.state in deletable or record.switched is not None):
+            return False
+        record.state, record.delete_after = BuildState.DELETING, not_before
         self._write(record)
         return True
 

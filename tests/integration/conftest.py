@@ -131,6 +131,8 @@ def stack(
         "WRITE_THREADS": "4",
         "CACHE_TTL_SECONDS": "0",
         "DELETE_GRACE_SECONDS": "0",
+        # Messages are delivered one at a time here: no writer outlives the delivery that abandons its build.
+        "WRITER_TIMEOUT_SECONDS": "0",
         "MAX_RECEIVES": "3",
         "DEADLINE_MARGIN_SECONDS": "1",
         "RETRY_BASE_SECONDS": "0.2",

@@ -200,12 +200,57 @@ def test_rollback_switches_to_the_previous_version_and_back(stack: Stack) -> Non
 
     stack.put("geo/data.csv", GEO)
     stack.drain()
+    first = stack.dataset("geo")
     stack.put("geo/data.csv", GEO.replace("CN", "C2"))
     stack.drain()
     assert admin(["rollback", "geo"]) == 0
     assert _answers(stack, "geo", ["1.0.32.1"])[0][0] == {"country": "CN"}
+    # The record describes the version it serves
+    rolled = stack.dataset("geo")
+    assert (rolled["version"], rolled["objects"], rolled["ranges"]) == (1, first["objects"], first["ranges"])
     assert admin(["rollback", "geo"]) == 0
     assert _answers(stack, "geo", ["1.0.32.1"])[0][0] == {"country": "C2"}
+
+
+def test_a_rollback_holds_until_the_folder_changes(stack: Stack) -> None:
+    from fencepost.admin import main as admin
+
+    stack.put("geo/data.csv", GEO)
+    stack.drain()
+    stack.put("geo/data.csv", GEO.replace("CN", "C2"))
+    stack.drain()
+    assert admin(["rollback", "geo"]) == 0
+    # When the same object is put again, and the loader is asked to rebuild every dataset (as `make run` does
+    # at start)
+    stack.put("geo/data.csv", GEO.replace("CN", "C2"))
+    stack.drain()
+    stack.loader.service.request_build("geo")
+    stack.drain()
+    # Then version 1 still answers
+    record = _record(stack, "geo")
+    assert (record.live, record.previous, record.load.phase) == (1, 2, "unchanged")
+    assert _answers(stack, "geo", ["1.0.32.1"])[0][0] == {"country": "CN"}
+    # And the next change of the folder is built and goes live
+    stack.put("geo/data.csv", GEO.replace("CN", "C3"))
+    stack.drain()
+    assert _answers(stack, "geo", ["1.0.32.1"])[0][0] == {"country": "C3"}
+
+
+def test_a_settings_object_alone_starts_a_build(stack: Stack) -> None:
+    stack.put("geo/data.tsv", "1.0.0.0\t1.0.0.255\t13335\tUS\n")
+    stack.drain()
+    assert _answers(stack, "geo", ["1.0.0.1"])[0][0] == {"col3": "13335", "col4": "US"}
+    # When only the folder's settings change (put, changed, deleted), each change builds a version
+    stack.put("geo/_settings.json", json.dumps({"columns": ["asn", "country"]}))
+    stack.drain()
+    assert _answers(stack, "geo", ["1.0.0.1"])[0][0] == {"asn": "13335", "country": "US"}
+    stack.put("geo/_settings.json", json.dumps({"columns": ["as", "cc"]}))
+    stack.drain()
+    assert _answers(stack, "geo", ["1.0.0.1"])[0][0] == {"as": "13335", "cc": "US"}
+    stack.delete("geo/_settings.json")
+    stack.drain()
+    assert _answers(stack, "geo", ["1.0.0.1"])[0][0] == {"col3": "13335", "col4": "US"}
+    assert (_record(stack, "geo").live, _record(stack, "geo").status) == (4, "READY")
 
 
 def test_removing_the_last_object_retires_the_dataset(stack: Stack) -> None:

@@ -138,7 +138,7 @@ DUPLICATES = [
     ),
     Duplicates(
         "concurrently-before-switching",
-        twin_at=frozenset({"FakeQueues.send", "FakeBucket.list_data", "FakeDatasets.switch_live", "FakeVersions.get"}),
+        twin_at=frozenset({"FakeQueues.send", "FakeBucket.list_data", "FakeServing.switch_live", "FakeVersions.get"}),
     ),
 ]
 
@@ -509,7 +509,7 @@ def test_a_load_whose_version_went_live_is_never_reported_failed(path: str) -> N
     # Given a live and a previous version, and a third load that fails right after its switch
     chunk_items, max_receives = (500, 3) if path == "killed-then-swept" else (50, 1)
     trace = steps_of_third_load(chunk_items, max_receives)
-    switch = trace.index("FakeDatasets.switch_live") + 1
+    switch = trace.index("FakeServing.switch_live") + 1
     assert trace[switch] == "FakeDatasets.end_load"  # the step after the switch (trace is 0-based, steps 1-based)
     world = World(loader_settings(chunk_items=chunk_items, max_receives=max_receives))
     load(world, A)

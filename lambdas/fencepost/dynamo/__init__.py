@@ -2,7 +2,9 @@
 
 - ``client``: the client, its error mapping (``StoreUnavailable``) and paging;
 - ``codec``: records to items and back, derived from the dataclasses in ``fencepost.model``;
-- ``datasets``: dataset records and their transitions, each rule beside its condition;
+- ``datasets``: dataset records through a load's life, each rule beside its condition;
+- ``serving``: what is served: the live pointers lookups read, and going live, rollback and retirement, each
+  one transaction (``transactions``) of the record and the pointer;
 - ``builds``: build records (chunks counted once); ``versions``: headers and directories;
 - ``ranges``: the lookup's one Query; ``writer``: bulk writes with backoff and a rate limit.
 """
@@ -55,8 +57,9 @@ class Tables:
         return self.datasets.get(name, consistent=consistent)
 
     def get_live(self, name: str) -> LivePointer | None:
-        """The live version of a dataset, as lookups read it; None when nothing is served."""
-        return LivePointer.of(self.datasets.get(name))
+        """The live version of a dataset, as lookups read it (its small live pointer; the record, on a table
+        written before pointers existed); None when nothing is served."""
+        return self.datasets.get_live(name)
 
     def get_version(self, dataset: str, version: int) -> VersionInfo | None:
         return self.versions.get(dataset, version)

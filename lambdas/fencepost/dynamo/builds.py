@@ -21,9 +21,18 @@ EXISTS = Condition(
     "a build's state is set only on a build that has a record (versions without one have nothing to track)",
     "attribute_exists(PK)",
 )
+NEVER_ABANDON_SWITCHED = Condition(
+    "a build that went live is never abandoned (its switch marks it, in the same transaction)",
+    "attribute_not_exists(#switched)",
+)
+DELETABLE = Condition(
+    "a build is deleted only when no one writes it any more: replaced after being live, abandoned, or already "
+    "being deleted",
+    "#state IN (:live, :abandoned, :deleting) OR attribute_exists(#switched)",
+)
 
 
-def _key(dataset: str, build: int) -> Item:
+def build_key(dataset: str, build: int) -> Item:
     return {"PK": {"S": builds_pk(dataset)}, "SK": {"N": str(build)}}
 
 
@@ -41,20 +50,22 @@ class BuildTable:
         self.table.put(encode(build, PK=builds_pk(build.dataset), SK=build.build))
 
     def get(self, dataset: str, build: int) -> BuildRecord | None:
-        item = self.table.get(_key(dataset, build), consistent=True)
+        item = self.table.get(build_key(dataset, build), consistent=True)
         return _record(dataset, item) if item else None
 
     def all(self, dataset: str) -> list[BuildRecord]:
         return [_record(dataset, item) for item in self.table.query_all(builds_pk(dataset), consistent=True)]
 
     def delete(self, dataset: str, build: int) -> None:
-        self.table.delete(_key(dataset, build))
+        self.table.delete(build_key(dataset, build))
 
     def _update(
         self, dataset: str, build: int, expression: str, values: dict[str, object], condition: Condition
     ) -> BuildRecord | None:
         try:
-            item = self.table.update(_key(dataset, build), expression, values, condition=condition, returns="ALL_NEW")
+            item = self.table.update(
+                build_key(dataset, build), expression, values, condition=condition, returns="ALL_NEW"
+            )
         except ConditionFailed:
             return None
         return _record(dataset, item)
@@ -83,4 +94,18 @@ class BuildTable:
             values.update(zip(placeholders, expect, strict=True))
             rule = f"a build turns {state} only from {', '.join(expect)}"
             condition = Condition(rule, f"#state IN ({', '.join(placeholders)})")
+        if state == BuildState.ABANDONED:
+            rule = f"{condition.rule}; {NEVER_ABANDON_SWITCHED.rule}"
+            condition = Condition(rule, f"({condition.expression}) AND {NEVER_ABANDON_SWITCHED.expression}")
         return self._update(dataset, build, "SET #state = :state", values, condition) is not None
+
+    def mark_deleting(self, dataset: str, build: int, not_before: float) -> bool:
+        """The build's deletion is scheduled for ``not_before``; False when it has no record or may not be deleted."""
+        values = {
+            ":deleting": BuildState.DELETING,
+            ":live": BuildState.LIVE,
+            ":abandoned": BuildState.ABANDONED,
+            ":after": not_before,
+        }
+        expression = "SET #state = :deleting, #delete_after = :after"
+        return self._update(dataset, build, expression, values, DELETABLE) is not None

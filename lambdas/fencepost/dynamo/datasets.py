@@ -1,15 +1,17 @@
-"""Dataset records and their transitions. Each transition is one conditional write; its rule is written beside
-its condition, and a refusal is a typed outcome or a named conflict, never a bare ``False``."""
+"""Dataset records through a load's life. Each transition is one conditional write; its rule is written beside
+its condition, and a refusal is a typed outcome or a named conflict, never a bare ``False``. What is served (going
+live, rolling back, retiring, and the live pointer) is in ``serving``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fencepost.core.keys import DATASETS_PK, dataset_id
-from fencepost.dynamo.client import Condition, ConditionFailed, Table
-from fencepost.dynamo.codec import Item, decode, encode
-from fencepost.dynamo.errors import NothingToRollBack, NotLatestRequest, StoreUnavailable, SupersededLoad
-from fencepost.model import DatasetRecord, LoadState, LoadStatus, ObjectRef, Phase, Problem, Switch, Switched
+from fencepost.dynamo.client import Condition, ConditionFailed
+from fencepost.dynamo.codec import decode
+from fencepost.dynamo.errors import NotLatestRequest
+from fencepost.dynamo.serving import ServingTable, record_key
+from fencepost.model import DatasetRecord, LoadState, LoadStatus, Phase, Problem
 
 ONLY_LATEST_REQUEST = Condition(
     "only the latest change to a folder builds, and only once",
@@ -27,46 +29,24 @@ RETRY_OWN_REQUEST = Condition(
     "an attempt that failed on a passing fault lets its own request be planned again, and no other",
     "#planned = :request",
 )
-FIRST_LIVE = Condition(
-    "a first version goes live only if none is live and it is above the floor set when the dataset retired",
-    "attribute_not_exists(#live) AND (attribute_not_exists(#floor) OR #floor < :build)",
+HOLD_READ = Condition(
+    "the latest load ends a rollback's hold (its folder changed since), and only the hold it read",
+    "#load.#version = :build AND #held = :held",
 )
-NEWER_THAN_LIVE = Condition(
-    "a version goes live only if it replaces the live version that was read, and it is above the floor",
-    "#live = :old AND (attribute_not_exists(#floor) OR #floor < :build)",
-)
-UNCHANGED_PAIR = Condition(
-    "a rollback swaps the live and previous versions only if neither changed since they were read",
-    "#live = :live AND #previous = :previous",
+STILL_PLANNED = Condition(
+    "a build number is given its load only while its request is the one planned and no newer build was taken",
+    "#planned = :request AND #builds = :build",
 )
 
-
-def _key(name: str) -> Item:
-    return {"PK": {"S": DATASETS_PK}, "SK": {"N": str(dataset_id(name))}}
+_key = record_key
 
 
-def _record(item: Item) -> DatasetRecord:
+def _record(item: dict[str, Any]) -> DatasetRecord:
     return decode(DatasetRecord, item)
 
 
-class DatasetTable:
-    """The ``#datasets`` partition: one record per dataset."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-
-    def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
-        item = self.table.get(_key(name), consistent=consistent)
-        if item is None or item.get("name", {}).get("S") != name:  # (a hash collision is another dataset)
-            return None
-        return _record(item)
-
-    def all(self) -> list[DatasetRecord]:
-        records = [_record(item) for item in self.table.query_all(DATASETS_PK, consistent=True)]
-        return sorted(records, key=lambda record: record.name)
-
-    def put(self, record: DatasetRecord) -> None:
-        self.table.put(encode(record, PK=DATASETS_PK, SK=dataset_id(record.name)))
+class DatasetTable(ServingTable):
+    """The ``#datasets`` partition: one record per dataset (and, through ``ServingTable``, what is served)."""
 
     # -- a load's life -----------------------------------------------------------------------------------------
 
@@ -94,11 +74,11 @@ class DatasetTable:
             raise NotLatestRequest(ONLY_LATEST_REQUEST.rule) from None
         record = _record(attributes)
         load = LoadState(version=record.builds, phase=Phase.READING)
-        self.table.update(
-            _key(name),
-            "SET #status = :loading, #load = :load, #heartbeat = :now",
-            {":loading": LoadStatus.LOADING, ":load": load, ":now": now},
-        )
+        values = {":loading": LoadStatus.LOADING, ":load": load, ":now": now, ":request": request}
+        values[":build"] = record.builds
+        expression = "SET #status = :loading, #load = :load, #heartbeat = :now"
+        if not self.table.applied(_key(name), expression, values, STILL_PLANNED):
+            raise NotLatestRequest(STILL_PLANNED.rule)  # a newer request took over between the two writes
         return record
 
     def update_load(
@@ -150,82 +130,21 @@ class DatasetTable:
         values = {":before": request - 1, ":request": request}
         return self.table.applied(_key(name), "SET #planned = :before", values, RETRY_OWN_REQUEST)
 
-    # -- what is served ----------------------------------------------------------------------------------------
-
-    def switch_live(
-        self, name: str, build: int, *, ranges: int, objects: list[ObjectRef], loaded_at: str, now: float
-    ) -> Switched:
-        """Make ``build`` the live version, in one conditional write that succeeds only if it is newer."""
-        for _ in range(10):
-            before = self.get(name, consistent=True)
-            if before is None:
-                return Switched(Switch.STALE)
-            if before.live == build:
-                return Switched(Switch.ALREADY_LIVE, before)
-            if (before.live is not None and before.live > build) or before.floor >= build:
-                return Switched(Switch.STALE, before)
-            values = {":build": build, ":ranges": ranges, ":objects": objects, ":loaded_at": loaded_at, ":now": now}
-            values[":false"] = False
-            sets = "#live = :build, #ranges = :ranges, #objects = :objects, #loaded_at = :loaded_at, "
-            sets += "#live_since = :now, #retired = :false"
-            if before.live is None:
-                expression, condition = f"SET {sets} REMOVE #previous", FIRST_LIVE
-            else:
-                expression, condition, values[":old"] = f"SET {sets}, #previous = :old", NEWER_THAN_LIVE, before.live
-            try:
-                self.table.update(_key(name), expression, values, condition=condition)
-            except ConditionFailed:
-                continue  # the live version changed between the read and the write: read again
-            return Switched(Switch.SWITCHED, before)
-        raise StoreUnavailable(f"the live version of {name!r} kept changing; retry")
-
-    def retire(self, name: str, build: int, now: float) -> DatasetRecord:
-        """The folder is empty: nothing is served any more, and no build up to ``build`` may go live.
-
-        Returns the record as it was; raises ``SupersededLoad`` when a newer load has taken over.
-        """
-        values = {":true": True, ":build": build, ":ready": LoadStatus.READY, ":retired": Phase.RETIRED, ":now": now}
-        try:
-            attributes = self.table.update(
-                _key(name),
-                "SET #retired = :true, #floor = :build, #status = :ready, #load.#phase = :retired, #heartbeat = :now "
-                "REMOVE #live, #previous",
-                values,
-                condition=ONLY_LATEST_LOAD,
-                returns="ALL_OLD",
-            )
-        except ConditionFailed:
-            raise SupersededLoad(ONLY_LATEST_LOAD.rule) from None
-        return _record(attributes)
+    def release_hold(self, name: str, build: int, held: str) -> bool:
+        """The folder no longer holds the sources a rollback moved away from: the rollback holds no more (the
+        next time the folder holds them, they are built again). False when a newer load or rollback took over."""
+        values = {":build": build, ":held": held}
+        return self.table.applied(_key(name), "REMOVE #held", values, HOLD_READ)
 
     def keep_live(self, name: str, build: int, now: float) -> bool:
-        """The folder holds the live version's objects: the load ends READY, and no build up to ``build`` may go
-        live any more (an older build still writing would serve objects the folder no longer holds).
+        """The folder holds the live version's sources (or those a rollback holds): the load ends READY, and no
+        build up to ``build`` may go live any more (an older build still writing would serve other objects).
 
         False when a newer load has taken over the record.
         """
         values = {":ready": LoadStatus.READY, ":unchanged": Phase.UNCHANGED, ":now": now, ":build": build}
         expression = "SET #status = :ready, #load.#phase = :unchanged, #heartbeat = :now, #floor = :build"
         return self.table.applied(_key(name), expression, values, ONLY_LATEST_LOAD)
-
-    def rollback(self, name: str) -> DatasetRecord:
-        """Swap the live and the previous version (running it again rolls forward)."""
-        record = self.get(name, consistent=True)
-        if record is None or record.retired or record.live is None:
-            raise NothingToRollBack(f"dataset {name!r} has no live version")
-        if record.previous is None:
-            raise NothingToRollBack(f"dataset {name!r} has no previous version to roll back to")
-        try:
-            attributes = self.table.update(
-                _key(name),
-                "SET #live = :previous, #previous = :live",
-                {":previous": record.previous, ":live": record.live},
-                condition=UNCHANGED_PAIR,
-                returns="ALL_NEW",
-            )
-        except ConditionFailed:
-            raise StoreUnavailable(f"dataset {name!r} changed during the rollback; run it again") from None
-        return _record(attributes)
 
 
 def _load_fields(**fields: object) -> tuple[str, dict[str, Any]]:

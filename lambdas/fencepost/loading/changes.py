@@ -1,6 +1,7 @@
 """Changes in the bucket: each touched dataset counts a request and schedules a build after a settle delay (only
-the latest request builds, so a burst of changes makes one build). Keys that belong to no dataset are rejected
-with a note under ``_reports/_rejected/``."""
+the latest request builds, so a burst of changes makes one build). A dataset is touched by a change to one of its
+data objects or to its ``_settings.json`` (settings are part of what a version is built from). Data keys that
+belong to no dataset are rejected with a note under ``_reports/_rejected/``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.folders import REPORTS_PREFIX, FolderError, dataset_of
+from fencepost.core.folders import REPORTS_PREFIX, FolderError, dataset_of, settings_owner
 from fencepost.loading.messages import BuildRequested, ObjectsChanged
 from fencepost.loading.ports import Clock, Documents, Outbox, Telemetry
 from fencepost.loading.reports import iso
@@ -33,7 +34,7 @@ class Changes:
         touched: dict[str, None] = {}
         for key in message.keys:
             try:
-                dataset = dataset_of(key)
+                dataset = dataset_of(key) or settings_owner(key)
             except FolderError as error:
                 self._reject(key, str(error))
                 continue

@@ -2,8 +2,11 @@
 
 A version stops being served when a newer one goes live (the one before it stays as the rollback target) or
 when its dataset retires; it is deleted once no warm lookup can still read it (``delete_grace`` after that).
-Builds that failed are deleted at once. A deletion is a message on the data queue that walks the version's
-partitions, remembering where it got to, and waits in hops of at most 15 minutes (SQS's longest delay).
+A build that was abandoned (it failed, or was superseded) never went live: it is deleted once no invocation that
+began writing it before it was abandoned can still write (``writer_timeout``, the loader function's timeout), so
+no late chunk writer leaves items behind; its build record, which the sweep would use, goes last. A deletion is a
+message on the data queue that walks the version's partitions, remembering where it got to, and waits in hops of
+at most 15 minutes (SQS's longest delay).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
+
+from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.items import Item
@@ -20,7 +25,7 @@ from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
 from fencepost.loading.messages import DeleteVersion
 from fencepost.loading.ports import BuildStates, Clock, Outbox, Telemetry, Writer
-from fencepost.model import BuildRecord, BuildState, DatasetRecord, LoadStatus, Problem, VersionInfo
+from fencepost.model import UNFINISHED, BuildRecord, BuildState, DatasetRecord, LoadStatus, Problem, VersionInfo
 
 
 class ServedVersions(Protocol):
@@ -36,6 +41,7 @@ class VersionItems(Protocol):
 class BuildRecords(BuildStates, Protocol):
     def delete(self, dataset: str, build: int) -> None: ...
     def all(self, dataset: str) -> list[BuildRecord]: ...
+    def mark_deleting(self, dataset: str, build: int, not_before: float) -> bool: ...
 
 
 @dataclass(kw_only=True, slots=True)
@@ -48,10 +54,21 @@ class Deletions:
     telemetry: Telemetry
     clock: Clock
     monotonic: Clock
+    writer_timeout: float = 900.0  # the loader function's timeout: no invocation writes longer than this
 
     def schedule(self, dataset: str, version: int, not_before: float) -> None:
+        """Delete ``version`` no sooner than ``not_before``, and an abandoned build no sooner than its writers'
+        deadline. A build still being written or finalized is not deleted (logged: the caller abandons first)."""
+        build = self.builds.get(dataset, version)
+        if build is not None and build.state == BuildState.ABANDONED:
+            not_before = max(not_before, self.clock() + self.writer_timeout)
+        elif build is not None and build.state in UNFINISHED and build.switched is None:
+            extra = {"dataset": dataset, "build": version, "state": str(build.state)}
+            self.telemetry.logger.warning("deletion refused: the build may still be written", extra=extra)
+            return
         self.outbox.send(DeleteVersion(dataset, version, not_before), not_before - self.clock())
-        self.builds.set_state(dataset, version, BuildState.DELETING)  # (a version without a build record has none)
+        if build is not None:
+            self.builds.mark_deleting(dataset, version, not_before)  # refused only if marked already, or gone
 
     def on_delete(self, message: DeleteVersion, delivery: Delivery) -> None:
         dataset, version = message.dataset, message.version
@@ -114,6 +131,8 @@ class Sweeper:
                     self._fail_stalled(record, f"no progress for {int(idle)} seconds: the load was stopped")
                     failed += 1
             self._collect(record, now)
+        if failed:  # (the loads the sweep had to take over; the stack alarms on it)
+            self.failures.telemetry.metrics.add_metric(name="LoadsStalled", unit=MetricUnit.Count, value=failed)
         return failed
 
     def _fail_stalled(self, record: DatasetRecord, reason: str) -> None:
@@ -130,16 +149,27 @@ class Sweeper:
         self.failures.fail_build(name, build, reason)
 
     def _collect(self, record: DatasetRecord, now: float) -> None:
-        """Delete builds that no one serves: abandoned ones at once, once-live ones after the grace period.
+        """Delete builds that no one serves: abandoned ones once their writers are done, once-live ones after the
+        grace period, and builds whose deletion was scheduled long ago but has not happened (its message lost).
 
         A crash can leave such a build behind (for instance between a switch and the deletion it schedules);
         builds still being written are left to finish, or to the stall check.
         """
         kept = {record.live, record.previous}
         for build in self.builds.all(record.name):
-            if build.build in kept:
-                continue
-            if build.state == BuildState.ABANDONED:
-                self.deletions.schedule(record.name, build.build, now)
-            elif build.state == BuildState.LIVE:
-                self.deletions.schedule(record.name, build.build, now + self.delete_grace)
+            not_before = None if build.build in kept else self._deletion_due(build, now)
+            if not_before is not None:
+                self.deletions.schedule(record.name, build.build, not_before)
+
+    def _deletion_due(self, build: BuildRecord, now: float) -> float | None:
+        """When a build no one serves may be deleted; None when it is not to be deleted (yet)."""
+        if build.state == BuildState.ABANDONED:
+            return now  # (its deletion waits for its writers by itself)
+        if build.state == BuildState.LIVE or (build.state in UNFINISHED and build.switched is not None):
+            return now + self.delete_grace
+        if build.state == BuildState.DELETING and build.delete_after is None:
+            return now + self.delete_grace  # scheduled without a record of when: as if it stopped being live now
+        if build.state == BuildState.DELETING and build.delete_after is not None:
+            overdue = build.delete_after + self.stall_seconds <= now
+            return now if overdue else None  # overdue: its deletion message was lost
+        return None

@@ -19,7 +19,15 @@ from fencepost.model import BuildState, LoadStatus, ObjectRef, Phase, Switch, Sw
 
 class LiveSwitch(LoadEnds, Protocol):
     def switch_live(
-        self, name: str, build: int, *, ranges: int, objects: list[ObjectRef], loaded_at: str, now: float
+        self,
+        name: str,
+        build: int,
+        *,
+        ranges: int,
+        objects: list[ObjectRef],
+        loaded_at: str,
+        now: float,
+        settings: str | None = None,
     ) -> Switched: ...
 
 
@@ -43,17 +51,29 @@ class GoLive:
         record = self.builds.get(dataset, build)
         if record is None or record.state not in (BuildState.WRITING, BuildState.FINALIZING) or not record.complete:
             return
-        self.builds.set_state(dataset, build, BuildState.FINALIZING, expect=[BuildState.WRITING, BuildState.FINALIZING])
+        finalizing = [BuildState.WRITING, BuildState.FINALIZING]
+        if not self.builds.set_state(dataset, build, BuildState.FINALIZING, expect=finalizing):
+            return  # abandoned since it was read (its load was failed by whoever abandoned it), or finished
         now = self.clock()
         switched = self.datasets.switch_live(
-            dataset, build, ranges=record.ranges, objects=record.objects, loaded_at=iso(now), now=now
+            dataset,
+            build,
+            ranges=record.ranges,
+            objects=record.objects,
+            loaded_at=iso(now),
+            now=now,
+            settings=record.settings,
         )
+        if switched.result is Switch.ABANDONED:
+            return  # abandoned between the two steps: it never went live
         if switched.result is Switch.STALE:
             self.failures.fail_build(dataset, build, "superseded: a newer version went live, or the folder was emptied")
             return
         self.datasets.end_load(dataset, build, LoadStatus.READY, now, phase=Phase.DONE, items_written=record.written)
         before = switched.before
         if switched.result is Switch.SWITCHED and before is not None and before.previous is not None:
+            # The previous version stopped being live when the one replaced now became live (switch or rollback
+            # alike set ``live_since``): no warm lookup reads it once ``delete_grace`` has passed since then.
             stopped = before.live_since if before.live_since is not None else now
             self.deletions.schedule(dataset, before.previous, stopped + self.delete_grace)
         self.reports.update(record, LoadStatus.READY)

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from fencepost.core.folders import FolderError
 from fencepost.core.formats import FileError
+from fencepost.core.sources import fingerprint, settings_digest
 from fencepost.dynamo.errors import NotLatestRequest, SupersededLoad
 from fencepost.errors import DependencyUnavailable
 from fencepost.loading.delivery import Delivery
@@ -19,7 +20,7 @@ from fencepost.loading.messages import BuildRequested
 from fencepost.loading.ports import BuildStates, Clock, Folder, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Reader
-from fencepost.model import BuildState, DatasetRecord, LoadStatus, ObjectRef, Problem
+from fencepost.model import BuildState, DatasetRecord, LoadStatus, Problem
 
 
 @contextlib.contextmanager
@@ -43,10 +44,7 @@ class BuildNumbers(LoadRecords, Protocol):
     def release_request(self, name: str, request: int) -> bool: ...
     def retire(self, name: str, build: int, now: float) -> DatasetRecord: ...
     def keep_live(self, name: str, build: int, now: float) -> bool: ...
-
-
-def same_objects(objects: list[ObjectRef], live: list[ObjectRef]) -> bool:
-    return {(o.key, o.etag) for o in objects} == {(o.key, o.etag) for o in live}
+    def release_hold(self, name: str, build: int, held: str) -> bool: ...
 
 
 @dataclass(kw_only=True, slots=True)
@@ -88,6 +86,8 @@ class Planner:
                 return
             self.datasets.release_request(dataset, request)
             raise
+        except Exception as error:  # a bug, or a request DynamoDB refuses: retrying would meet it again
+            self.failures.fail_unexpected(dataset, build, error)
 
     def _retake(self, dataset: str, request: int, delivery: Delivery) -> DatasetRecord | None:
         """Plan ``request`` again when its message comes back after its attempt died in planning.
@@ -133,10 +133,23 @@ class Planner:
         if not objects:
             self._retire(dataset, build, record)
             return
-        if record.live is not None and not record.retired and same_objects(objects, record.objects):
-            self.datasets.keep_live(dataset, build, self.clock())
+        digest = settings_digest(settings)
+        sources = fingerprint(((o.key, o.etag) for o in objects), digest)
+        # A folder that changed since a rollback moved away from its sources ends the rollback's hold.
+        released = (
+            record.held is None or sources == record.held or self.datasets.release_hold(dataset, build, record.held)
+        )
+        if not released:
+            self.telemetry.logger.info(
+                "rollback hold kept: a newer load or rollback took over", extra={"dataset": dataset}
+            )
+        # The folder holds the live version's sources, or those a rollback moved away from: nothing to build.
+        if record.live is not None and not record.retired and sources in (record.sources, record.held):
             log = self.telemetry.logger
-            log.info("build skipped: the objects are those of the live version", extra={"dataset": dataset})
+            if self.datasets.keep_live(dataset, build, self.clock()):
+                log.info("build skipped: the folder holds the sources of the live version", extra={"dataset": dataset})
+            else:
+                log.info("build skipped: a newer load took over", extra={"dataset": dataset, "build": build})
             return
         fail = self.failures.fail_load
         try:
@@ -156,7 +169,9 @@ class Planner:
             fail(dataset, build, [Problem("", None, "the objects hold no ranges")], objects=objects, started=started)
             return
         merge = settings.merge_neighbours
-        self.publisher.publish(dataset, build, objects, read, merge=merge, started=started, deadline=delivery.deadline)
+        self.publisher.publish(
+            dataset, build, objects, read, merge=merge, started=started, deadline=delivery.deadline, settings=digest
+        )
 
     def _retire(self, dataset: str, build: int, record: DatasetRecord) -> None:
         try:

@@ -64,6 +64,7 @@ class LoadingService:
             monotonic=monotonic,
             telemetry=telemetry,
             clock=clock,
+            writer_timeout=s.writer_timeout,
         )
         failures = Failures(
             datasets=datasets, builds=builds, reports=reports, deletions=deletions, telemetry=telemetry, clock=clock
@@ -98,6 +99,7 @@ class LoadingService:
             outbox=outbox,
             writer=chunks,
             going_live=going_live,
+            failures=failures,
             reports=reports,
             chunk_items=s.chunk_items,
             telemetry=telemetry,
@@ -107,7 +109,9 @@ class LoadingService:
             datasets=datasets,
             builds=builds,
             folder=bucket,
-            reader=Reader(files=bucket, datasets=datasets, monotonic=monotonic, telemetry=telemetry, clock=clock),
+            reader=Reader(
+                files=bucket, datasets=datasets, monotonic=monotonic, telemetry=telemetry, clock=clock, limits=s.limits
+            ),
             publisher=publisher,
             failures=failures,
             deletions=deletions,
