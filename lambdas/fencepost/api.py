@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -14,8 +11,10 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.batch import Result, batch_answer, batch_request, request_body
 from fencepost.core.addresses import AddressError, format_address, parse_address
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.cors import preflight
 from fencepost.errors import (
     BatchTooLarge,
     DependencyUnavailable,
@@ -28,10 +27,11 @@ from fencepost.errors import (
     Unavailable,
     UnknownDataset,
 )
+from fencepost.listing import LISTING_TTL, Listings
 from fencepost.lookup import Lookup
 from fencepost.model import DatasetRecord, VersionInfo
 from fencepost.observability import Observability
-from fencepost.responses import NO_STORE, error_response, json_response
+from fencepost.responses import NO_STORE, bounded_json_response, error_response, json_response, text_response
 from fencepost.routes import ROUTES, allowed_methods
 from fencepost.settings import LookupSettings
 
@@ -42,48 +42,6 @@ Refusal: TypeAlias = ServiceError | DependencyUnavailable
 class DatasetReader(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def list_datasets(self) -> list[DatasetRecord]: ...
-
-
-# A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
-MAX_BODY_BYTES = 64 * 1024
-
-
-def request_body(raw: str | None, base64_encoded: bool) -> str:
-    """The request body as text, bounded in size; a body API Gateway base64-encoded is decoded first."""
-    text = raw or ""
-    if len(text) > MAX_BODY_BYTES * 4 // 3 + 4:
-        raise BatchTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
-    if base64_encoded:
-        try:
-            text = base64.b64decode(text, validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            raise InvalidRequest("the request body is not UTF-8 JSON") from None
-    if len(text.encode()) > MAX_BODY_BYTES:
-        raise BatchTooLarge(f"the request body is larger than {MAX_BODY_BYTES} bytes")
-    return text
-
-
-def batch_request(body: str) -> tuple[list[str], str | None]:
-    """The body of ``POST /lookup``: ``{"ips": [...], "dataset": "..."}``, checked field by field."""
-    try:
-        document = json.loads(body)
-    except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser's recursion
-        raise InvalidRequest("the request body is not valid JSON") from None
-    if not isinstance(document, dict):
-        raise InvalidRequest('the body must be a JSON object {"ips": [...], "dataset": "..."}')
-    unknown = sorted(set(document) - {"ips", "dataset"})
-    if unknown:
-        raise InvalidRequest(f"unknown fields {unknown[:5]}: the body holds only ips and dataset")
-    ips, dataset = document.get("ips"), document.get("dataset")
-    if ips is None:
-        raise InvalidRequest('ips is missing: send {"ips": ["1.2.3.4", ...]}')
-    if not isinstance(ips, list) or not all(isinstance(ip, str) for ip in ips):
-        raise InvalidRequest("ips must be a list of strings")
-    if not ips:
-        raise InvalidRequest("ips must hold at least one address")
-    if dataset is not None and not isinstance(dataset, str):
-        raise InvalidRequest("dataset must be a string")
-    return ips, dataset
 
 
 @dataclass(frozen=True)
@@ -166,7 +124,8 @@ def create_app(
             raise not_found(family, address, info)
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=1)
         scope = "private" if ip == "me" else "public"
-        return json_response(200, answer.body(), {"Cache-Control": f"{scope}, max-age={settings.max_age}"})
+        headers = {"Cache-Control": f"{scope}, max-age={settings.max_age}"}
+        return bounded_json_response(200, answer.body(), headers, settings.response_budget)
 
     def routed_get_lookup() -> Response[str]:
         event = app.current_event
@@ -188,28 +147,30 @@ def create_app(
         addresses = [item for item in parsed if isinstance(item, tuple)]  # invalid addresses are not lookups
         answers = lookup.find_many(info, addresses, pool)
         found = iter(answers)
-        results: list[dict[str, Any]] = []
+        results: list[Result] = []
         for text, item in zip(ips, parsed, strict=True):
             if isinstance(item, InvalidIp):
-                results.append({"ip": text, "error": item.body()})
+                results.append((text, {"ip": text, "error": item.body()}))
             elif (answer := next(found)) is not None:
-                results.append(answer.body())
+                results.append((text, answer.body()))
             else:
-                results.append({"ip": text, "error": not_found(*item, info).body()})
+                results.append((text, {"ip": text, "error": not_found(*item, info).body()}))
         hits = sum(1 for answer in answers if answer is not None)
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(addresses))
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=hits)
         metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=len(addresses) - hits)
-        return json_response(200, {"results": results}, NO_STORE)
+        return text_response(200, batch_answer(results, settings.response_budget), NO_STORE)
+
+    listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached: see fencepost.listing
 
     def get_datasets() -> Response[str]:
-        records = [record.to_api() for record in datasets.list_datasets() if not record.retired]
+        records = [record.to_api() for record in listings.all() if not record.retired]
         return json_response(200, {"datasets": records}, NO_STORE)
 
     def get_dataset(name: str) -> Response[str]:
         if not is_dataset_name(name):
             raise InvalidRequest(f"invalid dataset name {name[:80]!r}: {DATASET_NAME_RULE}")
-        record = datasets.get_dataset(name, consistent=True)
+        record = listings.get(name)
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")
         return json_response(200, record.to_api(), NO_STORE)
@@ -246,6 +207,10 @@ def create_app(
         methods = allowed_methods(path)
         if methods is None:
             return refuse(NotFound(f"no such path: {path[:200]}", path=path[:200]))
+        if method == "OPTIONS":  # a browser's CORS preflight
+            return preflight(settings.cors_origins, event.headers, methods)
+        if method in methods:  # a path parameter with characters the resolver does not route (an emoji, a surrogate)
+            return refuse(InvalidRequest(f"invalid path {path[:200]!r}: {DATASET_NAME_RULE}"))
         return refuse(MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods))
 
     @app.exception_handler(Exception)

@@ -55,6 +55,13 @@ class MethodNotAllowed(ServiceError):
     code = "METHOD_NOT_ALLOWED"
 
 
+class ResponseTooLarge(ServiceError):
+    """The answer is larger than the response budget (``RESPONSE_BUDGET_BYTES``): it could not be sent."""
+
+    status = 500
+    code = "RESPONSE_TOO_LARGE"
+
+
 class Unavailable(ServiceError):
     """DynamoDB throttled, timed out or failed; the client should retry after ``retry_after`` seconds."""
 

@@ -1,24 +1,24 @@
-"""The read path: which version of a dataset is live (cached briefly), and the one Query per address."""
+"""The read path: which version of a dataset is live (cached briefly, within bounds), and the one Query per address."""
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fencepost.caches import CacheLimits, LruCache, version_bytes
 from fencepost.core.addresses import format_address
 from fencepost.core.items import Hit
 from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
 from fencepost.errors import InvalidRequest, UnknownDataset
-from fencepost.model import DatasetRecord, VersionInfo
+from fencepost.model import LivePointer, VersionInfo
 
 
 class LookupStore(Protocol):
     def find(self, dataset: str, version: int, probe: Probe) -> Hit | None: ...
-    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
+    def get_live(self, name: str) -> LivePointer | None: ...
     def get_version(self, dataset: str, version: int) -> VersionInfo | None: ...
 
 
@@ -46,38 +46,67 @@ class Answer:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _Live:
+    expires: float
+    pointer: LivePointer | None  # None: no such dataset, or nothing served
+
+
 class Lookup:
     """Answers addresses from the live version of a dataset.
 
-    The live version of each dataset is cached for ``ttl`` seconds (unknown datasets too, so a stream of bad
-    names does not reach the table); a version's columns and directory never change, so they are cached until
-    the version is no longer live. A warm lookup therefore costs exactly one Query.
+    The live pointer of each dataset is cached for ``ttl`` seconds; unknown names for ``limits.negative_ttl`` (at
+    most ``ttl``), in a cache of their own, so a stream of bad names neither reaches the table every time nor
+    pushes known datasets out. A version's columns and directory never change, so they are kept until the least
+    recently used version makes room, within ``limits``. A warm lookup therefore costs exactly one Query.
     """
 
-    _MAX_VERSIONS = 16
-
-    def __init__(self, store: LookupStore, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        store: LookupStore,
+        ttl: float,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        limits: CacheLimits | None = None,
+    ) -> None:
         self._store = store
         self._ttl = ttl
+        limits = limits or CacheLimits()
+        self._negative_ttl = min(ttl, limits.negative_ttl)
         self._clock = clock
-        self._live: dict[str, tuple[float, int | None]] = {}
-        self._versions: OrderedDict[tuple[str, int], VersionInfo] = OrderedDict()
+        # Only valid names are ever cached (checked before the store is asked).
+        self._live: LruCache[str, _Live] = LruCache(limits.live_entries)
+        self._unknown: LruCache[str, _Live] = LruCache(limits.live_entries)
+        self._versions: LruCache[tuple[str, int], VersionInfo] = LruCache(limits.version_entries, limits.version_bytes)
 
     def live(self, dataset: str) -> VersionInfo:
         """The live version of ``dataset``, or ``UnknownDataset``."""
         now = self._clock()
-        cached = self._live.get(dataset)  # only valid names are ever cached
-        if cached is None or cached[0] <= now:
+        cached = self._live.get(dataset) or self._unknown.get(dataset)
+        if cached is None or cached.expires <= now:
             if not is_dataset_name(dataset):
                 raise InvalidRequest(f"invalid dataset name {dataset[:80]!r}: {DATASET_NAME_RULE}")
-            record = self._store.get_dataset(dataset)
-            version = record.live if record is not None and not record.retired else None
-            cached = (now + self._ttl, version)
-            self._live[dataset] = cached
-        version = cached[1]
-        if version is None:
+            pointer = self._store.get_live(dataset)
+            if pointer is None:
+                cached = _Live(now + self._negative_ttl, None)
+                self._live.pop(dataset)
+                self._unknown.put(dataset, cached)
+            else:
+                cached = _Live(now + self._ttl, pointer)
+                self._unknown.pop(dataset)
+                self._live.put(dataset, cached)
+        if cached.pointer is None:
             raise UnknownDataset(f"no dataset named {dataset!r} is loaded")
-        return self._version(dataset, version)
+        return self._version(dataset, cached.pointer.version)
+
+    def cache_sizes(self) -> dict[str, int]:
+        """How much is cached: live pointers, unknown names, versions and the versions' estimated bytes."""
+        return {
+            "live": len(self._live),
+            "unknown": len(self._unknown),
+            "versions": len(self._versions),
+            "version_bytes": self._versions.bytes,
+        }
 
     def _version(self, dataset: str, version: int) -> VersionInfo:
         key = (dataset, version)
@@ -86,9 +115,8 @@ class Lookup:
             info = self._store.get_version(dataset, version)
             if info is None:
                 raise UnknownDataset(f"version {version} of dataset {dataset!r} is not readable")
-            self._versions[key] = info
-            while len(self._versions) > self._MAX_VERSIONS:
-                self._versions.popitem(last=False)
+            # A version over the whole byte budget is answered, read again for each lookup, never kept.
+            self._versions.put(key, info, version_bytes(info))
         return info
 
     def find(self, info: VersionInfo, family: int, address: int) -> Answer | None:

@@ -21,6 +21,7 @@ from fencepost.errors import NotFound, ServiceError, Unavailable
 from fencepost.routes import DATASET_NAME, ROUTES, Param, Route
 
 TITLE = "Fencepost"
+INTERNAL = "INTERNAL"  # the code of an unexpected fault (not a ServiceError: any exception)
 DESCRIPTION = "Which range contains this address, and what is known about it?"
 
 
@@ -30,19 +31,15 @@ def _responses(ok: type[Any], errors: tuple[type[ServiceError], ...], cached: bo
     if cached:
         success["headers"] = {"Cache-Control": {"description": "public (private for ip=me), max-age=<seconds>"}}
     declared: dict[int, OpenAPIResponse] = {200: success}
-    for status in sorted({error.status for error in errors}):
+    for status in sorted({error.status for error in errors} | {500}):
         group = [error for error in errors if error.status == status]
         model = schemas.NotFoundResponse if NotFound in group else schemas.ErrorResponse
-        declared[status] = {
-            "description": " / ".join(error.code for error in group),
-            "content": {"application/json": {"model": model}},
-        }
+        codes = [error.code for error in group]
+        if status == 500:  # every route may fail unexpectedly (a bug, logged with its correlation id)
+            codes.insert(0, INTERNAL)
+        declared[status] = {"description": " / ".join(codes), "content": {"application/json": {"model": model}}}
         if status == Unavailable.status:
             declared[status]["headers"] = {"Retry-After": {"description": "Seconds to wait before retrying"}}
-    declared[500] = {
-        "description": "INTERNAL: an unexpected fault, logged with its correlation id",
-        "content": {"application/json": {"model": schemas.ErrorResponse}},
-    }
     return declared
 
 

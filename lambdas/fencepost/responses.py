@@ -8,7 +8,8 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
 
-from fencepost.errors import MethodNotAllowed, ServiceError, Unavailable
+from fencepost.budget import ResponseBudget, cost
+from fencepost.errors import MethodNotAllowed, ResponseTooLarge, ServiceError, Unavailable
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -29,13 +30,31 @@ def utf8_text(text: str) -> str:
     return text
 
 
-def json_response(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response[str]:
+def json_text(body: Any) -> str:
+    """``body`` as compact JSON, with non-ASCII text as it is (lone surrogates still to be replaced)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def text_response(status: int, text: str, headers: dict[str, str]) -> Response[str]:
+    """A JSON answer whose body is already ``text``."""
     return Response(
-        status_code=status,
-        content_type=content_types.APPLICATION_JSON,
-        body=utf8_text(json.dumps(body, ensure_ascii=False, separators=(",", ":"))),
-        headers=headers,
+        status_code=status, content_type=content_types.APPLICATION_JSON, body=utf8_text(text), headers=headers
     )
+
+
+def json_response(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response[str]:
+    return text_response(status, json_text(body), headers)
+
+
+def bounded_json_response(status: int, body: dict[str, Any], headers: dict[str, str], budget: int) -> Response[str]:
+    """A JSON answer that fits the response budget of ``budget`` bytes, or ``ResponseTooLarge``."""
+    text = json_text(body)
+    if not ResponseBudget(budget).fits(text):
+        raise ResponseTooLarge(
+            f"the answer is {cost(text)} bytes, more than the response budget of {budget} bytes "
+            "(RESPONSE_BUDGET_BYTES): it cannot be sent"
+        )
+    return text_response(status, text, headers)
 
 
 def error_response(error: ServiceError) -> Response[str]:

@@ -22,6 +22,7 @@ from fencepost.errors import (
     InvalidRequest,
     MissingIp,
     NotFound,
+    ResponseTooLarge,
     ServiceError,
     Unavailable,
     UnknownDataset,
@@ -52,7 +53,8 @@ class Route:
     ``path`` is in Powertools' form (``/datasets/<name>``). ``name`` is the route function's name in
     ``fencepost.api`` and the document's operation. ``body`` and ``ok`` name models of ``fencepost.schemas``:
     the request body, and the 200 response; a route without ``ok`` is served but not documented. ``errors`` are
-    the ``ServiceError`` classes the route can answer besides 200 and 500; ``cached`` says its 200 carries a
+    the ``ServiceError`` classes the route can answer besides 200 and an unexpected fault (500 ``INTERNAL``, which
+    every route may give); ``cached`` says its 200 carries a
     ``Cache-Control`` that lets clients and CDNs keep it.
     """
 
@@ -90,7 +92,7 @@ ROUTES: tuple[Route, ...] = (
             Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
         ),
         ok="LookupResult",
-        errors=(InvalidIp, MissingIp, InvalidRequest, NotFound, UnknownDataset, Unavailable),
+        errors=(InvalidIp, MissingIp, InvalidRequest, NotFound, UnknownDataset, Unavailable, ResponseTooLarge),
         cached=True,
     ),
     Route(

@@ -37,7 +37,7 @@ class LookupResult(BaseModel):
 class ErrorDetail(BaseModel):
     code: str = Field(
         description="Stable code: INVALID_IP, MISSING_IP, BATCH_TOO_LARGE, INVALID_REQUEST, NOT_FOUND, "
-        "UNKNOWN_DATASET, METHOD_NOT_ALLOWED, UNAVAILABLE, INTERNAL."
+        "UNKNOWN_DATASET, METHOD_NOT_ALLOWED, UNAVAILABLE, RESPONSE_TOO_LARGE, INTERNAL."
     )
     message: str
 
@@ -57,12 +57,18 @@ class NotFoundResponse(BaseModel):
 
 
 class BatchError(BaseModel):
-    ip: str
+    """An address of the batch that was not answered with a range: INVALID_IP, NOT_FOUND, or RESPONSE_TOO_LARGE
+    (the answers before it filled the response budget: send it again in another request)."""
+
+    ip: str = Field(description="The address as it was sent.")
     error: ErrorDetail
 
 
 class BatchResponse(BaseModel):
-    results: list[LookupResult | BatchError]
+    results: list[LookupResult | BatchError] = Field(
+        description="One per address, in request order. When the answers would exceed the response budget, every "
+        "one from the first that does not fit is RESPONSE_TOO_LARGE; the earlier ones are complete."
+    )
 
 
 def _served(record: type, name: str) -> type[BaseModel]:

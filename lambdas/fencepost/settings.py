@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
+from fencepost.caches import MIB, CacheLimits
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
 
 
 class SettingsError(ValueError):
@@ -68,6 +71,9 @@ class TableSettings:
         return cls(_required(env, "TABLE_NAME", "the DynamoDB table that holds the ranges"))
 
 
+CACHES = CacheLimits()  # the lookup's cache limits by default
+
+
 @dataclass(frozen=True, slots=True)
 class LookupSettings:
     table: TableSettings
@@ -79,6 +85,9 @@ class LookupSettings:
     log_addresses: bool = True
     tracing: bool = False
     read_timeout: float = 2.0  # seconds: a slow table becomes a fast 503
+    caches: CacheLimits = CACHES
+    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes an answer may take (see fencepost.budget)
+    cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (the preflight's answer)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
@@ -96,7 +105,22 @@ class LookupSettings:
             log_addresses=_bool(env, "LOG_ADDRESSES", True),
             tracing=_bool(env, "TRACING", False),
             read_timeout=_float(env, "DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0),
+            caches=CacheLimits(
+                live_entries=_int(env, "LIVE_CACHE_ENTRIES", CACHES.live_entries, 1, 1_000_000),
+                negative_ttl=_float(env, "NEGATIVE_CACHE_TTL_SECONDS", CACHES.negative_ttl, 0.0, 3600.0),
+                version_entries=_int(env, "VERSION_CACHE_ENTRIES", CACHES.version_entries, 1, 100_000),
+                version_bytes=_int(env, "VERSION_CACHE_BYTES", CACHES.version_bytes, MIB, 8 * 1024 * MIB),
+            ),
+            response_budget=_int(
+                env, "RESPONSE_BUDGET_BYTES", DEFAULT_BUDGET_BYTES, MIN_BUDGET_BYTES, MAX_BUDGET_BYTES
+            ),
+            cors_origins=_origins(env.get("CORS_ORIGINS", "")),
         )
+
+
+def _origins(raw: str) -> tuple[str, ...]:
+    origins = tuple(origin.strip() for origin in raw.split(",") if origin.strip())
+    return origins or ("*",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +139,8 @@ class LoaderSettings:
     retry_base: float = 5.0  # a handed-back message returns after retry_base * 2**(deliveries - 1) seconds
     stall_seconds: int = 1800  # a load without progress for this long is failed by the sweep
     delete_grace: float = 60.0 + 15 * 60  # an old version is deleted this long after it stopped being live
+    writer_timeout: float = 900.0  # the function's timeout: an abandoned build is deleted this long after
+    limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
     tracing: bool = False
 
     @classmethod
@@ -137,5 +163,18 @@ class LoaderSettings:
             stall_seconds=_int(env, "STALL_SECONDS", 1800, 1, 86_400),
             # No warm lookup may still read a version it cached: the TTL plus 15 minutes, unless set (local runs).
             delete_grace=_float(env, "DELETE_GRACE_SECONDS", cache_ttl + 15 * 60, 0.0, 86_400.0),
+            # A chunk writer that began before its build was abandoned may write until its invocation ends: at
+            # most the function's timeout, 15 minutes (Lambda's maximum) unless set lower.
+            writer_timeout=_float(env, "WRITER_TIMEOUT_SECONDS", 900.0, 0.0, 900.0),
+            limits=_loader_limits(env),
             tracing=_bool(env, "TRACING", False),
         )
+
+
+def _loader_limits(env: Mapping[str, str]) -> Limits:
+    """The loader's limits: ``MAX_LINE_BYTES``, ``MAX_OBJECT_BYTES``, ``MAX_BUILD_BYTES``, ``MAX_BUILD_ROWS`` and
+    ``MAX_DIRECTORY_PARTITIONS`` (``fencepost.core.limits``)."""
+    default = Limits()
+    return Limits.of(
+        {name: _int(env, variable, getattr(default, name), *BOUNDS[name]) for name, variable in ENVIRONMENT.items()}
+    )

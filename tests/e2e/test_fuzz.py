@@ -2,19 +2,25 @@
 
 Bounded here (FUZZ_EXAMPLES per operation and mode, 40 by default); ``make fuzz`` runs far more. Valid and
 invalid requests alike must get responses that conform to the document (status codes, shapes, content types),
-and none may be a 5xx.
+and none may be a 5xx. The document's strategies only make valid Unicode, so text that is not (lone surrogates as
+JSON escapes, invalid UTF-8 percent-encoded in queries and paths) is sent by a strategy of its own: every body,
+whatever was sent, must be strict UTF-8 JSON.
 """
 
 from __future__ import annotations
 
+import http.client
+import json
 import logging
 import os
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote_from_bytes, urlsplit
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.core.result import Ok
 
@@ -73,5 +79,84 @@ def test_no_request_breaks_the_api(api_schema: schemathesis.BaseSchema, label: s
     def call(case: schemathesis.Case[Any]) -> None:
         response = case.call_and_validate()
         assert response.status_code < 500
+        _strict_json(response.content)
 
     call()
+
+
+def _strict_json(body: bytes) -> Any:
+    """The body parsed as JSON, after decoding it as strict UTF-8 (no lone surrogates, no invalid bytes)."""
+    return json.loads(body.decode("utf-8", errors="strict"))
+
+
+# Text that is not valid Unicode, and bytes that are not valid UTF-8: what the document's strategies never make.
+LONE_SURROGATE = st.integers(0xD800, 0xDFFF).map(chr)
+PIECES = st.sampled_from(["1.0.32.5", "::ffff:", "2001:db8::1", "default", "me", '"', "\\", "%", ",", "/", "\ufffd"])
+HOSTILE_TEXT = st.lists(st.one_of(st.characters(), LONE_SURROGATE, PIECES), max_size=12).map("".join)
+INVALID_UTF8 = st.sampled_from(
+    [b"\xff\xfe", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\x80"]
+)
+RAW_VALUE = st.lists(
+    st.one_of(
+        INVALID_UTF8, st.binary(max_size=4), HOSTILE_TEXT.map(lambda text: text.encode("utf-8", "surrogatepass"))
+    ),
+    max_size=4,
+).map(b"".join)
+
+
+@st.composite
+def hostile_requests(draw: st.DrawFn, kind: str) -> tuple[str, str, bytes]:
+    """``(method, target, body)`` of one request carrying text that is not valid Unicode."""
+    if kind == "query":
+        query = f"ip={quote_from_bytes(draw(RAW_VALUE), safe='')}"
+        if draw(st.booleans()):
+            query += f"&dataset={quote_from_bytes(draw(RAW_VALUE), safe='')}"
+        return "GET", f"/lookup?{query}", b""
+    if kind == "path":
+        return "GET", f"/datasets/{quote_from_bytes(draw(RAW_VALUE), safe='')}", b""
+    ips = draw(
+        st.lists(st.one_of(HOSTILE_TEXT, st.sampled_from(["1.0.32.5", "8.8.8.8", "::1"])), min_size=1, max_size=5)
+    )
+    dataset = draw(st.one_of(st.just("default"), HOSTILE_TEXT))
+    return "POST", "/lookup", json.dumps({"ips": ips, "dataset": dataset}).encode()  # lone surrogates as \udXXX
+
+
+@pytest.mark.parametrize("kind", ["query", "path", "batch"])
+def test_every_answer_is_strict_utf8_json_whatever_text_was_sent(running: LocalStack, kind: str) -> None:
+    address = urlsplit(running.api_url)
+
+    @given(request=hostile_requests(kind))
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    def call(request: tuple[str, str, bytes]) -> None:
+        method, target, body = request
+        connection = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=30)
+        try:
+            connection.request(method, target, body=body or None, headers={"content-type": "application/json"})
+            response = connection.getresponse()
+            content = response.read()
+        finally:
+            connection.close()
+        assert response.status < 500, (target, content[:300])
+        document = _strict_json(content)
+        assert response.getheader("content-type") == "application/json"
+        if response.status >= 400:
+            assert document["error"]["code"]
+        elif method == "POST":
+            assert all("ip" in result for result in document["results"])
+
+    call()
+
+
+def test_a_browsers_preflight_is_answered_204_through_the_local_front(running: LocalStack) -> None:
+    address = urlsplit(running.api_url)
+    connection = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=30)
+    try:
+        headers = {"origin": "https://app.example.com", "access-control-request-method": "POST"}
+        connection.request("OPTIONS", "/lookup", headers=headers)
+        response = connection.getresponse()
+        assert response.read() == b""
+    finally:
+        connection.close()
+    assert response.status == 204
+    assert response.getheader("access-control-allow-origin") == "*"
+    assert response.getheader("access-control-allow-methods") == "GET, POST, OPTIONS"

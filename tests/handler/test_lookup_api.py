@@ -179,7 +179,8 @@ def test_an_unavailable_dependency_answers_503_with_its_message(
     name: str,
     method: str,
 ) -> None:
-    assert call(lookup_handler, name)[0] == 200  # warm: the live version is cached
+    if method == "find":  # (listings are cached briefly: a warm listing would be answered from the cache)
+        assert call(lookup_handler, name)[0] == 200  # warm: the live version is cached
 
     def throttled(*_: Any, **__: Any) -> None:
         raise DependencyUnavailable(THROTTLED)

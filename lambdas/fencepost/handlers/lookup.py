@@ -14,7 +14,7 @@ settings = LookupSettings.from_env()
 obs = Observability(service="fencepost-lookup", tracing=settings.tracing)
 client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
 tables = Tables.connect(client, settings.table.table_name)
-api = create_app(settings, Lookup(tables, settings.cache_ttl), tables, obs)
+api = create_app(settings, Lookup(tables, settings.cache_ttl, limits=settings.caches), tables, obs)
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
