@@ -12,7 +12,11 @@ One function, one handler, two event sources: each with batches of one, partial 
 concurrency. Each queue has its own dead-letter queue (after ``MAX_RECEIVES`` receives) and alarm, so a parked
 message says which kind of work failed. The loader sends to both queues itself (build requests, chunk fan-out,
 delayed deletes), so the function is allowed to re-trigger itself: ``recursive_loop=ALLOW``. A message it hands back
-is returned to the queue it came from (ChangeMessageVisibility, granted by each event source's consume grant).
+is returned to the queue it came from (ChangeMessageVisibility).
+
+The loader's role holds exactly the calls the loader makes (``fencepost.dynamo``, ``fencepost.bucket``,
+``fencepost.queues``) and those Lambda makes for it to poll its queues: no CDK ``grant_read_write_data``/``grant_put``
+(those add Scan, BatchGetItem, stream reads, object-lock and tagging rights the loader never uses).
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from pathlib import Path
 from typing import Final
 
 import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_notifications as s3n
 from aws_cdk import aws_sqs as sqs
@@ -33,7 +38,7 @@ from constructs import Construct
 
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
-from infra.functions import PythonFunction
+from infra.functions import METRICS_NAMESPACE, PythonFunction
 from infra.settings import CACHE_TTL_SECONDS, DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOADER_TIMEOUT_MINUTES
 from infra.storage import REPORTS_PREFIX
@@ -48,6 +53,8 @@ VISIBILITY_TIMEOUT: Final = cdk.Duration.minutes(TIMEOUT.to_minutes() * 6)
 # MAX_RECEIVES to know when a receive is the last one.
 MAX_RECEIVES: Final = 5
 SWEEP_EVERY: Final = cdk.Duration.minutes(5)
+# The service dimension of the loader's own metrics (its handler's Observability): LoadsFailed, LoadsStalled.
+METRICS_SERVICE: Final = "fencepost-loader"
 
 SETTLE_SECONDS: Final = 10
 CHUNK_ITEMS: Final = 5000
@@ -96,26 +103,51 @@ class Loader(Construct):
                 "WRITE_THREADS": str(WRITE_THREADS),
                 "WRITE_RATE": str(settings.write_rate),
                 "MAX_RECEIVES": str(MAX_RECEIVES),
+                **settings.loader_limits.environment(),
             },
         )
         self.function = loader.function
-        bucket.grant_read(self.function)
-        bucket.grant_put(self.function, f"{REPORTS_PREFIX}*")
-        table.grant_read_write_data(self.function)
-        # Consuming (receive, delete, change visibility: a handed-back message returns to the queue it came from)
-        # is granted by each event source; sending is granted here, to both queues.
+        table.grant(
+            self.function,
+            "dynamodb:GetItem",  # records, build records (consistent reads)
+            "dynamodb:Query",  # dataset listings, version headers and directories, keys of a version to delete
+            "dynamodb:PutItem",  # records, build records, version headers
+            "dynamodb:UpdateItem",  # every conditional transition
+            "dynamodb:DeleteItem",  # build records of deleted versions
+            "dynamodb:BatchWriteItem",  # chunk writes and deletions
+            "dynamodb:DescribeTable",  # the billing mode, to warn about a table left PROVISIONED
+            # A TransactWriteItems (a switch, rollback or retirement changes the record and the live pointer
+            # together) is authorized per write it holds: its Update and Put need nothing beyond the two above.
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:ListBucket"], resources=[bucket.bucket_arn])  # a folder's files
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects("*")])  # range files
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:PutObject"], resources=[bucket.arn_for_objects(f"{REPORTS_PREFIX}*")])
+        )
         for queue, concurrency in (
             (self.control_queue, settings.control_concurrency),
             (self.data_queue, settings.loader_concurrency),
         ):
-            queue.grant_send_messages(self.function)
-            self.function.add_event_source(
-                sources.SqsEventSource(
-                    queue,
-                    batch_size=1,
-                    max_concurrency=concurrency,
-                    report_batch_item_failures=True,
-                )
+            queue.grant(
+                self.function,
+                "sqs:ReceiveMessage",  # Lambda's polling, with the next two
+                "sqs:DeleteMessage",
+                "sqs:GetQueueAttributes",
+                "sqs:ChangeMessageVisibility",  # a handed-back message returns to its queue after a delay
+                "sqs:SendMessage",  # build requests, chunks, delayed deletions
+            )
+            # The mapping SqsEventSource would make (same construct id, so the same logical id), without its
+            # consume grant, which adds GetQueueUrl.
+            self.function.add_event_source_mapping(
+                f"SqsEventSource:{cdk.Names.node_unique_id(queue.node)}",
+                event_source_arn=queue.queue_arn,
+                batch_size=1,
+                max_concurrency=concurrency,
+                report_batch_item_failures=True,
             )
         # The sweep fails stalled loads. A failed sweep is retried neither by EventBridge nor by Lambda's async
         # invocation (the sweep is the loader's only async caller): the next one is five minutes away.
@@ -131,28 +163,8 @@ class Loader(Construct):
         bucket_arn = f"<{_logical_id(bucket)}.Arn>"
         nag.acknowledge(
             loader.role,
-            "AwsSolutions-IAM5[Action::s3:GetObject*]",
-            "bucket.grant_read: GetObject and its version/ACL/tagging variants on this bucket's objects only.",
-        )
-        nag.acknowledge(
-            loader.role,
-            "AwsSolutions-IAM5[Action::s3:GetBucket*]",
-            "bucket.grant_read: bucket-level reads (location, versioning) on this one bucket.",
-        )
-        nag.acknowledge(
-            loader.role,
-            "AwsSolutions-IAM5[Action::s3:List*]",
-            "bucket.grant_read: ListBucket on this one bucket, to list a dataset's files.",
-        )
-        nag.acknowledge(
-            loader.role,
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/*]",
             "The loader reads whichever range file is uploaded; any key of this one bucket may be a range file.",
-        )
-        nag.acknowledge(
-            loader.role,
-            "AwsSolutions-IAM5[Action::s3:Abort*]",
-            "bucket.grant_put: aborting its own multipart uploads of load reports, under _reports/ only.",
         )
         nag.acknowledge(
             loader.role,
@@ -192,7 +204,39 @@ class Loader(Construct):
                 description="The loader function failed (an unhandled error, a timeout or out of memory).",
                 metric=self.function.metric_errors(statistic="Sum", period=PERIOD),
             ),
+            any_in_period(
+                self,
+                "LoadsFailedAlarm",
+                description=(
+                    "A load failed: the dataset's record says FAILED and why (GET /datasets/{name}), and its report "
+                    "under _reports/, when the load got that far, names the objects and lines at fault. The live "
+                    "version keeps answering. Fix the files and upload them again."
+                ),
+                metric=_loader_metric("LoadsFailed"),
+            ),
+            any_in_period(
+                self,
+                "LoadsStalledAlarm",
+                description=(
+                    "A load stopped making progress and the sweep had to take it over: it failed the load (or "
+                    "finished it, when every chunk was written). The invocation driving it died: look for the "
+                    "loader's errors, timeouts or out-of-memory ends, and at the dead-letter queues, then load the "
+                    "dataset again."
+                ),
+                metric=_loader_metric("LoadsStalled"),
+            ),
         ]
+
+
+def _loader_metric(name: str) -> cloudwatch.Metric:
+    """A metric the loader writes (EMF, under its service dimension), summed over PERIOD."""
+    return cloudwatch.Metric(
+        namespace=METRICS_NAMESPACE,
+        metric_name=name,
+        dimensions_map={"service": METRICS_SERVICE},
+        statistic="Sum",
+        period=PERIOD,
+    )
 
 
 def _queue_with_dead_letters(scope: Construct, kind: str) -> tuple[sqs.Queue, sqs.Queue]:

@@ -2,6 +2,11 @@
 
 ``HttpApi`` has no throttle property, so the API is created without a default stage and the ``$default`` stage is
 made here with throttling and access logging.
+
+With ``-c auth=iam`` the ``$default`` route carries the IAM authorizer, and it also catches ``OPTIONS``: a browser's
+CORS preflight, unsigned by definition, would be refused (403) before the API's CORS configuration could answer
+it. So an ``OPTIONS /{proxy+}`` route without authorization (a more specific route wins over ``$default``) brings
+preflights to the function, which answers 204 and nothing else (``fencepost.cors``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from aws_cdk.aws_apigatewayv2_authorizers import HttpIamAuthorizer
 from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
+from fencepost import cors
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import LOG_RETENTION, PythonFunction, flag
@@ -34,16 +40,6 @@ CACHE_MAX_AGE_SECONDS: Final = 300
 MAX_BATCH: Final = 100
 BATCH_CONCURRENCY: Final = 16
 DEFAULT_DATASET: Final = "default"
-
-# Headers a browser may send (SigV4 ones for -c auth=iam) and read back (Retry-After on 503, Allow on 405).
-CORS_ALLOW_HEADERS: Final = (
-    "content-type",
-    "authorization",
-    "x-amz-date",
-    "x-amz-security-token",
-    "x-amz-content-sha256",
-)
-CORS_EXPOSE_HEADERS: Final = ("retry-after", "allow")
 
 
 class LookupApi(Construct):
@@ -74,19 +70,26 @@ class LookupApi(Construct):
                 "MAX_BATCH": str(MAX_BATCH),
                 "BATCH_CONCURRENCY": str(BATCH_CONCURRENCY),
                 "LOG_ADDRESSES": flag(settings.log_addresses),
+                "LIVE_CACHE_ENTRIES": str(settings.lookup_caches.live_entries),
+                "NEGATIVE_CACHE_TTL_SECONDS": f"{settings.lookup_caches.negative_ttl:g}",
+                "VERSION_CACHE_ENTRIES": str(settings.lookup_caches.version_entries),
+                "VERSION_CACHE_BYTES": str(settings.lookup_caches.version_bytes),
+                "RESPONSE_BUDGET_BYTES": str(settings.response_budget),
+                "CORS_ORIGINS": ",".join(settings.cors_origins),
             },
         )
         self.function = lookup.function
         # Lookups only ever read single items and Query one partition: nothing else on the table.
         table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
 
+        integration = HttpLambdaIntegration("LookupIntegration", self.function)
         self.api = apigwv2.HttpApi(
             self,
             "HttpApi",
             api_name=f"{cdk.Stack.of(self).stack_name}-lookup",
             description="Fencepost IP-range lookups",
             create_default_stage=False,
-            default_integration=HttpLambdaIntegration("LookupIntegration", self.function),
+            default_integration=integration,
             default_authorizer=HttpIamAuthorizer() if settings.auth is Auth.IAM else None,
             # IPv6 callers reach the API over IPv6, so ip=me answers their IPv6 address.
             ip_address_type=apigwv2.IpAddressType.DUAL_STACK,
@@ -97,11 +100,25 @@ class LookupApi(Construct):
                     apigwv2.CorsHttpMethod.POST,
                     apigwv2.CorsHttpMethod.OPTIONS,
                 ],
-                allow_headers=list(CORS_ALLOW_HEADERS),
-                expose_headers=list(CORS_EXPOSE_HEADERS),
-                max_age=cdk.Duration.days(1),
+                allow_headers=list(cors.ALLOW_HEADERS),
+                expose_headers=list(cors.EXPOSE_HEADERS),
+                max_age=cdk.Duration.seconds(cors.MAX_AGE_SECONDS),
             ),
         )
+        self.preflight_route: apigwv2.HttpRoute | None = None
+        if settings.auth is Auth.IAM:
+            (self.preflight_route,) = self.api.add_routes(
+                path="/{proxy+}",
+                methods=[apigwv2.HttpMethod.OPTIONS],
+                integration=integration,
+                authorizer=apigwv2.HttpNoneAuthorizer(),
+            )
+            nag.acknowledge(
+                self.preflight_route,
+                "AwsSolutions-APIG4",
+                "CORS preflights are unsigned by definition (the Fetch standard sends no credentials with them); "
+                "this route takes OPTIONS only, and the function answers it with 204 and the CORS policy, no data.",
+            )
         removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
         access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, removal_policy=removal)
         self.stage = apigwv2.HttpStage(

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, TypeVar
 
+from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
+from fencepost.caches import MIB, CacheLimits
+from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.settings import CACHES
+
 # What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
 # 4,000 writes per second and 12,000 reads per second"). Warm throughput below this buys nothing and, since warm
 # throughput can never be lowered, is refused at synth.
@@ -49,6 +54,10 @@ LOADER_CONCURRENCY: Final = 10
 # Two (the minimum) lets a notification or a second dataset's build through while one build runs; chunk writes
 # never wait behind builds, nor builds behind chunks.
 CONTROL_CONCURRENCY: Final = 2
+
+# The loader's limits (lines, bytes and rows a build may read; partitions a version may span): the function's
+# defaults, from the files it is known to load (fencepost.core.limits says which).
+LOADER_LIMITS: Final = Limits()
 
 
 class SettingsError(ValueError):
@@ -98,11 +107,15 @@ class DeploySettings:
     log_level: str = "INFO"
     log_addresses: bool = True
     alarm_email: str | None = None
+    lookup_caches: CacheLimits = CACHES  # what a lookup container keeps (fencepost.caches)
+    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes a lookup answer may take (fencepost.budget)
+    loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.limits)
 
     @classmethod
     def from_context(cls, get: ContextGetter) -> DeploySettings:
         """Read every setting through ``get`` (``app.node.try_get_context``); raise SettingsError on a bad value."""
         mode = _choice(get, "capacity", Capacity, Capacity.ON_DEMAND)
+        _refuse_other_modes_keys(get, mode)
         capacity = TableCapacity(
             mode=mode,
             max_read_units=_optional_int(get, "maxReadUnits", low=1),
@@ -141,7 +154,66 @@ class DeploySettings:
             log_level=log_level,
             log_addresses=_switch(get, "logAddresses", default=True),
             alarm_email=alarm_email,
+            lookup_caches=CacheLimits(
+                live_entries=_int(get, "liveCacheEntries", CACHES.live_entries, low=1, high=1_000_000),
+                negative_ttl=_int(get, "negativeCacheTtl", int(CACHES.negative_ttl), low=0, high=3600),
+                version_entries=_int(get, "versionCacheEntries", CACHES.version_entries, low=1, high=100_000),
+                version_bytes=_int(get, "versionCacheBytes", CACHES.version_bytes, low=MIB, high=8 * 1024 * MIB),
+            ),
+            response_budget=_int(
+                get, "responseBudgetBytes", DEFAULT_BUDGET_BYTES, low=MIN_BUDGET_BYTES, high=MAX_BUDGET_BYTES
+            ),
+            loader_limits=_loader_limits(get),
         )
+
+
+def _loader_limits(get: ContextGetter) -> Limits:
+    """``-c maxLineBytes=... -c maxObjectBytes=... -c maxBuildBytes=... -c maxBuildRows=...
+    -c maxDirectoryPartitions=...``: the loader's limits (each its function's ``MAX_...`` variable)."""
+    values = {}
+    for name in ENVIRONMENT:
+        low, high = BOUNDS[name]
+        values[name] = _int(get, _camel(name), getattr(LOADER_LIMITS, name), low=low, high=high)
+    return Limits.of(values)
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.title() for word in rest)
+
+
+# Context keys only one capacity mode reads. Given with another mode they would be ignored without a word, so the
+# synth refuses them. After a prewarm, the switch back to on-demand must be a deploy that changes nothing else (a
+# failed update rolls the table back to PROVISIONED, billed by the hour), and warm throughput can only go up
+# (DynamoDB refuses a value below the table's current one, and the deploy rolls back): infra/DEPLOY.md.
+MODE_KEYS: Final = {
+    Capacity.PREWARM: ("prewarmReadUnits", "prewarmWriteUnits"),
+    Capacity.WARM: ("warmReadUnits", "warmWriteUnits"),
+}
+
+
+def _refuse_other_modes_keys(get: ContextGetter, mode: Capacity) -> None:
+    for owner, keys in MODE_KEYS.items():
+        given = [key for key in keys if owner is not mode and _given(get(key))]
+        if not given:
+            continue
+        if owner is Capacity.WARM:
+            raise SettingsError(
+                f"{' and '.join(given)} set warm throughput, which only -c capacity=warm deploys; with capacity="
+                f"{mode.value} it would be ignored. Warm the table in a deploy of its own, with values at least its "
+                "current warm throughput (aws dynamodb describe-table --query Table.WarmThroughput): DynamoDB "
+                "refuses a lower one. After a prewarm, first switch back to on-demand with a deploy that changes "
+                "nothing else (infra/DEPLOY.md)."
+            )
+        raise SettingsError(
+            f"{' and '.join(given)} size the PROVISIONED table of -c capacity=prewarm; with capacity={mode.value} "
+            "they would be ignored. Leave them out: the switch back to on-demand after a prewarm is a deploy that "
+            "changes nothing else (infra/DEPLOY.md)."
+        )
+
+
+def _given(raw: Any) -> bool:
+    return raw is not None and not (isinstance(raw, str) and not raw.strip())
 
 
 def _check_capacity(capacity: TableCapacity) -> None:

@@ -72,8 +72,34 @@ def test_bad_values_are_refused_with_the_key_and_what_it_accepts(context: dict[s
         _settings(**context)
 
 
-def test_warm_values_are_only_checked_in_warm_mode() -> None:
-    # Given a low warm value left in context while deploying on-demand: it is simply not used
-    settings = _settings(capacity="on-demand", warmReadUnits="10")
+@pytest.mark.parametrize(
+    ("context", "given"),
+    [
+        ({"warmWriteUnits": "20000"}, "warmWriteUnits"),  # the default mode: on-demand
+        ({"capacity": "on-demand", "warmReadUnits": "10"}, "warmReadUnits"),
+        ({"capacity": "prewarm", "warmReadUnits": "30000", "warmWriteUnits": "20000"}, "warmReadUnits and warm"),
+    ],
+)
+def test_warm_throughput_is_refused_unless_the_deploy_is_a_warm_one(context: dict[str, Any], given: str) -> None:
+    # Given warm throughput values in a deploy that would not use them (such as the switch back from a prewarm)
+    # When the settings are read / Then the synth stops, saying why and how to do it
+    with pytest.raises(SettingsError) as refused:
+        _settings(**context)
+    message = str(refused.value)
+    assert message.startswith(given)
+    assert "only -c capacity=warm deploys" in message
+    assert "describe-table --query Table.WarmThroughput" in message
+    assert "a deploy that changes nothing else" in message
+
+
+@pytest.mark.parametrize("mode", ["on-demand", "warm"])
+def test_prewarm_capacity_is_refused_unless_the_deploy_is_a_prewarm(mode: str) -> None:
+    with pytest.raises(SettingsError, match="prewarmWriteUnits size the PROVISIONED table of -c capacity=prewarm"):
+        _settings(capacity=mode, prewarmWriteUnits="20000")
+
+
+def test_an_empty_capacity_value_counts_as_not_given() -> None:
+    # (a CDK_ARGS template with an empty value, e.g. -c warmWriteUnits=)
+    settings = _settings(capacity="on-demand", warmWriteUnits="", prewarmReadUnits=" ")
 
     assert settings.capacity.mode is Capacity.ON_DEMAND

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import fencepost
+from fencepost.core.limits import Limits
 from infra.loader import MAX_RECEIVES
 from tests.infra.conftest import Synth, Synthesize
 
@@ -93,6 +97,13 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "POWERTOOLS_SERVICE_NAME": "fencepost",
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
         "POWERTOOLS_LOG_LEVEL": "INFO",
+        # the lookup's limits: tests/infra/test_lookup_limits.py
+        "LIVE_CACHE_ENTRIES": "1024",
+        "NEGATIVE_CACHE_TTL_SECONDS": "5",
+        "VERSION_CACHE_ENTRIES": "128",
+        "VERSION_CACHE_BYTES": "67108864",
+        "RESPONSE_BUDGET_BYTES": "4500000",
+        "CORS_ORIGINS": "*",
     }
 
 
@@ -118,6 +129,7 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "WRITE_THREADS": "8",
         "WRITE_RATE": "0",
         "MAX_RECEIVES": str(MAX_RECEIVES),
+        **Limits().environment(),  # (tests/infra/test_loader_limits.py)
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
@@ -147,51 +159,60 @@ def test_lookup_role_may_only_read_items_and_write_its_logs(default: Synth) -> N
     )
 
 
-def test_loader_role_permissions_are_exactly_its_grants(default: Synth) -> None:
+def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) -> None:
     bucket, objects = default.arn("bucket"), _join(default, "bucket", "/*")
     reports = _join(default, "bucket", "/_reports/*")
-    read = ("s3:GetBucket*", "s3:GetObject*", "s3:List*")
-    put = (
-        "s3:Abort*",
-        "s3:PutObject",
-        "s3:PutObjectLegalHold",
-        "s3:PutObjectRetention",
-        "s3:PutObjectTagging",
-        "s3:PutObjectVersionTagging",
-    )
     table = (
-        "dynamodb:BatchGetItem",
         "dynamodb:BatchWriteItem",
-        "dynamodb:ConditionCheckItem",
         "dynamodb:DeleteItem",
         "dynamodb:DescribeTable",
         "dynamodb:GetItem",
-        "dynamodb:GetRecords",
-        "dynamodb:GetShardIterator",
         "dynamodb:PutItem",
         "dynamodb:Query",
-        "dynamodb:Scan",
         "dynamodb:UpdateItem",
     )
-    # consume (event source; ChangeMessageVisibility returns a handed-back message to its queue) and send, on each
+    # Lambda's polling (receive, delete, attributes), a handed-back message's new delay, and sending; on each queue
     queue = (
         "sqs:ChangeMessageVisibility",
         "sqs:DeleteMessage",
         "sqs:GetQueueAttributes",
-        "sqs:GetQueueUrl",
         "sqs:ReceiveMessage",
         "sqs:SendMessage",
     )
 
     assert _permissions(default, "loader_role") == (
         _on(default.arn("loader_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
-        | _on(bucket, *read)
-        | _on(objects, *read)
-        | _on(reports, *put)
+        | _on(bucket, "s3:ListBucket")
+        | _on(objects, "s3:GetObject")
+        | _on(reports, "s3:PutObject")
         | _on(default.arn("table"), *table)
         | _on(default.arn("control_queue"), *queue)
         | _on(default.arn("data_queue"), *queue)
     )  # and nothing on the dead-letter queues: only SQS moves messages there
+
+
+def test_no_role_may_scan_batch_get_read_streams_lock_or_tag(default: Synth, options: Synth) -> None:
+    broad = {"dynamodb:Scan", "dynamodb:BatchGetItem", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}
+    broad |= {"s3:PutObjectLegalHold", "s3:PutObjectRetention", "s3:PutObjectTagging", "s3:Abort*", "sqs:GetQueueUrl"}
+    for synth in (default, options):
+        for role in ("lookup_role", "loader_role"):
+            actions = {action for action, _ in _permissions(synth, role)}
+            assert not actions & broad, role
+            assert not {action for action in actions if "*" in action}, role
+
+
+def test_loader_event_source_mappings_keep_their_logical_ids(default: Synth) -> None:
+    # The mappings are made without SqsEventSource (whose grant adds GetQueueUrl) under the construct ids it used:
+    # an existing stack updates them in place (Lambda refuses a second mapping of one queue to one function)
+    mappings = {
+        props["Properties"]["EventSourceArn"]["Fn::GetAtt"][0]: logical_id
+        for logical_id, props in default.of_type("AWS::Lambda::EventSourceMapping").items()
+    }
+
+    assert mappings == {
+        default.ids["control_queue"]: "LoaderLoaderFunctionSqsEventSourceFencepostLoaderControlQueue416981469C143D60",
+        default.ids["data_queue"]: "LoaderLoaderFunctionSqsEventSourceFencepostLoaderDataQueue2B86BAFF249DE6CF",
+    }
 
 
 def test_function_roles_have_no_managed_policies(default: Synth) -> None:
@@ -385,9 +406,10 @@ def test_api_is_public_by_default(default: Synth) -> None:
 
 
 def test_auth_iam_requires_signed_requests(options: Synth) -> None:
-    route = options.only("AWS::ApiGatewayV2::Route")
+    routes = {r["Properties"]["RouteKey"]: r for r in options.of_type("AWS::ApiGatewayV2::Route").values()}
 
-    assert route["AuthorizationType"] == "AWS_IAM"
+    # (CORS preflights have their own route without authorization: tests/infra/test_lookup_limits.py)
+    assert routes["$default"]["Properties"]["AuthorizationType"] == "AWS_IAM"
 
 
 def test_stage_is_the_default_stage_with_throttling(default: Synth, options: Synth) -> None:
@@ -432,18 +454,22 @@ def test_cors_origins_can_be_restricted(options: Synth) -> None:
 
 
 def _alarms(synth: Synth) -> dict[tuple[str, str], dict[str, Any]]:
-    """Alarms by (metric name, the resource its dimension points at)."""
+    """Alarms by (metric name, the resource its dimension points at, or the dimension's value)."""
     found = {}
     for alarm in synth.of_type("AWS::CloudWatch::Alarm").values():
         props = alarm["Properties"]
         (dimension,) = props["Dimensions"]
         value = dimension["Value"]
-        target = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
-        found[(props["MetricName"], target)] = props
+        if not isinstance(value, str):
+            value = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
+        found[(props["MetricName"], value)] = props
     return found
 
 
-def test_alarms_watch_dead_letters_lookup_errors_and_throttling(default: Synth) -> None:
+LOADER_SERVICE = "fencepost-loader"
+
+
+def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttling(default: Synth) -> None:
     alarms = _alarms(default)
     ids = default.ids
 
@@ -455,6 +481,8 @@ def test_alarms_watch_dead_letters_lookup_errors_and_throttling(default: Synth) 
         ("Errors", ids["loader_function"]),
         ("ReadThrottleEvents", ids["table"]),
         ("WriteThrottleEvents", ids["table"]),
+        ("LoadsFailed", LOADER_SERVICE),
+        ("LoadsStalled", LOADER_SERVICE),
     }
     for props in alarms.values():
         assert props["Threshold"] == 1
@@ -467,6 +495,63 @@ def test_alarms_watch_dead_letters_lookup_errors_and_throttling(default: Synth) 
         assert parked["Namespace"] == "AWS/SQS"
         assert parked["Statistic"] == "Maximum"
     assert alarms[("5xx", ids["api"])]["Namespace"] == "AWS/ApiGateway"
+
+
+@pytest.mark.parametrize("metric", ["LoadsFailed", "LoadsStalled"])
+def test_a_failed_or_stalled_load_raises_an_alarm_at_once(default: Synth, metric: str) -> None:
+    # Given the loader's own metric (EMF: namespace Fencepost, dimension service=fencepost-loader), summed
+    props = _alarms(default)[(metric, LOADER_SERVICE)]
+
+    # Then one occurrence in five minutes is enough
+    assert props["Namespace"] == "Fencepost"
+    assert props["Dimensions"] == [{"Name": "service", "Value": LOADER_SERVICE}]
+    assert props["Statistic"] == "Sum"
+    assert props["EvaluationPeriods"] == 1
+    assert "DatapointsToAlarm" not in props
+
+
+def test_failed_and_stalled_load_alarms_say_what_happened_and_what_to_do(default: Synth) -> None:
+    failed = _alarms(default)[("LoadsFailed", LOADER_SERVICE)]["AlarmDescription"]
+    stalled = _alarms(default)[("LoadsStalled", LOADER_SERVICE)]["AlarmDescription"]
+
+    assert "FAILED" in failed
+    assert "_reports/" in failed
+    assert "live version keeps answering" in failed
+    assert "sweep" in stalled
+    assert "stopped making progress" in stalled
+
+
+def test_the_alarmed_metrics_are_the_ones_the_loader_writes() -> None:
+    # The loader's handler writes its metrics under its own service, in the namespace the alarms watch
+    from fencepost.observability import NAMESPACE
+    from infra.functions import METRICS_NAMESPACE
+    from infra.loader import METRICS_SERVICE
+
+    handler = ast.parse((Path(fencepost.__file__).parent / "handlers" / "loader.py").read_text())
+    services = {
+        keyword.value.value
+        for node in ast.walk(handler)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Observability"
+        for keyword in node.keywords
+        if keyword.arg == "service" and isinstance(keyword.value, ast.Constant)
+    }
+    assert services == {METRICS_SERVICE} == {LOADER_SERVICE}
+    assert NAMESPACE == METRICS_NAMESPACE
+    sources = "".join(path.read_text() for path in (Path(fencepost.__file__).parent / "loading").glob("*.py"))
+    for metric in ("LoadsFailed", "LoadsStalled"):
+        assert f'name="{metric}"' in sources, metric
+
+
+def test_write_throttling_alarms_only_when_it_lasts_half_an_hour(default: Synth) -> None:
+    # A large load on a table that has not yet served its rate is throttled for up to ~30 minutes, and finishes
+    write = _alarms(default)[("WriteThrottleEvents", default.ids["table"])]
+    read = _alarms(default)[("ReadThrottleEvents", default.ids["table"])]
+
+    assert (write["DatapointsToAlarm"], write["EvaluationPeriods"], write["Period"]) == (6, 7, 300)
+    assert "6 of the last 7" in write["AlarmDescription"]
+    # while a throttled lookup is an error answered to a caller: at once
+    assert read["EvaluationPeriods"] == 1
+    assert "DatapointsToAlarm" not in read
 
 
 def test_each_dead_letter_alarm_says_which_queue_and_what_failed(default: Synth) -> None:
