@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
+from fencepost.model import DatasetRecord, LoadStatus
 from local.dynamodb import LocalStackError
 from local.stack import ROOT, LocalStack, StackConfig
 
@@ -81,8 +82,24 @@ def _reconcile(stack: LocalStack) -> list[str]:
     return names
 
 
+def progress_line(record: DatasetRecord) -> str:
+    """What the terminal says of a dataset's state: LOADING with its phase and counts, READY, FAILED or retired."""
+    load = record.load
+    if record.retired:
+        return "retired (its folder is empty)"
+    if record.status == LoadStatus.LOADING and load.version is None:
+        return "LOADING: a change was seen; waiting a moment for more before building"
+    if record.status == LoadStatus.LOADING:
+        counts = f"{load.rows_read} rows read, {load.items_written} items written"
+        return f"LOADING build {load.version}: {load.phase}, {counts}"
+    if record.status == LoadStatus.FAILED:
+        reason = load.problems[0].reason if load.problems else "see the report"
+        return f"FAILED build {load.version}: {reason} (live version: {record.live}; report: {load.report})"
+    return f"READY version {record.live}, {record.ranges} ranges"
+
+
 def _progress(stack: LocalStack, stop: threading.Event) -> None:
-    """Print each dataset's state when it changes: LOADING with its phase and counts, then READY or FAILED."""
+    """Print each dataset's state when it changes (a failure to read or describe one is skipped, never fatal)."""
     shown: dict[str, tuple[Any, ...]] = {}
     while not stop.wait(2.0):
         try:
@@ -98,18 +115,10 @@ def _progress(stack: LocalStack, stop: threading.Event) -> None:
             shown[record.name] = state
             if record.retired and first_sight:
                 continue  # retired before this start: nothing to say
-            if record.retired:
-                line = "retired (its folder is empty)"
-            elif record.status == "LOADING" and load.version is None:
-                line = "LOADING: a change was seen; waiting a moment for more before building"
-            elif record.status == "LOADING":
-                line = f"LOADING build {load.version}: {load.phase}, {load.rows_read} rows read, "
-                line += f"{load.items_written} items written"
-            elif record.status == "FAILED":
-                reason = load.problems[0]["reason"] if load.problems else "see the report"
-                line = f"FAILED build {load.version}: {reason} (live version: {record.live}; report: {load.report})"
-            else:
-                line = f"READY version {record.live}, {record.ranges} ranges"
+            try:
+                line = progress_line(record)
+            except Exception as error:  # the terminal's progress must outlive any record it cannot describe
+                line = f"(state not shown: {error!r})"
             print(f"[{time.strftime('%H:%M:%S')}] dataset {record.name}: {line}", flush=True)
 
 
