@@ -12,8 +12,10 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.batch import Result, batch_answer, batch_request, request_body
+from fencepost.conditional import Validators, header
 from fencepost.core.addresses import AddressError, format_address, parse_address
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.core.reserved import reserved_field
 from fencepost.cors import preflight
 from fencepost.errors import (
     BatchTooLarge,
@@ -54,7 +56,7 @@ class HttpApi:
     """
 
     resolver: APIGatewayHttpResolver
-    get_lookup: Callable[[Mapping[str, str], str], Response[str]]
+    get_lookup: Callable[[Mapping[str, str], str, Mapping[str, str]], Response[str]]
     refuse: Callable[[Refusal], Response[str]]
     unexpected: Callable[[Exception], Response[str]]
 
@@ -62,7 +64,8 @@ class HttpApi:
         http = (event.get("requestContext") or {}).get("http") or {}
         if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
             try:
-                response = self.get_lookup(event.get("queryStringParameters") or {}, http.get("sourceIp", ""))
+                query, source_ip = event.get("queryStringParameters") or {}, http.get("sourceIp", "")
+                response = self.get_lookup(query, source_ip, event.get("headers") or {})
             except (ServiceError, DependencyUnavailable) as error:
                 response = self.refuse(error)
             except Exception as error:
@@ -107,29 +110,40 @@ def create_app(
             ip=shown,
             dataset=info.dataset,
             version=info.version,
+            **reserved_field(family, address),
         )
 
     # Each route's function is named by its entry in fencepost.routes, which registers it (see the end).
 
-    def get_lookup(query: Mapping[str, str], source_ip: str) -> Response[str]:
+    def get_lookup(query: Mapping[str, str], source_ip: str, request_headers: Mapping[str, str]) -> Response[str]:
         ip = query.get("ip")
         if not ip:
             raise MissingIp("give the address to look up as ?ip=<address> (or ?ip=me)")
         family, address = parse(ip, source_ip)
-        info = lookup.live(dataset_name(query.get("dataset")))
+        pointer = lookup.live_pointer(dataset_name(query.get("dataset")))
+        # The answer's validators, from the cached live pointer: a 304 reads no version and no range.
+        me = format_address(family, address) if ip == "me" else None
+        validators = Validators.of([(pointer.dataset, pointer.version, pointer.live_since)], me)
+        scope = "private" if ip == "me" else "public"
+        cache = {"Cache-Control": f"{scope}, max-age={settings.max_age}"}
+        if validators.not_modified_by(header(request_headers, "if-none-match")):
+            metrics.add_metric(name="NotModified", unit=MetricUnit.Count, value=1)
+            return Response(304, None, "", {**cache, **validators.headers()})
+        info = lookup.version_of(pointer)
         answer = lookup.find(info, family, address)
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=1)
         if answer is None:
             metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=1)
-            raise not_found(family, address, info)
+            missing = refuse(not_found(family, address, info))  # an error answer that carries the validators
+            missing.headers.update(validators.headers())
+            return missing
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=1)
-        scope = "private" if ip == "me" else "public"
-        headers = {"Cache-Control": f"{scope}, max-age={settings.max_age}"}
+        headers = {**cache, **validators.headers()}
         return bounded_json_response(200, answer.body(), headers, settings.response_budget)
 
     def routed_get_lookup() -> Response[str]:
         event = app.current_event
-        return get_lookup(event.query_string_parameters or {}, event.request_context.http.source_ip)
+        return get_lookup(event.query_string_parameters or {}, event.request_context.http.source_ip, event.headers)
 
     def post_lookup() -> Response[str]:
         event = app.current_event
@@ -154,7 +168,7 @@ def create_app(
             elif (answer := next(found)) is not None:
                 results.append((text, answer.body()))
             else:
-                results.append((text, {"ip": text, "error": not_found(*item, info).body()}))
+                results.append((text, {"ip": text, **reserved_field(*item), "error": not_found(*item, info).body()}))
         hits = sum(1 for answer in answers if answer is not None)
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(addresses))
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=hits)

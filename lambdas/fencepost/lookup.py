@@ -12,6 +12,8 @@ from fencepost.caches import CacheLimits, LruCache, version_bytes
 from fencepost.core.addresses import format_address
 from fencepost.core.items import Hit
 from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
+from fencepost.core.networks import network, text_cidrs
+from fencepost.core.reserved import reserved_field
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.model import LivePointer, VersionInfo
 
@@ -34,8 +36,13 @@ class Answer:
 
     def body(self) -> dict[str, Any]:
         hit = self.hit
-        match = {"start": hit.start_text, "end": hit.end_text}
-        span = {"start": hit.range_texts[0], "end": hit.range_texts[1]} if hit.range_texts else match
+        match = {
+            "start": hit.start_text,
+            "end": hit.end_text,
+            "network": network(self.family, hit.start, hit.end, self.address),
+        }
+        start, end = hit.range_texts or (hit.start_text, hit.end_text)
+        span = {"start": start, "end": end, "cidrs": text_cidrs(start, end)}
         return {
             "ip": format_address(self.family, self.address),
             "dataset": self.dataset,
@@ -43,6 +50,7 @@ class Answer:
             "range": span,
             "match": match,
             "data": dict(zip(self.info.columns, hit.values, strict=False)),
+            **reserved_field(self.family, self.address),
         }
 
 
@@ -81,6 +89,13 @@ class Lookup:
 
     def live(self, dataset: str) -> VersionInfo:
         """The live version of ``dataset``, or ``UnknownDataset``."""
+        return self.version_of(self.live_pointer(dataset))
+
+    def live_pointer(self, dataset: str) -> LivePointer:
+        """The live pointer of ``dataset`` (its version, and since when), cached as ``live``; or ``UnknownDataset``.
+
+        Reads no version and no range: what a conditional lookup needs to answer ``304``.
+        """
         now = self._clock()
         cached = self._live.get(dataset) or self._unknown.get(dataset)
         if cached is None or cached.expires <= now:
@@ -97,7 +112,11 @@ class Lookup:
                 self._live.put(dataset, cached)
         if cached.pointer is None:
             raise UnknownDataset(f"no dataset named {dataset!r} is loaded")
-        return self._version(dataset, cached.pointer.version)
+        return cached.pointer
+
+    def version_of(self, pointer: LivePointer) -> VersionInfo:
+        """The version a live pointer names (cached), or ``UnknownDataset``."""
+        return self._version(pointer.dataset, pointer.version)
 
     def cache_sizes(self) -> dict[str, int]:
         """How much is cached: live pointers, unknown names, versions and the versions' estimated bytes."""

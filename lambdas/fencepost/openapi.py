@@ -43,6 +43,44 @@ def _responses(ok: type[Any], errors: tuple[type[ServiceError], ...], cached: bo
     return declared
 
 
+CONDITIONAL = (
+    "Answers, found or `NOT_FOUND`, carry a weak `ETag` (from the live version of every dataset named, and for "
+    "`ip=me` the caller's address) and `Last-Modified` (when the newest of those versions went live). "
+    "`If-None-Match` with the current tag (or in a list of tags, or `*`; compared weakly) answers `304 Not "
+    "Modified` with no body. `If-Modified-Since` is not honoured: revalidate with the tag."
+)
+
+
+def _string_header(description: str) -> dict[str, Any]:
+    return {"description": description, "schema": {"type": "string"}}
+
+
+def _conditional(operation: dict[str, Any]) -> None:
+    """Documents a conditional route's validators, ``If-None-Match`` and its 304 (see ``fencepost.conditional``)."""
+    validators = {
+        "ETag": _string_header('A weak entity tag, `W/"<hash>"`: the same for the same answer in every container'),
+        "Last-Modified": _string_header("When the newest live version went live (absent when not known)"),
+    }
+    operation["description"] = CONDITIONAL
+    operation.setdefault("parameters", []).append(
+        {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": False,
+            "description": "Entity tags the client holds, or `*`: a match answers 304",
+            "schema": {"type": "string"},
+        }
+    )
+    responses = operation["responses"]
+    responses["200"].setdefault("headers", {}).update(validators)
+    responses["404"].setdefault("headers", {}).update(validators)  # NOT_FOUND only
+    cache = responses["200"]["headers"].get("Cache-Control", _string_header("As the 200 would have had"))
+    responses["304"] = {
+        "description": "Not Modified: the tag matched; no body",
+        "headers": {"Cache-Control": cache, **validators},
+    }
+
+
 def _argument(param: Param) -> inspect.Parameter:
     where = Query if param.location == "query" else Path
     if param.required:
@@ -88,6 +126,8 @@ def document(max_batch: int = 100) -> str:
         for parameter in operation.get("parameters", []):
             param = route.parameter(parameter["name"])
             parameter["schema"] = {**param.schema, "description": param.description}
+        if route.conditional:
+            _conditional(operation)
     schemas_ = built.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
         schemas_.pop(name, None)

@@ -55,7 +55,8 @@ class Route:
     the request body, and the 200 response; a route without ``ok`` is served but not documented. ``errors`` are
     the ``ServiceError`` classes the route can answer besides 200 and an unexpected fault (500 ``INTERNAL``, which
     every route may give); ``cached`` says its 200 carries a
-    ``Cache-Control`` that lets clients and CDNs keep it.
+    ``Cache-Control`` that lets clients and CDNs keep it; ``conditional`` that its answers carry ``ETag`` and
+    ``Last-Modified`` and ``If-None-Match`` can answer 304 (see ``fencepost.conditional``).
     """
 
     method: Literal["GET", "POST"]
@@ -67,6 +68,7 @@ class Route:
     ok: str | None = None
     errors: tuple[type[ServiceError], ...] = ()
     cached: bool = False
+    conditional: bool = False
 
     @property
     def documented(self) -> bool:
@@ -94,6 +96,7 @@ ROUTES: tuple[Route, ...] = (
         ok="LookupResult",
         errors=(InvalidIp, MissingIp, InvalidRequest, NotFound, UnknownDataset, Unavailable, ResponseTooLarge),
         cached=True,
+        conditional=True,
     ),
     Route(
         "POST",

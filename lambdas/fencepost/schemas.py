@@ -25,13 +25,41 @@ class Span(BaseModel):
     end: str = Field(examples=["1.0.63.255"])
 
 
+class RangeSpan(Span):
+    cidrs: list[str] = Field(
+        description="The fewest CIDR blocks that together are exactly the range, in address order.",
+        examples=[["1.0.32.0/19"]],
+    )
+
+
+class MatchSpan(Span):
+    network: str = Field(
+        description="The largest CIDR block that contains the address and lies inside the match.",
+        examples=["1.0.32.0/19"],
+    )
+
+
+class ReservedEntry(BaseModel):
+    """The most specific entry of the IANA IPv4 or IPv6 Special-Purpose Address Registry holding the address."""
+
+    name: str = Field(examples=["Private-Use"])
+    network: str = Field(examples=["10.0.0.0/8"])
+    rfc: str = Field(description="The registry's references, comma separated.", examples=["RFC 1918"])
+
+
+RESERVED_DESCRIPTION = "Present only when the address is in the IANA Special-Purpose Address Registries."
+
+
 class LookupResult(BaseModel):
     ip: str = Field(description="The address looked up, in canonical form.", examples=["1.0.32.5"])
     dataset: str
     version: int
-    range: Span = Field(description="The range as its file gave it.")
-    match: Span = Field(description="The piece of the range in which this answer holds: cache it for exactly that.")
+    range: RangeSpan = Field(description="The range as its file gave it.")
+    match: MatchSpan = Field(
+        description="The piece of the range in which this answer holds: cache it for exactly that."
+    )
     data: dict[str, str] = Field(description="Metadata columns by name, in file order.")
+    reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION)
 
 
 class ErrorDetail(BaseModel):
@@ -53,6 +81,7 @@ class NotFoundResponse(BaseModel):
     dataset: str | None = None
     version: int | None = None
     path: str | None = None
+    reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION)
     error: ErrorDetail
 
 
@@ -61,6 +90,7 @@ class BatchError(BaseModel):
     (the answers before it filled the response budget: send it again in another request)."""
 
     ip: str = Field(description="The address as it was sent.")
+    reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION + " (NOT_FOUND only)")
     error: ErrorDetail
 
 

@@ -26,8 +26,8 @@ def test_get_lookup_answers_with_the_range_the_match_and_the_data(lookup_handler
         "ip": "1.0.32.5",
         "dataset": "geo",
         "version": 3,
-        "range": {"start": "1.0.32.0", "end": "1.0.63.255"},
-        "match": {"start": "1.0.32.0", "end": "1.0.63.255"},
+        "range": {"start": "1.0.32.0", "end": "1.0.63.255", "cidrs": ["1.0.32.0/19"]},
+        "match": {"start": "1.0.32.0", "end": "1.0.63.255", "network": "1.0.32.0/19"},
         "data": {"country": "CN"},
     }
     assert headers["content-type"] == "application/json"
@@ -39,8 +39,8 @@ def test_a_range_cut_by_a_nested_one_reports_its_original_extent_and_the_piece(l
     ev["queryStringParameters"] = {"ip": "1.0.64.1", "dataset": "geo"}
     response = lookup_handler.handler(ev, LambdaContext())
     body = json.loads(response["body"])
-    assert body["range"] == {"start": "1.0.0.0", "end": "1.0.255.255"}
-    assert body["match"] == {"start": "1.0.64.0", "end": "1.0.255.255"}
+    assert body["range"] == {"start": "1.0.0.0", "end": "1.0.255.255", "cidrs": ["1.0.0.0/16"]}
+    assert body["match"] == {"start": "1.0.64.0", "end": "1.0.255.255", "network": "1.0.64.0/18"}
     assert body["data"] == {"country": "AU"}
 
 
@@ -48,7 +48,12 @@ def test_ipv6_lookup(lookup_handler: ModuleType) -> None:
     status, _, body = call(lookup_handler, "lookup-get-ipv6")
     assert status == 200
     assert body["ip"] == "2001:db8::1"
-    assert body["range"] == {"start": "2001:db8::", "end": "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"}
+    assert body["range"] == {
+        "start": "2001:db8::",
+        "end": "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
+        "cidrs": ["2001:db8::/32"],
+    }
+    assert body["match"]["network"] == "2001:db8::/32"
     assert body["data"] == {"country": "ZZ"}
 
 
@@ -124,7 +129,9 @@ def test_batch_answers_in_request_order_with_errors_in_place(lookup_handler: Mod
     assert results[1]["data"] == {"country": "ZZ"}
     assert results[2]["error"]["code"] == "NOT_FOUND"
     assert results[3]["error"]["code"] == "INVALID_IP"
-    assert results[4]["match"] == {"start": "1.0.64.0", "end": "1.0.255.255"}
+    assert results[4]["match"] == {"start": "1.0.64.0", "end": "1.0.255.255", "network": "1.0.64.0/18"}
+    assert results[4]["range"]["cidrs"] == ["1.0.0.0/16"]
+    assert results[1]["match"]["network"] == "2001:db8::/32"
     assert {r.get("version") for r in results if "error" not in r} == {3}
 
 

@@ -65,13 +65,16 @@ def test_each_route_is_documented_exactly_as_its_entry(lookup_handler: ModuleTyp
     declared = {
         (int(status), code)
         for status, response in responses.items()
-        if status != "200"
+        if status not in ("200", "304")  # 304: a conditional route's revalidation, not an error
         for code in response["description"].split(" / ")
     }
     assert declared == {(error.status, error.code) for error in route.errors} | {(500, "INTERNAL")}
     assert ("Cache-Control" in responses["200"].get("headers", {})) == route.cached
     assert responses["200"]["content"]["application/json"]["schema"]["$ref"].endswith(f"/{route.ok}")
-    parameters = {parameter["name"]: parameter for parameter in operation.get("parameters", [])}
+    assert ("304" in responses) == route.conditional
+    headers = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] == "header"]
+    assert headers == (["If-None-Match"] if route.conditional else [])
+    parameters = {p["name"]: p for p in operation.get("parameters", []) if p["in"] != "header"}
     assert set(parameters) == {param.name for param in route.parameters}
     for param in route.parameters:
         assert (parameters[param.name]["in"], parameters[param.name]["required"]) == (param.location, param.required)
@@ -102,7 +105,7 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     paths = document["paths"]
     assert set(paths) == {"/lookup", "/datasets", "/datasets/{name}"}
     assert set(paths["/lookup"]) == {"get", "post"}
-    assert set(paths["/lookup"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "500", "503"}
     assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "500", "503"}
     assert set(paths["/datasets"]["get"]["responses"]) == {"200", "500", "503"}
     assert "422" not in json.dumps(document)

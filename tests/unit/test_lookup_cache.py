@@ -119,9 +119,14 @@ def test_a_hit_is_answered_with_the_piece_and_its_values() -> None:
         "ip": "0.0.0.5",
         "dataset": "geo",
         "version": 1,
-        "range": {"start": "0.0.0.0", "end": "0.0.0.100"},
-        "match": {"start": "0.0.0.0", "end": "0.0.0.100"},
+        "range": {
+            "start": "0.0.0.0",
+            "end": "0.0.0.100",
+            "cidrs": ["0.0.0.0/26", "0.0.0.64/27", "0.0.0.96/30", "0.0.0.100/32"],
+        },
+        "match": {"start": "0.0.0.0", "end": "0.0.0.100", "network": "0.0.0.0/26"},
         "data": {"v": "geo@1"},
+        "reserved": {"name": '"This network"', "network": "0.0.0.0/8", "rfc": "RFC 791, Section 3.2"},
     }
     assert lookup.find(lookup.live("geo"), V4, END + 1) is None  # past the piece's end
 
