@@ -29,10 +29,12 @@ from fencepost.errors import (
     Unavailable,
     UnknownDataset,
 )
+from fencepost.fields import Selection, parse_text, select
 from fencepost.listing import LISTING_TTL, Listings
 from fencepost.lookup import Lookup
 from fencepost.model import DatasetRecord, VersionInfo
 from fencepost.observability import Observability
+from fencepost.ranges_api import ListingStore, RangeListing
 from fencepost.responses import NO_STORE, bounded_json_response, error_response, json_response, text_response
 from fencepost.routes import ROUTES, allowed_methods
 from fencepost.settings import LookupSettings
@@ -41,7 +43,7 @@ from fencepost.settings import LookupSettings
 Refusal: TypeAlias = ServiceError | DependencyUnavailable
 
 
-class DatasetReader(Protocol):
+class DatasetReader(ListingStore, Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def list_datasets(self) -> list[DatasetRecord]: ...
 
@@ -113,6 +115,12 @@ def create_app(
             **reserved_field(family, address),
         )
 
+    def selected_error(error: NotFound, selection: Selection | None) -> NotFound:
+        """A NOT_FOUND whose fields beside the error (``ip`` always) are only those selected."""
+        if selection is not None:
+            error.details = select(error.details, selection)
+        return error
+
     # Each route's function is named by its entry in fencepost.routes, which registers it (see the end).
 
     def get_lookup(query: Mapping[str, str], source_ip: str, request_headers: Mapping[str, str]) -> Response[str]:
@@ -120,6 +128,7 @@ def create_app(
         if not ip:
             raise MissingIp("give the address to look up as ?ip=<address> (or ?ip=me)")
         family, address = parse(ip, source_ip)
+        selection = None if query.get("fields") is None else parse_text(query["fields"])
         pointer = lookup.live_pointer(dataset_name(query.get("dataset")))
         # The answer's validators, from the cached live pointer: a 304 reads no version and no range.
         me = format_address(family, address) if ip == "me" else None
@@ -134,12 +143,13 @@ def create_app(
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=1)
         if answer is None:
             metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=1)
-            missing = refuse(not_found(family, address, info))  # an error answer that carries the validators
+            missing = refuse(selected_error(not_found(family, address, info), selection))  # with the validators
             missing.headers.update(validators.headers())
             return missing
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=1)
         headers = {**cache, **validators.headers()}
-        return bounded_json_response(200, answer.body(), headers, settings.response_budget)
+        body = answer.body() if selection is None else select(answer.body(), selection)
+        return bounded_json_response(200, body, headers, settings.response_budget)
 
     def routed_get_lookup() -> Response[str]:
         event = app.current_event
@@ -147,7 +157,7 @@ def create_app(
 
     def post_lookup() -> Response[str]:
         event = app.current_event
-        ips, dataset = batch_request(request_body(event.body, bool(event.is_base64_encoded)))
+        ips, dataset, selection = batch_request(request_body(event.body, bool(event.is_base64_encoded)))
         source_ip = event.request_context.http.source_ip
         if len(ips) > settings.max_batch:
             raise BatchTooLarge(f"a batch holds at most {settings.max_batch} addresses, not {len(ips)}")
@@ -169,6 +179,8 @@ def create_app(
                 results.append((text, answer.body()))
             else:
                 results.append((text, {"ip": text, **reserved_field(*item), "error": not_found(*item, info).body()}))
+        if selection is not None:  # before the budget: the selected answers are what is sent
+            results = [(text, select(body, selection)) for text, body in results]
         hits = sum(1 for answer in answers if answer is not None)
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(addresses))
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=hits)
@@ -188,6 +200,12 @@ def create_app(
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")
         return json_response(200, record.to_api(), NO_STORE)
+
+    listing = RangeListing(lookup, datasets, settings.response_budget)
+
+    def get_ranges() -> Response[str]:
+        query = app.current_event.query_string_parameters or {}
+        return text_response(200, listing.answer(dataset_name(query.get("dataset")), query), NO_STORE)
 
     openapi_document: list[str] = []  # built on first request
 
@@ -239,6 +257,7 @@ def create_app(
         "post_lookup": post_lookup,
         "get_datasets": get_datasets,
         "get_dataset": get_dataset,
+        "get_ranges": get_ranges,
         "openapi": openapi,
     }
     unmatched = set(served) ^ {route.name for route in ROUTES}

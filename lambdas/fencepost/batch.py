@@ -10,6 +10,7 @@ from typing import Any
 
 from fencepost.budget import ResponseBudget
 from fencepost.errors import BatchTooLarge, InvalidRequest, ResponseTooLarge
+from fencepost.fields import Selection, parse_list
 from fencepost.responses import json_text
 
 # A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
@@ -31,17 +32,20 @@ def request_body(raw: str | None, base64_encoded: bool) -> str:
     return text
 
 
-def batch_request(body: str) -> tuple[list[str], str | None]:
-    """The body of ``POST /lookup``: ``{"ips": [...], "dataset": "..."}``, checked field by field."""
+def batch_request(body: str) -> tuple[list[str], str | None, Selection | None]:
+    """The body of ``POST /lookup``: ``{"ips": [...], "dataset": "...", "fields": [...]}``, checked field by field.
+
+    ``fields`` (optional) is a list of paths each answer keeps (see ``fencepost.fields``).
+    """
     try:
         document = json.loads(body)
     except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser's recursion
         raise InvalidRequest("the request body is not valid JSON") from None
     if not isinstance(document, dict):
         raise InvalidRequest('the body must be a JSON object {"ips": [...], "dataset": "..."}')
-    unknown = sorted(set(document) - {"ips", "dataset"})
+    unknown = sorted(set(document) - {"ips", "dataset", "fields"})
     if unknown:
-        raise InvalidRequest(f"unknown fields {unknown[:5]}: the body holds only ips and dataset")
+        raise InvalidRequest(f"unknown fields {unknown[:5]}: the body holds only ips, dataset and fields")
     ips, dataset = document.get("ips"), document.get("dataset")
     if ips is None:
         raise InvalidRequest('ips is missing: send {"ips": ["1.2.3.4", ...]}')
@@ -51,7 +55,8 @@ def batch_request(body: str) -> tuple[list[str], str | None]:
         raise InvalidRequest("ips must hold at least one address")
     if dataset is not None and not isinstance(dataset, str):
         raise InvalidRequest("dataset must be a string")
-    return ips, dataset
+    fields = document.get("fields")
+    return ips, dataset, None if fields is None else parse_list(fields)
 
 
 Result = tuple[str, Mapping[str, Any]]  # the address as sent, and its answer (a found range or an error)

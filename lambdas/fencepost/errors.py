@@ -34,6 +34,12 @@ class MissingIp(ServiceError):
     code = "MISSING_IP"
 
 
+class InvalidFields(ServiceError):
+    """The ``fields`` of a lookup names an unknown top-level field, or is empty or too long (``fencepost.fields``)."""
+
+    code = "INVALID_FIELDS"
+
+
 class BatchTooLarge(ServiceError):
     code = "BATCH_TOO_LARGE"
 
@@ -53,6 +59,13 @@ class NotFound(ServiceError):
 class MethodNotAllowed(ServiceError):
     status = 405
     code = "METHOD_NOT_ALLOWED"
+
+
+class CursorExpired(ServiceError):
+    """A listing cursor names a version that is neither live nor the previous one any more: start again."""
+
+    status = 410
+    code = "CURSOR_EXPIRED"
 
 
 class ResponseTooLarge(ServiceError):

@@ -18,6 +18,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from fencepost import schemas
 from fencepost.errors import NotFound, ServiceError, Unavailable
+from fencepost.fields import MAX_PATHS, PATH_PATTERN
 from fencepost.routes import DATASET_NAME, ROUTES, Param, Route
 
 TITLE = "Fencepost"
@@ -134,4 +135,7 @@ def document(max_batch: int = 100) -> str:
     batch = schemas_["BatchRequest"]["properties"]
     batch["ips"]["maxItems"] = max_batch
     batch["dataset"] = {"anyOf": [DATASET_NAME, {"type": "null"}], "description": batch["dataset"].get("description")}
+    paths = {"type": "array", "items": {"type": "string", "pattern": f"^{PATH_PATTERN}$"}, "minItems": 1}
+    paths["maxItems"] = MAX_PATHS
+    batch["fields"] = {"anyOf": [paths, {"type": "null"}], "description": batch["fields"].get("description")}
     return json.dumps(built, separators=(",", ":"))

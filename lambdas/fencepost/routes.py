@@ -18,6 +18,8 @@ from typing import Any, Literal
 from fencepost.core.keys import DATASET_NAME_PATTERN
 from fencepost.errors import (
     BatchTooLarge,
+    CursorExpired,
+    InvalidFields,
     InvalidIp,
     InvalidRequest,
     MissingIp,
@@ -27,12 +29,20 @@ from fencepost.errors import (
     Unavailable,
     UnknownDataset,
 )
+from fencepost.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 
 # What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
 ADDRESS: Mapping[str, Any] = {
     "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
 }
 DATASET_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
+FIELDS: Mapping[str, Any] = {"type": "string", "maxLength": MAX_FIELDS_CHARS, "pattern": f"^{FIELDS_PATTERN}$"}
+FIELDS_DESCRIPTION = (
+    "Paths each answer keeps, comma separated: a top-level field (`version`) or one and a key below it "
+    "(`match.network`, `data.<column>`; only the first dot splits). `ip` is always kept, and `error` where there "
+    "is one. An unknown top-level field is `INVALID_FIELDS`; an unknown key below a known one is simply absent. "
+    f"At most {MAX_PATHS} paths."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +102,19 @@ ROUTES: tuple[Route, ...] = (
         parameters=(
             Param("ip", "query", "The address, IPv4 or IPv6; `me` for the caller's own.", ADDRESS),
             Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
+            Param("fields", "query", FIELDS_DESCRIPTION, FIELDS, required=False),
         ),
-        ok="LookupResult",
-        errors=(InvalidIp, MissingIp, InvalidRequest, NotFound, UnknownDataset, Unavailable, ResponseTooLarge),
+        ok="LookupAnswer",
+        errors=(
+            InvalidIp,
+            MissingIp,
+            InvalidRequest,
+            InvalidFields,
+            NotFound,
+            UnknownDataset,
+            Unavailable,
+            ResponseTooLarge,
+        ),
         cached=True,
         conditional=True,
     ),
@@ -105,7 +125,7 @@ ROUTES: tuple[Route, ...] = (
         summary="Look up many addresses against one version of a dataset",
         body="BatchRequest",
         ok="BatchResponse",
-        errors=(BatchTooLarge, InvalidRequest, UnknownDataset, Unavailable),
+        errors=(BatchTooLarge, InvalidRequest, InvalidFields, UnknownDataset, Unavailable),
     ),
     Route("GET", "/datasets", "get_datasets", summary="List the datasets", ok="DatasetList", errors=(Unavailable,)),
     Route(
@@ -116,6 +136,32 @@ ROUTES: tuple[Route, ...] = (
         parameters=(Param("name", "path", "Dataset name", DATASET_NAME),),
         ok="Dataset",
         errors=(InvalidRequest, UnknownDataset, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/ranges",
+        "get_ranges",
+        summary="List the pieces of a dataset's live version that meet a network, in address order, a page at a time",
+        parameters=(
+            Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
+            Param(
+                "within",
+                "query",
+                "A CIDR network (`1.0.0.0/16`, `2001:db8::/32`); all of IPv4, then all of IPv6, when omitted.",
+                {"type": "string", "maxLength": 49},
+                required=False,
+            ),
+            Param(
+                "limit",
+                "query",
+                "Pieces per page, 1 to 1000 (100).",
+                {"type": "integer", "minimum": 1, "maximum": 1000},
+                required=False,
+            ),
+            Param("cursor", "query", "The `next` of the previous page, unchanged.", {"type": "string"}, required=False),
+        ),
+        ok="RangeList",
+        errors=(InvalidRequest, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),
     ),
     Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
 )

@@ -18,6 +18,11 @@ class BatchRequest(BaseModel):
 
     ips: list[str] = Field(min_length=1, description="Addresses to look up, answered in this order.")
     dataset: str | None = Field(default=None, description="Dataset to read; the service default when omitted.")
+    fields: list[str] | None = Field(
+        default=None,
+        description="Paths each answer keeps, one a string (see the `fields` parameter of `GET /lookup`): "
+        "`ip` is always kept, and `error` where there is one. An unknown top-level field is INVALID_FIELDS.",
+    )
 
 
 class Span(BaseModel):
@@ -62,10 +67,27 @@ class LookupResult(BaseModel):
     reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION)
 
 
+class SelectedResult(BaseModel):
+    """A found range with only the paths named by ``fields``: each object only the keys selected that it has."""
+
+    ip: str = Field(description="The address looked up, in canonical form.", examples=["1.0.32.5"])
+    dataset: str = Field(default_factory=str)
+    version: int = Field(default_factory=int)
+    range: dict[str, Any] = Field(default_factory=dict)
+    match: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, str] = Field(default_factory=dict)
+    reserved: dict[str, str] = Field(default_factory=dict)
+
+
+LookupAnswer = LookupResult | SelectedResult  # the 200 of GET /lookup: SelectedResult when fields is given
+
+SELECTED_RESERVED = " With `fields`, only the keys selected."
+
+
 class ErrorDetail(BaseModel):
     code: str = Field(
         description="Stable code: INVALID_IP, MISSING_IP, BATCH_TOO_LARGE, INVALID_REQUEST, NOT_FOUND, "
-        "UNKNOWN_DATASET, METHOD_NOT_ALLOWED, UNAVAILABLE, RESPONSE_TOO_LARGE, INTERNAL."
+        "UNKNOWN_DATASET, INVALID_FIELDS, METHOD_NOT_ALLOWED, UNAVAILABLE, RESPONSE_TOO_LARGE, INTERNAL."
     )
     message: str
 
@@ -81,7 +103,9 @@ class NotFoundResponse(BaseModel):
     dataset: str | None = None
     version: int | None = None
     path: str | None = None
-    reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION)
+    reserved: ReservedEntry | dict[str, str] | None = Field(
+        default=None, description=RESERVED_DESCRIPTION + SELECTED_RESERVED
+    )
     error: ErrorDetail
 
 
@@ -90,12 +114,14 @@ class BatchError(BaseModel):
     (the answers before it filled the response budget: send it again in another request)."""
 
     ip: str = Field(description="The address as it was sent.")
-    reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION + " (NOT_FOUND only)")
+    reserved: ReservedEntry | dict[str, str] | None = Field(
+        default=None, description=RESERVED_DESCRIPTION + " (NOT_FOUND only)." + SELECTED_RESERVED
+    )
     error: ErrorDetail
 
 
 class BatchResponse(BaseModel):
-    results: list[LookupResult | BatchError] = Field(
+    results: list[LookupResult | SelectedResult | BatchError] = Field(
         description="One per address, in request order. When the answers would exceed the response budget, every "
         "one from the first that does not fit is RESPONSE_TOO_LARGE; the earlier ones are complete."
     )
@@ -118,3 +144,15 @@ Dataset = _served(DatasetRecord, "Dataset")
 
 
 DatasetList = create_model("DatasetList", datasets=(list[Dataset], ...))  # type: ignore[valid-type]
+
+
+class ListedRange(Span):
+    data: dict[str, str] = Field(description="Metadata columns by name, in file order.")
+
+
+class RangeList(BaseModel):
+    dataset: str
+    version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
+    within: str | None = Field(description="The network listed, canonical; null: all of IPv4, then IPv6.")
+    ranges: list[ListedRange] = Field(description="Stored pieces that meet `within`, whole, in address order.")
+    next: str | None = Field(description="The cursor of the next page; null on the last page.")

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.core.result import Ok
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from local.stack import ROOT, LocalStack, StackConfig
 
@@ -44,7 +45,7 @@ def running() -> Iterator[LocalStack]:
         yield stack
 
 
-OPERATIONS = ["GET /lookup", "POST /lookup", "GET /datasets", "GET /datasets/{name}"]
+OPERATIONS = ["GET /lookup", "POST /lookup", "GET /datasets", "GET /datasets/{name}", "GET /ranges"]
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +78,22 @@ def test_no_request_breaks_the_api(api_schema: schemathesis.BaseSchema, label: s
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     def call(case: schemathesis.Case[Any]) -> None:
-        response = case.call_and_validate()
+        response = case.call_and_validate(excluded_checks=_unstated_rules(case))
         assert response.status_code < 500
-        _strict_json(response.content)
+        if response.status_code == 304:  # a revalidation (If-None-Match) has no body, by definition
+            assert response.content == b""
+        else:
+            _strict_json(response.content)
 
     call()
+
+
+def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
+    """A range listing's cursor carries a checksum, and its network must have no host bits set: rules no schema
+    states, so a schema-valid ``cursor`` or ``within`` may rightly be refused with 400 (still documented)."""
+    if case.operation.label == "GET /ranges" and {"cursor", "within"} & set(case.query or {}):
+        return [positive_data_acceptance]
+    return []
 
 
 def _strict_json(body: bytes) -> Any:

@@ -20,6 +20,7 @@ CODES = {
     "NOT_FOUND",
     "UNKNOWN_DATASET",
     "METHOD_NOT_ALLOWED",
+    "INVALID_FIELDS",
 }
 
 
@@ -50,7 +51,20 @@ def path(name: str, method: str, raw_path: str, status: int, code: str) -> Hosti
     return Hostile(name, method, raw_path, None, None, status, code)
 
 
+def fields(name: str, value: str) -> Hostile:
+    return Hostile(
+        name, "GET", "/lookup", {"ip": "1.0.32.5", "dataset": "geo", "fields": value}, None, 400, "INVALID_FIELDS"
+    )
+
+
 CORPUS = [
+    fields("fields of 10,000 characters", "data." + "x" * 10_000),
+    fields("fields of empty items", ",,"),
+    fields("fields naming an unknown unicode field", "données,\u00e9"),
+    fields("fields naming __proto__", "__proto__"),
+    fields("fields with a lone surrogate", "\ud800"),
+    post("fields __proto__ in a batch", '{"ips": ["1.0.32.5"], "fields": ["__proto__"]}', code="INVALID_FIELDS"),
+    post("fields as an object in a batch", '{"ips": ["1.0.32.5"], "fields": {"data": 1}}', code="INVALID_FIELDS"),
     Hostile("no query at all", "GET", "/lookup", None, None, 400, "MISSING_IP"),
     ip("empty ip", "", "MISSING_IP"),
     ip("a space", " "),
@@ -147,6 +161,22 @@ CORPUS = [
     post("control bytes", "\x00\x01\x02"),
     post("dataset traversal in a batch", '{"ips": ["1.2.3.4"], "dataset": "../x"}'),
     post("unknown dataset in a batch", '{"ips": ["1.2.3.4"], "dataset": "nope"}', 404, "UNKNOWN_DATASET"),
+    *(
+        Hostile(f"range listing: {name}", "GET", "/ranges", {"dataset": "geo", **query}, None, 400, "INVALID_REQUEST")
+        for name, query in [
+            ("within of 10,000 characters", {"within": "1" * 10_000}),
+            ("within with a lone surrogate", {"within": "\ud800/8"}),
+            ("within with a zone id", {"within": "fe80::%eth0/64"}),
+            ("within prefix with a sign", {"within": "1.0.0.0/+8"}),
+            ("within prefix in unicode digits", {"within": "1.0.0.0/\u0668"}),
+            ("limit in unicode digits", {"limit": "\u0661\u0660"}),
+            ("limit of a googol", {"limit": "1" + "0" * 100}),
+            ("cursor of 10,000 characters", {"cursor": "a" * 10_000 + ".000000000000"}),
+            ("cursor with a lone surrogate", {"cursor": "\ud800.000000000000"}),
+            ("cursor of JSON text", {"cursor": '["geo",3,4,null]'}),
+        ]
+    ),
+    Hostile("range listing: dataset traversal", "GET", "/ranges", {"dataset": "../x"}, None, 400, "INVALID_REQUEST"),
 ]
 
 

@@ -19,6 +19,7 @@ from fencepost.core.keys import Probe
 from fencepost.dynamo.builds import BuildTable
 from fencepost.dynamo.client import Table, make_client
 from fencepost.dynamo.datasets import DatasetTable
+from fencepost.dynamo.listing import Slice, read_pieces
 from fencepost.dynamo.ranges import RangeTable
 from fencepost.dynamo.versions import VersionTable
 from fencepost.dynamo.writer import BulkWriter
@@ -52,6 +53,12 @@ class Tables:
 
     def find(self, dataset: str, version: int, probe: Probe) -> Hit | None:
         return self.ranges.find(dataset, version, probe)
+
+    def list_pieces(
+        self, dataset: str, version: int, family: int, partition: int, *, bounds: tuple[int, int], limit: int
+    ) -> Slice:
+        """Range listing's read: pieces of one partition between two sort keys (``fencepost.dynamo.listing``)."""
+        return read_pieces(self.table, dataset, version, family, partition, bounds=bounds, limit=limit)
 
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         return self.datasets.get(name, consistent=consistent)
