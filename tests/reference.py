@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 
 import numpy as np
@@ -63,3 +64,14 @@ def answer_of_rows(rows: Sequence[tuple[int, int, int]], family: int, address: i
         if start <= address <= end and (best is None or (start, -end, row) > best):
             best = (start, -end, row)
     return None if best is None else best[2]
+
+
+def range_span(family: int, start: int, end: int) -> dict[str, object]:
+    """A range as answers give it: its ends as text and, from the standard library, its shortest CIDR cover."""
+    kind = ipaddress.IPv6Address if family == 6 else ipaddress.IPv4Address
+    first, last = kind(start), kind(end)
+    return {
+        "start": str(first),
+        "end": str(last),
+        "cidrs": [str(block) for block in ipaddress.summarize_address_range(first, last)],
+    }

@@ -16,7 +16,7 @@ from fencepost.core.keys import DATASETS_PK, dataset_id
 from fencepost.dynamo import Tables
 from fencepost.dynamo.client import Table
 from tests.integration.conftest import Stack
-from tests.reference import Reference
+from tests.reference import Reference, range_span
 from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, read_tsv
 
 GEO = "start,end,country\n1.0.0.0,1.0.255.255,AU\n1.0.32.0,1.0.63.255,CN\n8.8.8.0,8.8.8.255,US\n"
@@ -103,10 +103,7 @@ def test_a_real_file_loads_and_answers_by_the_overlap_rule(
         if row is None:
             ok = result.get("error", {}).get("code") == "NOT_FOUND"
         else:
-            expected_range = {
-                "start": format_address(family, ranges.starts[row]),
-                "end": format_address(family, ranges.ends[row]),
-            }
+            expected_range = range_span(family, ranges.starts[row], ranges.ends[row])
             ok = (
                 result.get("data") == dict(zip(names, ranges.values[row], strict=True))
                 and result.get("range") == expected_range

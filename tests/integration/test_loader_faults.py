@@ -15,7 +15,7 @@ from fencepost.loading.cleanup import Deletions
 from local.resources import queue_depth
 from tests.faults import FaultyClient, Killed, expected_items, stored_items
 from tests.integration.conftest import Stack
-from tests.reference import Reference
+from tests.reference import Reference, range_span
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, metric_totals, read_tsv
 
 ROWS = read_tsv(V4_FILE, 4000)
@@ -47,7 +47,7 @@ def _assert_complete(stack: Stack, dataset: str, version: int, rows: list[list[s
         expected = None if row is None else {"col3": ranges.values[row][0]}
         assert data == expected, format_address(4, address)
         if row is not None:
-            assert span == {"start": format_address(4, ranges.starts[row]), "end": format_address(4, ranges.ends[row])}
+            assert span == range_span(4, ranges.starts[row], ranges.ends[row])
 
 
 def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_written(

@@ -24,15 +24,19 @@ def test_a_file_of_mapped_ranges_answers_their_ipv4_addresses(stack: Stack) -> N
     stack.drain()
     assert stack.dataset("geo")["status"] == "READY"
     # Then both forms of a mapped address are answered by the mapped range, which wins inside the native /16
-    cn = {"start": "1.0.0.0", "end": "1.0.0.255"}
-    au = {"start": "1.0.0.0", "end": "1.0.255.255"}
+    cn = {"start": "1.0.0.0", "end": "1.0.0.255", "cidrs": ["1.0.0.0/24"]}
+    au = {"start": "1.0.0.0", "end": "1.0.255.255", "cidrs": ["1.0.0.0/16"]}
     assert _answers(stack, "geo") == [
         ("1.0.0.5", {"country": "CN"}, cn),
         ("1.0.0.5", {"country": "CN"}, cn),
         ("1.0.1.5", {"country": "AU"}, au),
         ("1.0.1.5", {"country": "AU"}, au),
         ("2.0.0.1", None, None),
-        ("2001:db8::1", {"country": "ZZ"}, {"start": "2001:db8::", "end": "2001:db8::ffff"}),
+        (
+            "2001:db8::1",
+            {"country": "ZZ"},
+            {"start": "2001:db8::", "end": "2001:db8::ffff", "cidrs": ["2001:db8::/112"]},
+        ),
         ("::fffe:ffff:ffff", None, None),
     ]
 
@@ -50,16 +54,23 @@ def test_an_ip2location_style_integer_file_answers_its_ipv4_addresses(stack: Sta
     assert (record["status"], record["ranges"]) == ("READY", 3)
     au = {"col3": "AU", "col4": "Australia"}
     answers = _answers(stack, "ip2l")
-    assert answers[0] == ("1.0.0.5", au, {"start": "1.0.0.0", "end": "1.0.0.255"})
+    assert answers[0] == ("1.0.0.5", au, {"start": "1.0.0.0", "end": "1.0.0.255", "cidrs": ["1.0.0.0/24"]})
     assert answers[1] == answers[0]
     assert answers[2][1:] == (None, None)
     assert answers[5] == (
         "2001:db8::1",
         {"col3": "ZZ", "col4": "Example"},
-        {"start": "2001:db8::", "end": "2001:db8::ffff"},
+        {"start": "2001:db8::", "end": "2001:db8::ffff", "cidrs": ["2001:db8::/112"]},
     )
     # And the straddling row answers on both sides of the block: its IPv6 part, and its IPv4 part
     dash = {"col3": "-", "col4": "-"}
-    assert answers[6] == ("::fffe:ffff:ffff", dash, {"start": "::fffe:ffff:ffff", "end": "::fffe:ffff:ffff"})
+    assert answers[6] == (
+        "::fffe:ffff:ffff",
+        dash,
+        {"start": "::fffe:ffff:ffff", "end": "::fffe:ffff:ffff", "cidrs": ["::fffe:ffff:ffff/128"]},
+    )
     found = _batch_lookup(stack, "ip2l", ["0.0.0.1"])[0]
-    assert (found["data"], found["range"]) == (dash, {"start": "0.0.0.0", "end": "0.255.255.255"})
+    assert (found["data"], found["range"]) == (
+        dash,
+        {"start": "0.0.0.0", "end": "0.255.255.255", "cidrs": ["0.0.0.0/8"]},
+    )
