@@ -105,15 +105,10 @@ def create_app(
     def dataset_name(requested: str | None) -> str:
         return settings.default_dataset if requested is None else requested
 
-    def not_found(family: int, address: int, info: VersionInfo) -> NotFound:
+    def not_found(family: int, address: int, info: VersionInfo, **beside: Any) -> NotFound:
         shown = format_address(family, address)
-        return NotFound(
-            f"no range of dataset {info.dataset!r} contains {shown}",
-            ip=shown,
-            dataset=info.dataset,
-            version=info.version,
-            **reserved_field(family, address),
-        )
+        message = f"no range of dataset {info.dataset!r} contains {shown}"
+        return NotFound(message, ip=shown, dataset=info.dataset, version=info.version, **beside)
 
     def selected_error(error: NotFound, selection: Selection | None) -> NotFound:
         """A NOT_FOUND whose fields beside the error (``ip`` always) are only those selected."""
@@ -143,7 +138,8 @@ def create_app(
         metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=1)
         if answer is None:
             metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=1)
-            missing = refuse(selected_error(not_found(family, address, info), selection))  # with the validators
+            error = not_found(family, address, info, **reserved_field(family, address))
+            missing = refuse(selected_error(error, selection))  # with the validators
             missing.headers.update(validators.headers())
             return missing
         metrics.add_metric(name="Found", unit=MetricUnit.Count, value=1)

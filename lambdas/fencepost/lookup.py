@@ -12,7 +12,7 @@ from fencepost.caches import CacheLimits, LruCache, version_bytes
 from fencepost.core.addresses import format_address
 from fencepost.core.items import Hit
 from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
-from fencepost.core.networks import network, text_cidrs
+from fencepost.core.networks import cidrs, network
 from fencepost.core.reserved import reserved_field
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.model import LivePointer, VersionInfo
@@ -42,7 +42,7 @@ class Answer:
             "network": network(self.family, hit.start, hit.end, self.address),
         }
         start, end = hit.range_texts or (hit.start_text, hit.end_text)
-        span = {"start": start, "end": end, "cidrs": text_cidrs(start, end)}
+        span = {"start": start, "end": end, "cidrs": cidrs(self.family, hit.range_start, hit.range_end)}
         return {
             "ip": format_address(self.family, self.address),
             "dataset": self.dataset,
