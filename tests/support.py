@@ -50,9 +50,10 @@ def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, Family
         tables.writer().put_all(items)
         written += len(items)
         directories[family] = family_ranges_.directory(pieces)
-    info = VersionInfo(dataset, version, tuple(columns), directories)
+    info = VersionInfo(dataset, version, tuple(columns), directories, gaps=True)
     total = sum(len(r) for r in ranges.values())
-    tables.versions.put(info, VersionHeader(tuple(columns), total, written, [], "2026-11-21T00:00:00+00:00"))
+    header = VersionHeader(tuple(columns), total, written, [], "2026-11-21T00:00:00+00:00", gaps=True)
+    tables.versions.put(info, header)
     tables.datasets.put(DatasetRecord(name=dataset, live=version, status=LoadStatus.READY, ranges=total))
     tables.table.put(pointer_item(dataset, LivePointer(dataset, version)))  # what lookups read, as a switch writes it
     return written

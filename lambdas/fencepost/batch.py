@@ -6,12 +6,14 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fencepost.budget import ResponseBudget
 from fencepost.errors import BatchTooLarge, InvalidRequest, ResponseTooLarge
 from fencepost.fields import Selection, parse_list
 from fencepost.responses import json_text
+from fencepost.several import Mode, dataset_list, parse_mode
 
 # A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
 MAX_BODY_BYTES = 64 * 1024
@@ -32,21 +34,32 @@ def request_body(raw: str | None, base64_encoded: bool) -> str:
     return text
 
 
-def batch_request(body: str) -> tuple[list[str], str | None, Selection | None]:
-    """The body of ``POST /lookup``: ``{"ips": [...], "dataset": "...", "fields": [...]}``, checked field by field.
+@dataclass(frozen=True, slots=True)
+class BatchAsk:
+    """What a batch asks: its addresses, and either one dataset (``dataset``, today's answers) or a list of them
+    (``datasets``, answers of several datasets, ``fencepost.several``), with the ``mode`` that combines them."""
 
-    ``fields`` (optional) is a list of paths each answer keeps (see ``fencepost.fields``).
-    """
+    ips: list[str]
+    dataset: str | None = None
+    datasets: tuple[str, ...] | None = None
+    mode: Mode = Mode.ALL
+    selection: Selection | None = None
+
+
+def batch_request(body: str) -> BatchAsk:
+    """The body of ``POST /lookup``, checked field by field: ``{"ips": [...], "dataset": "..."}`` or
+    ``{"ips": [...], "datasets": [...], "mode": "all" | "first"}``, and ``"fields": [...]`` (see
+    ``fencepost.fields``) in either."""
     try:
         document = json.loads(body)
     except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser's recursion
         raise InvalidRequest("the request body is not valid JSON") from None
     if not isinstance(document, dict):
         raise InvalidRequest('the body must be a JSON object {"ips": [...], "dataset": "..."}')
-    unknown = sorted(set(document) - {"ips", "dataset", "fields"})
+    unknown = sorted(set(document) - {"ips", "dataset", "datasets", "mode", "fields"})
     if unknown:
-        raise InvalidRequest(f"unknown fields {unknown[:5]}: the body holds only ips, dataset and fields")
-    ips, dataset = document.get("ips"), document.get("dataset")
+        raise InvalidRequest(f"unknown fields {unknown[:5]}: the body holds ips, dataset or datasets, mode and fields")
+    ips, dataset, datasets = document.get("ips"), document.get("dataset"), document.get("datasets")
     if ips is None:
         raise InvalidRequest('ips is missing: send {"ips": ["1.2.3.4", ...]}')
     if not isinstance(ips, list) or not all(isinstance(ip, str) for ip in ips):
@@ -55,8 +68,18 @@ def batch_request(body: str) -> tuple[list[str], str | None, Selection | None]:
         raise InvalidRequest("ips must hold at least one address")
     if dataset is not None and not isinstance(dataset, str):
         raise InvalidRequest("dataset must be a string")
+    if dataset is not None and datasets is not None:
+        raise InvalidRequest("give dataset (one name) or datasets (a list), not both")
+    if datasets is not None and not isinstance(datasets, list):
+        raise InvalidRequest('datasets must be a list of names, such as ["geo", "asn"]')
     fields = document.get("fields")
-    return ips, dataset, None if fields is None else parse_list(fields)
+    return BatchAsk(
+        ips,
+        dataset,
+        None if datasets is None else dataset_list(datasets),
+        parse_mode(document.get("mode")),
+        None if fields is None else parse_list(fields),
+    )
 
 
 Result = tuple[str, Mapping[str, Any]]  # the address as sent, and its answer (a found range or an error)

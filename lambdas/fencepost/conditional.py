@@ -23,10 +23,11 @@ ANY = "*"  # If-None-Match: * (any current representation)
 TAG_LENGTH = 20  # hex digits of SHA-256 kept: 80 bits
 
 
-def entity_tag(live: Sequence[tuple[str, int]], address: str | None = None) -> str:
-    """The weak entity tag of an answer from these ``(dataset, version)`` pairs, in request order, and (for
-    ``ip=me``, where the URL does not name it) the address looked up, as formatted in answers."""
-    canonical = ",".join(f"{name}@{version}" for name, version in live)
+def entity_tag(live: Sequence[tuple[str, int | None]], address: str | None = None) -> str:
+    """The weak entity tag of an answer from these ``(dataset, version)`` pairs, in request order (version None:
+    the dataset is not loaded), and (for ``ip=me``, where the URL does not name it) the address looked up, as
+    formatted in answers."""
+    canonical = ",".join(f"{name}@{'-' if version is None else version}" for name, version in live)
     if address is not None:
         canonical += f"|{address}"
     return f'W/"{hashlib.sha256(canonical.encode()).hexdigest()[:TAG_LENGTH]}"'
@@ -109,7 +110,7 @@ class Validators:
     last_modified: str | None  # None when no dataset listed knows when it went live
 
     @classmethod
-    def of(cls, live: Sequence[tuple[str, int, float | None]], address: str | None = None) -> Validators:
+    def of(cls, live: Sequence[tuple[str, int | None, float | None]], address: str | None = None) -> Validators:
         """From ``(dataset, version, live_since)`` of every dataset listed, in request order, and the address
         for ``ip=me``. ``Last-Modified`` is the newest ``live_since``: it never goes backwards, even on rollback."""
         since: Iterable[float] = (when for _, _, when in live if when is not None)

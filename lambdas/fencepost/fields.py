@@ -8,6 +8,8 @@ and so is ``error`` where an answer has one; everything beside them (``reserved`
 when selected. A field selected whole and by a key (``data`` and ``data.country``) is kept whole.
 
 Parsing and selection are pure, over one answer as a dict, so any answer of any route can be selected the same way.
+A several-dataset answer (``fencepost.several``) keeps its ``answers``, each selected, and its own ``match`` and
+``reserved`` when selected (``select_combined``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from fencepost.errors import InvalidFields
 
-TOP_LEVEL = ("ip", "dataset", "version", "range", "match", "data", "reserved", "error")
+TOP_LEVEL = ("ip", "dataset", "version", "range", "match", "data", "reserved", "gap", "versions", "error")
 ALWAYS = ("ip", "error")  # kept in every selected answer that has them
 
 MAX_FIELDS_CHARS = 1000  # the whole parameter (GET), or all the paths together (POST)
@@ -95,4 +97,12 @@ def select(answer: Mapping[str, Any], selection: Selection) -> dict[str, Any]:
                 kept[field] = value
             elif isinstance(value, Mapping):
                 kept[field] = {key: item for key, item in value.items() if key in below}
+    return kept
+
+
+def select_combined(answer: Mapping[str, Any], selection: Selection) -> dict[str, Any]:
+    """A several-dataset answer with the selection applied to each of its ``answers`` and to its own fields."""
+    kept = select({field: value for field, value in answer.items() if field != "answers"}, selection)
+    if "answers" in answer:
+        kept["answers"] = [select(element, selection) for element in answer["answers"]]
     return kept

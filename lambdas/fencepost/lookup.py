@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from fencepost.caches import CacheLimits, LruCache, version_bytes
 from fencepost.core.addresses import format_address
+from fencepost.core.gaps import Stretch, gap_after, gap_below
 from fencepost.core.items import Hit
 from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
 from fencepost.core.networks import cidrs, network
@@ -52,6 +53,52 @@ class Answer:
             "data": dict(zip(self.info.columns, hit.values, strict=False)),
             **reserved_field(self.family, self.address),
         }
+
+    @property
+    def stretch(self) -> Stretch:
+        """The addresses that get this same answer: the piece."""
+        return self.hit.start, self.hit.end
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """No range of the version contains the address; ``gap`` is the whole stretch around it that none covers
+    (None for versions built before gaps were stored)."""
+
+    family: int
+    address: int
+    info: VersionInfo
+    gap: Stretch | None
+
+    @property
+    def stretch(self) -> Stretch:
+        """The addresses that get this same answer: the gap, or (not knowing it) the address alone."""
+        return self.gap or (self.address, self.address)
+
+    def message(self) -> str:
+        return f"no range of dataset {self.info.dataset!r} contains {format_address(self.family, self.address)}"
+
+    def details(self, ip: str | None = None) -> dict[str, Any]:
+        """What a NOT_FOUND answer holds beside its ``error``; ``ip`` as the request wrote it (batch elements)."""
+        out: dict[str, Any] = {
+            "ip": format_address(self.family, self.address) if ip is None else ip,
+            "dataset": self.info.dataset,
+            "version": self.info.version,
+        }
+        if self.gap is not None:
+            out["gap"] = stretch_body(self.family, self.address, self.gap)
+        out.update(reserved_field(self.family, self.address))
+        return out
+
+
+def stretch_body(family: int, address: int, stretch: Stretch) -> dict[str, str]:
+    """A stretch of addresses as answers show it: first, last, and the largest CIDR block around the address."""
+    start, end = stretch
+    return {
+        "start": format_address(family, start),
+        "end": format_address(family, end),
+        "network": network(family, start, end, address),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,27 +185,48 @@ class Lookup:
             self._versions.put(key, info, version_bytes(info))
         return info
 
-    def find(self, info: VersionInfo, family: int, address: int) -> Answer | None:
-        """The one-Query fence-post lookup: the last piece at or below the address, if it reaches it."""
-        probe = info.directories[family].probe(address)
+    def answer(self, info: VersionInfo, family: int, address: int) -> Answer | Miss:
+        """The one-Query fence-post lookup: the last piece at or below the address, if it reaches it; if not, the
+        gap the address is in (from the piece below it, or below every piece from the directory)."""
+        directory = info.directories[family]
+        probe = directory.probe(address)
         if probe is None:
-            return None
+            return Miss(family, address, info, gap_below(family, address, directory.first_start) if info.gaps else None)
         hit = self._store.find(info.dataset, info.version, probe)
-        if hit is None or hit.end < address:
-            return None
+        if hit is None:  # the directory names a partition with no piece: not a version the loader wrote
+            return Miss(family, address, info, None)
+        if hit.end < address:
+            gap_end = hit.gap_end if info.gaps else None
+            if gap_end is None or gap_end < address:  # a version built before gaps were stored
+                return Miss(family, address, info, None)
+            return Miss(family, address, info, gap_after(family, address, hit.end, gap_end))
         return Answer(family, address, info.dataset, hit, info)
+
+    def find(self, info: VersionInfo, family: int, address: int) -> Answer | None:
+        """The found answer for the address, or None."""
+        outcome = self.answer(info, family, address)
+        return outcome if isinstance(outcome, Answer) else None
 
     def find_many(
         self, info: VersionInfo, addresses: Sequence[tuple[int, int]], pool: Executor | None = None
-    ) -> list[Answer | None]:
-        """The answer for each ``(family, address)``, in order: one Query per distinct address.
+    ) -> list[Answer | Miss]:
+        """The answer for each ``(family, address)`` of one version, in order (see ``answer_many``)."""
+        return self.answer_many([(info, family, address) for family, address in addresses], pool)
+
+    def answer_many(
+        self, asks: Sequence[tuple[VersionInfo, int, int]], pool: Executor | None = None
+    ) -> list[Answer | Miss]:
+        """The answer for each ``(version, family, address)``, in order: one Query per distinct ask.
 
         The Queries run on ``pool`` concurrently (without one, one after another); the first failure is raised.
         """
-        distinct = list(dict.fromkeys(addresses))
+        distinct = {
+            (info.dataset, info.version, family, address): (info, family, address) for info, family, address in asks
+        }
+        todo = list(distinct.values())
         if pool is None:
-            answers = [self.find(info, family, address) for family, address in distinct]
+            answers = [self.answer(*ask) for ask in todo]
         else:
-            answers = list(pool.map(lambda key: self.find(info, *key), distinct))
+            answers = list(pool.map(lambda ask: self.answer(*ask), todo))
         found = dict(zip(distinct, answers, strict=True))
-        return [found[key] for key in addresses]
+        return [found[(info.dataset, info.version, family, address)] for info, family, address in asks]

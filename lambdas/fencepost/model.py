@@ -223,6 +223,7 @@ class VersionHeader:
     objects: list[ObjectRef]
     created_at: str
     settings: str | None = None  # the digest of the folder settings it was built with
+    gaps: bool | None = None  # True: its pieces carry the gaps after them (None: built before gaps were stored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,3 +234,4 @@ class VersionInfo:
     version: int
     columns: tuple[str, ...]
     directories: dict[int, Directory]
+    gaps: bool = False  # NOT_FOUND answers can say how far the gap reaches (``VersionHeader.gaps``)

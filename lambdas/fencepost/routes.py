@@ -30,12 +30,27 @@ from fencepost.errors import (
     UnknownDataset,
 )
 from fencepost.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
+from fencepost.several import MAX_DATASETS
 
 # What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
 ADDRESS: Mapping[str, Any] = {
     "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
 }
 DATASET_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
+DATASET_NAMES: Mapping[str, Any] = {
+    "type": "string",
+    "pattern": f"^{DATASET_NAME_PATTERN}(?:,{DATASET_NAME_PATTERN}){{0,{MAX_DATASETS - 1}}}$",
+}
+DATASETS_DESCRIPTION = (
+    "Dataset name; the service default when omitted. A comma-separated list of 2 to "
+    f"{MAX_DATASETS} distinct names answers every one of them (see `mode`)."
+)
+MODE: Mapping[str, Any] = {"type": "string", "enum": ["all", "first"]}
+MODE_DESCRIPTION = (
+    "With several datasets: `all` (the default) answers each under `answers`, with the `match` where all of them "
+    "hold; `first` answers from the first dataset that has a range for the address (an overlay), and fails with "
+    "`UNKNOWN_DATASET` if any dataset of the list is not loaded."
+)
 FIELDS: Mapping[str, Any] = {"type": "string", "maxLength": MAX_FIELDS_CHARS, "pattern": f"^{FIELDS_PATTERN}$"}
 FIELDS_DESCRIPTION = (
     "Paths each answer keeps, comma separated: a top-level field (`version`) or one and a key below it "
@@ -101,7 +116,8 @@ ROUTES: tuple[Route, ...] = (
         summary="Find the range that contains an address",
         parameters=(
             Param("ip", "query", "The address, IPv4 or IPv6; `me` for the caller's own.", ADDRESS),
-            Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
+            Param("dataset", "query", DATASETS_DESCRIPTION, DATASET_NAMES, required=False),
+            Param("mode", "query", MODE_DESCRIPTION, MODE, required=False),
             Param("fields", "query", FIELDS_DESCRIPTION, FIELDS, required=False),
         ),
         ok="LookupAnswer",
@@ -122,7 +138,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/lookup",
         "post_lookup",
-        summary="Look up many addresses against one version of a dataset",
+        summary="Look up many addresses against one version of a dataset, or of each of several",
         body="BatchRequest",
         ok="BatchResponse",
         errors=(BatchTooLarge, InvalidRequest, InvalidFields, UnknownDataset, Unavailable),

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from fencepost.model import DatasetRecord
+from fencepost.several import MAX_DATASETS, MAX_LOOKUPS
 
 
 class BatchRequest(BaseModel):
@@ -18,6 +19,17 @@ class BatchRequest(BaseModel):
 
     ips: list[str] = Field(min_length=1, description="Addresses to look up, answered in this order.")
     dataset: str | None = Field(default=None, description="Dataset to read; the service default when omitted.")
+    datasets: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_DATASETS,
+        description="Datasets to read (instead of `dataset`): each address is answered from every one, as `GET "
+        "/lookup` answers a list of datasets (even a list of one). Addresses times datasets: at most "
+        f"{MAX_LOOKUPS}.",
+    )
+    mode: Literal["all", "first"] | None = Field(
+        default=None, description="How the answers of `datasets` combine (see `mode` of `GET /lookup`)."
+    )
     fields: list[str] | None = Field(
         default=None,
         description="Paths each answer keeps, one a string (see the `fields` parameter of `GET /lookup`): "
@@ -79,17 +91,53 @@ class SelectedResult(BaseModel):
     reserved: dict[str, str] = Field(default_factory=dict)
 
 
-LookupAnswer = LookupResult | SelectedResult  # the 200 of GET /lookup: SelectedResult when fields is given
-
-SELECTED_RESERVED = " With `fields`, only the keys selected."
-
-
 class ErrorDetail(BaseModel):
     code: str = Field(
         description="Stable code: INVALID_IP, MISSING_IP, BATCH_TOO_LARGE, INVALID_REQUEST, NOT_FOUND, "
-        "UNKNOWN_DATASET, INVALID_FIELDS, METHOD_NOT_ALLOWED, UNAVAILABLE, RESPONSE_TOO_LARGE, INTERNAL."
+        "UNKNOWN_DATASET, INVALID_FIELDS, METHOD_NOT_ALLOWED, CURSOR_EXPIRED, UNAVAILABLE, RESPONSE_TOO_LARGE, "
+        "INTERNAL."
     )
     message: str
+
+
+GAP_DESCRIPTION = (
+    "The whole stretch around the address that no range of the version covers, with the largest CIDR block in it "
+    "around the address. Absent for versions loaded before gaps were stored: a reload adds it."
+)
+
+
+class DatasetVersion(BaseModel):
+    dataset: str
+    version: int
+
+
+class AnswerError(BaseModel):
+    """A dataset of a several-dataset answer that has no range for the address (NOT_FOUND), or is not loaded
+    (UNKNOWN_DATASET)."""
+
+    ip: str
+    dataset: str
+    version: int | None = None
+    gap: MatchSpan | dict[str, str] | None = Field(default=None, description=GAP_DESCRIPTION)
+    error: ErrorDetail
+
+
+class CombinedResult(BaseModel):
+    """The answers of several datasets (``dataset=a,b``), in request order."""
+
+    ip: str
+    match: MatchSpan | dict[str, str] | None = Field(
+        default=None,
+        description="Where every answer below holds: the intersection of each known dataset's `match` or `gap`.",
+    )
+    reserved: ReservedEntry | dict[str, str] | None = Field(default=None, description=RESERVED_DESCRIPTION)
+    answers: list[LookupResult | SelectedResult | AnswerError]
+
+
+# The 200 of GET /lookup: SelectedResult when fields is given; CombinedResult for several datasets.
+LookupAnswer = LookupResult | SelectedResult | CombinedResult
+
+SELECTED_RESERVED = " With `fields`, only the keys selected."
 
 
 class ErrorResponse(BaseModel):
@@ -103,6 +151,10 @@ class NotFoundResponse(BaseModel):
     dataset: str | None = None
     version: int | None = None
     path: str | None = None
+    gap: MatchSpan | dict[str, str] | None = Field(default=None, description=GAP_DESCRIPTION)
+    versions: list[DatasetVersion] | None = Field(
+        default=None, description="With `mode=first`: the version of each dataset of the list, none of which answers."
+    )
     reserved: ReservedEntry | dict[str, str] | None = Field(
         default=None, description=RESERVED_DESCRIPTION + SELECTED_RESERVED
     )
@@ -114,6 +166,10 @@ class BatchError(BaseModel):
     (the answers before it filled the response budget: send it again in another request)."""
 
     ip: str = Field(description="The address as it was sent.")
+    dataset: str | None = Field(default=None, description="NOT_FOUND from one dataset: the dataset read.")
+    version: int | None = None
+    gap: MatchSpan | dict[str, str] | None = Field(default=None, description=GAP_DESCRIPTION)
+    versions: list[DatasetVersion] | None = Field(default=None, description="NOT_FOUND with `mode=first`.")
     reserved: ReservedEntry | dict[str, str] | None = Field(
         default=None, description=RESERVED_DESCRIPTION + " (NOT_FOUND only)." + SELECTED_RESERVED
     )
@@ -121,7 +177,7 @@ class BatchError(BaseModel):
 
 
 class BatchResponse(BaseModel):
-    results: list[LookupResult | SelectedResult | BatchError] = Field(
+    results: list[LookupResult | SelectedResult | CombinedResult | BatchError] = Field(
         description="One per address, in request order. When the answers would exceed the response budget, every "
         "one from the first that does not fit is RESPONSE_TOO_LARGE; the earlier ones are complete."
     )

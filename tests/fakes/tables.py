@@ -116,7 +116,7 @@ class FakeVersions:
             if isinstance(value, DirectoryPage):
                 pages[value.family].append(value.page)
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, header.columns, directories)
+        return VersionInfo(dataset, version, header.columns, directories, bool(header.gaps))
 
     @port
     def put(self, info: VersionInfo, header: VersionHeader) -> None:

@@ -15,7 +15,7 @@ from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.items import Hit
 from fencepost.core.keys import Directory, Probe
 from fencepost.errors import DependencyUnavailable, InvalidRequest, UnknownDataset
-from fencepost.lookup import Lookup
+from fencepost.lookup import Answer, Lookup
 from fencepost.model import LivePointer, VersionInfo
 
 END = 100  # the one stored piece covers IPv4 addresses 0 to END
@@ -143,7 +143,7 @@ def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: 
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = lookup.find_many(info, addresses, pool)
-    shown = [None if answer is None else (answer.family, answer.address) for answer in answers]
+    shown = [(answer.family, answer.address) if isinstance(answer, Answer) else None for answer in answers]
     assert shown == [(V4, 5), (V4, 7), (V4, 5), None, None, (V4, 7)]
     assert store.calls == ["query"] * 3  # 5, 7 and END + 1; no IPv6 piece, so no Query for it
     assert lookup.find_many(info, []) == []

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from fencepost.core.addresses import FAMILIES, V4
+from fencepost.core.gaps import gap_end
 from fencepost.core.items import Item, range_item
 from fencepost.core.keys import Directory
 from fencepost.core.problems import Problem
@@ -56,6 +57,11 @@ class Pieces(Sequence[Piece]):
 
     def __iter__(self) -> Iterator[Piece]:
         return map(Piece, self.starts, self.ends, self.sources)
+
+    def gap_end(self, index: int) -> int | None:
+        """The last address of the gap after piece ``index`` (pieces are in address order); None when none."""
+        following = self.starts[index + 1] if index + 1 < len(self) else None
+        return gap_end(self.family, self.ends[index], following)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pieces) and (self.family, list(self)) == (other.family, list(other))
@@ -109,14 +115,16 @@ class FamilyRanges:
                 pieces.append(start, end, len(self) - 1)
         return pieces
 
-    def item(self, dataset: str, version: int, piece: Piece) -> Item:
+    def item(self, dataset: str, version: int, piece: Piece, gap: int | None = None) -> Item:
+        """The item of a piece; ``gap`` is the last address of the gap after it (``Pieces.gap_end``), if any."""
         start, end, source = piece
         span = (self.starts[source], self.ends[source])
-        return range_item(dataset, version, self.family, piece=(start, end), source=span, values=self.values[source])
+        values = self.values[source]
+        return range_item(dataset, version, self.family, piece=(start, end), source=span, values=values, gap_end=gap)
 
-    def items(self, dataset: str, version: int, pieces: Sequence[Piece] | Pieces) -> Iterator[Item]:
-        for piece in pieces:
-            yield self.item(dataset, version, piece)
+    def items(self, dataset: str, version: int, pieces: Pieces) -> Iterator[Item]:
+        for index, piece in enumerate(pieces):
+            yield self.item(dataset, version, piece, pieces.gap_end(index))
 
     def directory(self, pieces: Pieces | Sequence[Piece]) -> Directory:
         starts = pieces.starts if isinstance(pieces, Pieces) else [piece.start for piece in pieces]

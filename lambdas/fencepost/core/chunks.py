@@ -2,7 +2,8 @@
 
 The pieces of every family are numbered in one index space; the write order is a seeded shuffle of those
 numbers, so consecutive writes land on different partitions. A chunk carries its pieces compactly (family,
-start, end, the original range when it differs, an index into the chunk's own table of metadata tuples), as
+start, end, an index into the chunk's own table of metadata tuples, the original range when it differs or a gap
+follows, and the gap's last address), as
 zlib-compressed JSON in base64, so that one queue message holds thousands of pieces.
 """
 
@@ -49,6 +50,10 @@ class Book:
         family, local = self._where(index)
         return family, self.pieces[family][local]
 
+    def gap_end(self, index: int) -> int | None:
+        family, local = self._where(index)
+        return self.pieces[family].gap_end(local)
+
     def shuffled(self, seed: int) -> array[int]:
         """The write order: a seeded shuffle of every piece's number."""
         order = array("I", range(len(self)))
@@ -64,15 +69,21 @@ class Book:
             start, end, source = pieces.starts[local], pieces.ends[local], pieces.sources[local]
             span_start, span_end = ranges.starts[source], ranges.ends[source]
             row: list[Any] = [family, f"{start:x}", f"{end:x}", table.setdefault(ranges.values[source], len(table))]
-            if span_start != start or span_end != end:
+            gap = pieces.gap_end(local)
+            if span_start != start or span_end != end or gap is not None:
                 row += [f"{span_start:x}", f"{span_end:x}"]
+            if gap is not None:
+                row.append(f"{gap:x}")
             rows.append(row)
         document = {"values": list(table), "pieces": rows}
         packed = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 1)  # fast; size matters less
         return base64.b64encode(packed).decode()
 
     def items(self, indices: Sequence[int], dataset: str, version: int) -> list[Item]:
-        return [self.ranges[family].item(dataset, version, piece) for family, piece in map(self.locate, indices)]
+        return [
+            self.ranges[family].item(dataset, version, piece, self.gap_end(index))
+            for index, (family, piece) in zip(indices, map(self.locate, indices), strict=True)
+        ]
 
 
 def decode(payload: str, dataset: str, version: int) -> list[Item]:
@@ -82,7 +93,9 @@ def decode(payload: str, dataset: str, version: int) -> list[Item]:
     for row in document["pieces"]:
         family, start, end = row[0], int(row[1], 16), int(row[2], 16)
         span = (int(row[4], 16), int(row[5], 16)) if len(row) > 4 else (start, end)
-        items.append(range_item(dataset, version, family, piece=(start, end), source=span, values=values[row[3]]))
+        gap = int(row[6], 16) if len(row) > 6 else None
+        piece = (start, end)
+        items.append(range_item(dataset, version, family, piece=piece, source=span, values=values[row[3]], gap_end=gap))
     return items
 
 

@@ -1,7 +1,8 @@
 """Range items in DynamoDB's attribute-value form, built by the loader and read back by the lookup.
 
 Attributes besides the keys: ``e`` the piece's last address; ``rs``/``re`` the original range's start and end,
-only when the piece is not the whole range; ``d`` the metadata values as a list in column order. Addresses are
+only when the piece is not the whole range; ``g`` the last address of the gap after the piece, only when one
+follows it (``fencepost.core.gaps``); ``d`` the metadata values as a list in column order. Addresses are
 kept as canonical text, so the table reads well in a console and answers need no reformatting.
 
 Every item the loader writes is sized here first (``check_item``): DynamoDB refuses items over 400 KB. The records
@@ -51,6 +52,7 @@ class Hit:
     start_text: str
     end_text: str
     range_texts: tuple[str, str] | None = None  # None: the piece is the whole range
+    gap_end: int | None = None  # the last address of the gap after the piece; None: none follows, or not stored
 
     @property
     def range_start(self) -> int:
@@ -69,6 +71,7 @@ def range_item(
     piece: tuple[int, int],
     source: tuple[int, int],
     values: Sequence[str],
+    gap_end: int | None = None,
 ) -> Item:
     start, end = piece
     item: Item = {
@@ -80,6 +83,8 @@ def range_item(
     if source != piece:
         item["rs"] = {"S": format_address(family, source[0])}
         item["re"] = {"S": format_address(family, source[1])}
+    if gap_end is not None:
+        item["g"] = {"S": format_address(family, gap_end)}
     return item
 
 
@@ -93,7 +98,8 @@ def read_hit(family: int, partition: int, item: Item) -> Hit:
     end_text = item["e"]["S"]
     values = [value["S"] for value in item["d"]["L"]]
     span = (item["rs"]["S"], item["re"]["S"]) if "rs" in item else None
-    return Hit(start, _address(end_text), values, format_address(family, start), end_text, span)
+    gap_end = _address(item["g"]["S"]) if "g" in item else None
+    return Hit(start, _address(end_text), values, format_address(family, start), end_text, span, gap_end)
 
 
 def check_item(item: Item) -> None:

@@ -123,6 +123,11 @@ class Directory:
         ordered = sorted(first)
         return cls(family, tuple(ordered), tuple(first[p] for p in ordered))
 
+    @property
+    def first_start(self) -> int | None:
+        """The first address of the family's first piece; None when the version has none of this family."""
+        return partition_base(self.family, self.partitions[0]) + self.firsts[0] if self.partitions else None
+
     def probe(self, address: int) -> Probe | None:
         """Where the last piece starting at or below ``address`` lives; None when no piece starts that low."""
         partition, offset = partition_of(self.family, address), sort_key(self.family, address)

@@ -73,7 +73,7 @@ class Publisher:
             total = read.problems.count + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
-        info = VersionInfo(dataset, build, read.columns, directories)
+        info = VersionInfo(dataset, build, read.columns, directories, gaps=True)
         key = report_key(dataset, build)
         # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
         self.builds.put(
@@ -88,7 +88,7 @@ class Publisher:
                 settings=settings,
             )
         )
-        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()), settings)
+        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()), settings, gaps=True)
         self.versions.put(info, header)
         self.reports.write(
             dataset,
