@@ -232,6 +232,10 @@ GET_LOOKUP_EVENTS = [
     "lookup-get-missing-ip",
     "lookup-get-unknown-dataset",
     "lookup-get-invalid-dataset",
+    "lookup-get-several",
+    "lookup-get-overlay",
+    "lookup-get-fields",
+    "lookup-get-conditional",
 ]
 
 
@@ -256,3 +260,27 @@ def test_the_direct_path_maps_unexpected_failures_like_the_resolver(
     assert direct["statusCode"] == 500
     assert json.loads(direct["body"])["error"]["code"] == "INTERNAL"
     assert "a bug" not in direct["body"]
+
+
+def test_the_sample_events_of_several_datasets_fields_and_conditional_requests(lookup_handler: ModuleType) -> None:
+    status, _, several = call(lookup_handler, "lookup-get-several")
+    assert status == 200
+    assert [answer["dataset"] for answer in several["answers"]] == ["geo", "default"]
+    assert several["answers"][0]["data"] == {"country": "CN"}
+    status, _, overlay = call(lookup_handler, "lookup-get-overlay")
+    assert status == 200
+    assert overlay["dataset"] in ("default", "geo")
+    status, _, selected = call(lookup_handler, "lookup-get-fields")
+    assert (status, selected) == (
+        200,
+        {"ip": "1.0.32.5", "version": 3, "match": {"network": "1.0.32.0/19"}, "data": {"country": "CN"}},
+    )
+    response = lookup_handler.handler(event("lookup-get-conditional"), LambdaContext())
+    assert (response["statusCode"], response["body"]) == (304, "")
+    assert response["headers"]["ETag"] == event("lookup-get-conditional")["headers"]["if-none-match"]
+    status, _, batch = call(lookup_handler, "lookup-post-datasets")
+    assert status == 200
+    assert [len(result["answers"]) for result in batch["results"]] == [2, 2, 2]
+    assert all(
+        set(answer) <= {"ip", "data", "match", "gap", "error"} for r in batch["results"] for answer in r["answers"]
+    )

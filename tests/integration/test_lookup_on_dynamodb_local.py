@@ -162,3 +162,32 @@ def test_a_warm_lookup_makes_exactly_one_query(handler_on_local: ModuleType) -> 
     response = handler_on_local.handler(batch, LambdaContext())
     assert response["statusCode"] == 200
     assert calls == ["Query"] * 20
+
+
+def test_several_datasets_cost_one_query_each_and_a_batch_one_per_address_and_dataset(
+    handler_on_local: ModuleType, ddb_table: tuple[Any, str]
+) -> None:
+    client, table = ddb_table
+    tables = Tables.connect(client, table)
+    publish(tables, "asn", 4, family_ranges(read_tsv(V4_FILE, 3000)), ["country"])
+    publish(tables, "own", 2, family_ranges([("1.0.0.0", "1.255.255.255", "mine")]), ["owner"])
+    calls: list[str] = []
+    handler_on_local.tables.table.client.meta.events.register(
+        "before-call.dynamodb", lambda model, **_: calls.append(model.name)
+    )
+    ev = event("lookup-get")
+    ev["queryStringParameters"] = {"ip": "1.0.0.1", "dataset": "geo,asn,own"}
+    handler_on_local.handler(ev, LambdaContext())  # cold: three live pointers and three versions
+    calls.clear()
+    for mode in ("all", "first"):
+        for address in ("1.0.4.1", "1.2.3.4", "9.9.9.9"):
+            ev["queryStringParameters"] = {"ip": address, "dataset": "geo,asn,own", "mode": mode}
+            response = handler_on_local.handler(ev, LambdaContext())
+            assert response["statusCode"] in (200, 404)
+            assert calls == ["Query"] * 3, (mode, address)
+            calls.clear()
+    batch = event("lookup-post")
+    batch["body"] = json.dumps({"ips": ["1.0.4.1", "1.2.3.4", "1.0.4.1"], "datasets": ["geo", "asn", "own"]})
+    answer = json.loads(handler_on_local.handler(batch, LambdaContext())["body"])
+    assert calls == ["Query"] * 6  # two distinct addresses, three datasets
+    assert [len(result["answers"]) for result in answer["results"]] == [3, 3, 3]
