@@ -75,3 +75,75 @@ def range_span(family: int, start: int, end: int) -> dict[str, object]:
         "end": str(last),
         "cidrs": [str(block) for block in ipaddress.summarize_address_range(first, last)],
     }
+
+
+_TOP = {4: (1 << 32) - 1, 6: (1 << 128) - 1}
+
+
+def _side(family: int, address: int) -> tuple[int, int]:
+    """The stretch of address space a lookup of ``(family, address)`` can see: an IPv6 address sees its own side
+    of the mapped block (an address inside it is looked up as IPv4)."""
+    if family == 4:
+        return 0, _TOP[4]
+    if address < _MAPPED_FIRST:
+        return 0, _MAPPED_FIRST - 1
+    if address > _MAPPED_LAST:
+        return _MAPPED_LAST + 1, _TOP[6]
+    raise ValueError("an IPv4-mapped address is looked up as IPv4")
+
+
+def covered_spans(rows: Sequence[tuple[int, int, int]], family: int, address: int) -> list[tuple[int, int]]:
+    """What each row covers as lookups of ``(family, address)`` see it: IPv4 rows and the mapped part of IPv6
+    rows for IPv4, the part of IPv6 rows on the address's side of the mapped block for IPv6; empty parts left out."""
+    low, high = _side(family, address)
+    spans = []
+    for row_family, row_start, row_end in rows:
+        start, end = row_start, row_end
+        if family == 4 and row_family == 6:
+            start, end = max(start, _MAPPED_FIRST) - _MAPPED_FIRST, min(end, _MAPPED_LAST) - _MAPPED_FIRST
+        elif family != row_family:
+            continue
+        if max(start, low) <= min(end, high):
+            spans.append((max(start, low), min(end, high)))
+    return spans
+
+
+def gap_of_rows(rows: Sequence[tuple[int, int, int]], family: int, address: int) -> tuple[int, int] | None:
+    """The whole stretch around ``(family, address)`` that no row covers, by brute force over ``(family, start,
+    end)`` rows; None when a row covers the address. It reaches to the covered addresses around it, or to the ends
+    of the address space, or (IPv6) to the edges of the mapped block."""
+    low, high = _side(family, address)
+    for start, end in covered_spans(rows, family, address):
+        if start <= address <= end:
+            return None
+        if end < address:
+            low = max(low, end + 1)
+        else:
+            high = min(high, start - 1)
+    return low, high
+
+
+def check_gap(rows: Sequence[tuple[int, int, int]], family: int, address: int, gap: dict[str, str]) -> None:
+    """Assert that an answer's ``gap`` (``start``, ``end``, ``network`` as text) around ``(family, address)`` is
+    exact for the rows, and its network the largest CIDR block around the address inside it (``ipaddress``)."""
+    first, last = ipaddress.ip_address(gap["start"]), ipaddress.ip_address(gap["end"])
+    assert first.version == last.version == family, gap
+    start, end = int(first), int(last)
+    assert start <= address <= end, (gap, address)
+    # Every address of the gap is uncovered.
+    spans = covered_spans(rows, family, address)
+    assert not [(s, e) for s, e in spans if s <= end and start <= e], gap
+    # Just outside it: covered, or the end of the address space, or (IPv6) inside the mapped block.
+    below, above = start - 1, end + 1
+    assert below < 0 or below == _MAPPED_LAST or any(s <= below <= e for s, e in spans), (gap, "below")
+    assert above > _TOP[family] or above == _MAPPED_FIRST or any(s <= above <= e for s, e in spans), (gap, "above")
+    if family == 6:
+        assert end < _MAPPED_FIRST or start > _MAPPED_LAST, (gap, "reaches into the mapped block")
+    network = ipaddress.ip_network(gap["network"])
+    assert network.version == family, gap
+    kind = ipaddress.IPv6Address if family == 6 else ipaddress.IPv4Address
+    assert kind(address) in network, (gap, address)
+    assert start <= int(network.network_address) <= int(network.broadcast_address) <= end, gap
+    if network.prefixlen > 0:
+        wider = network.supernet()
+        assert not start <= int(wider.network_address) <= int(wider.broadcast_address) <= end, (gap, "not largest")

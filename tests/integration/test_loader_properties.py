@@ -14,7 +14,7 @@ from fencepost.core.addresses import BITS, TOP, V4, V6, format_address, parse_ad
 from fencepost.core.keys import PARTITION_BITS
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
-from tests.reference import answer_of_rows
+from tests.reference import answer_of_rows, check_gap
 
 Span = tuple[int, int, int]  # family, start, end
 
@@ -90,3 +90,10 @@ def test_lookups_follow_the_overlap_rule_after_a_load(stack: Stack, spans: list[
         expected = _expected(spans, family, address)
         got = result.get("data", {}).get("row")
         assert got == expected, (text, result)
+        if expected is None:
+            # And a NOT_FOUND names the version, and the whole stretch no row covers around the address
+            assert result["error"]["code"] == "NOT_FOUND", result
+            assert result["dataset"] == dataset, result
+            assert isinstance(result["version"], int), result
+            assert result["ip"] == text, result
+            check_gap(spans, family, address, result["gap"])
