@@ -12,7 +12,6 @@ import itertools
 import json
 import logging
 import os
-import platform
 import random
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, loading, lookups, prices, synthetic
+from bench import cold_start, loading, lookups, prices, several, synthetic
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
@@ -55,10 +54,7 @@ def _slice(rows: int) -> list[bytes]:
 
 
 def run(args: argparse.Namespace) -> Report:
-    report = Report(
-        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        machine=f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-    )
+    report = Report.on_this_machine()
     lines = _slice(args.rows)
     body = b"".join(lines)
     config = StackConfig.ephemeral(
@@ -140,6 +136,9 @@ def run(args: argparse.Namespace) -> Report:
         loader_memory_mb=LOADER_MEMORY_MB,
         messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
     )
+
+    say(f"Timing {args.several_lookups} lookups in one and in three datasets, 5 ms per Query...")
+    report.several(several.measure(args.several_lookups), several.measure(args.several_handler_lookups, delay=0.0))
     return report
 
 
@@ -150,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lookups", type=int, default=2000, help="random addresses looked up")
     parser.add_argument("--invocations", type=int, default=20_000, help="warm invocations for the overhead")
     parser.add_argument("--imports", type=int, default=7, help="fresh processes per cold-import figure")
+    parser.add_argument("--several-lookups", type=int, default=300, help="lookups in one and in three datasets")
+    parser.add_argument(
+        "--several-handler-lookups", type=int, default=2000, help="the same with no Query delay (handler cost)"
+    )
     parser.add_argument("--synthetic", type=int, default=5_000_000, help="rows of the synthetic file")
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

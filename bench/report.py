@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+import os
+import platform
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from bench import prices
 from bench.loading import LoadResult
+from bench.several import ALL, CONFIGURATIONS, DATASETS, FIRST, ONE, Several
 
 
 def _mark(ok: bool) -> str:
@@ -19,6 +23,14 @@ class Report:
     date: str
     machine: str
     sections: list[str] = field(default_factory=list)
+
+    @classmethod
+    def on_this_machine(cls) -> Report:
+        """A report dated now, naming this machine."""
+        return cls(
+            date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            machine=f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
+        )
 
     def loading(self, reference: LoadResult, loader: LoadResult, bound: LoadResult) -> None:
         over_reference = loader.rate / reference.rate
@@ -156,6 +168,39 @@ class Report:
             "",
             f"- storage: ${storage:.3f} per million ranges per month (live and previous versions both count)",
             f"- prices: {prices.PRICES_SOURCE}",
+        ]
+        self.sections.append("\n".join(lines))
+
+    def several(self, delayed: Several, bare: Several) -> None:
+        """Lookups in one and in three datasets: ``delayed`` with a store stub's fixed delay, ``bare`` without."""
+        first_ratio = delayed.timings[FIRST].p50 / delayed.timings[ONE].p50
+        extra = (bare.timings[ALL].p50 - bare.timings[ONE].p50) / 2
+        lines = [
+            "### 6. Several datasets in one lookup: the per-dataset Queries run concurrently",
+            "",
+            f"The lookup function's app and handler wrapper, warm, over a store stub (`MemoryStore`) that adds a fixed "
+            f"{delayed.delay * 1e3:g} ms per Query instead of DynamoDB Local (two cores running it cannot show "
+            f"concurrency); a thread pool of {delayed.pool}; {delayed.lookups} GET lookups per configuration of the "
+            f"same random addresses, interleaved; three datasets from the first {delayed.rows:,} rows of the IPv4 "
+            f"file ({DATASETS}). Without the delay: {bare.lookups:,} lookups each, the handler's own cost.",
+            "",
+            "| lookup | p50 ms | p99 ms | Queries per lookup | no delay: p50 us | no delay: p99 us |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for name, (datasets, mode) in CONFIGURATIONS.items():
+            timed, pure = delayed.timings[name], bare.timings[name]
+            query = f"`dataset={datasets}{'&mode=' + mode if mode else ''}`"
+            lines.append(
+                f"| {name}: {query} | {timed.p50 * 1e3:.2f} | {timed.p99 * 1e3:.2f} | {timed.queries:g} "
+                f"| {pure.p50 * 1e6:.0f} | {pure.p99 * 1e6:.0f} |"
+            )
+        lines += [
+            "",
+            f"- p50 three datasets / p50 one: **{delayed.ratio:.2f}x** (target at most 1.3x: "
+            f"{_mark(delayed.ratio <= 1.3)}); with mode=first: {first_ratio:.2f}x",
+            f"- with no delay, each dataset beyond the first adds {extra * 1e6:.0f} us at p50 "
+            f"({bare.timings[ONE].p50 * 1e6:.0f} us for one, {bare.timings[ALL].p50 * 1e6:.0f} us for three: "
+            "the thread pool's hand-off and combining the answers)",
         ]
         self.sections.append("\n".join(lines))
 

@@ -97,7 +97,7 @@ class LookupRoutes:
         ask = batch_request(request_body(raw, base64_encoded))
         if len(ask.ips) > self.settings.max_batch:
             raise BatchTooLarge(f"a batch holds at most {self.settings.max_batch} addresses, not {len(ask.ips)}")
-        names = ask.datasets or (ask.dataset or self.settings.default_dataset,)
+        names = ask.datasets or (self.settings.default_dataset if ask.dataset is None else ask.dataset,)
         if len(ask.ips) * len(names) > MAX_LOOKUPS:
             raise BatchTooLarge(
                 f"a batch looks up at most {MAX_LOOKUPS} addresses times datasets, not {len(ask.ips)} x {len(names)}"

@@ -20,6 +20,7 @@ from fencepost import schemas
 from fencepost.errors import NotFound, ServiceError, Unavailable
 from fencepost.fields import MAX_PATHS, PATH_PATTERN
 from fencepost.routes import DATASET_NAME, ROUTES, Param, Route
+from fencepost.several import MAX_DATASETS
 
 TITLE = "Fencepost"
 INTERNAL = "INTERNAL"  # the code of an unexpected fault (not a ServiceError: any exception)
@@ -135,6 +136,8 @@ def document(max_batch: int = 100) -> str:
     batch = schemas_["BatchRequest"]["properties"]
     batch["ips"]["maxItems"] = max_batch
     batch["dataset"] = {"anyOf": [DATASET_NAME, {"type": "null"}], "description": batch["dataset"].get("description")}
+    names = {"type": "array", "items": DATASET_NAME, "minItems": 1, "maxItems": MAX_DATASETS, "uniqueItems": True}
+    batch["datasets"] = {"anyOf": [names, {"type": "null"}], "description": batch["datasets"].get("description")}
     paths = {"type": "array", "items": {"type": "string", "pattern": f"^{PATH_PATTERN}$"}, "minItems": 1}
     paths["maxItems"] = MAX_PATHS
     batch["fields"] = {"anyOf": [paths, {"type": "null"}], "description": batch["fields"].get("description")}

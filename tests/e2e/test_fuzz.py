@@ -89,9 +89,16 @@ def test_no_request_breaks_the_api(api_schema: schemathesis.BaseSchema, label: s
 
 
 def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
-    """A range listing's cursor carries a checksum, and its network must have no host bits set: rules no schema
-    states, so a schema-valid ``cursor`` or ``within`` may rightly be refused with 400 (still documented)."""
-    if case.operation.label == "GET /ranges" and {"cursor", "within"} & set(case.query or {}):
+    """Rules no schema states, so a schema-valid request may rightly be refused with 400 (still documented): a range
+    listing's cursor carries a checksum, and its network must have no host bits set; the names of a lookup's list
+    of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``, not both."""
+    query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
+    if case.operation.label == "GET /ranges" and {"cursor", "within"} & set(query):
+        return [positive_data_acceptance]
+    names = str(query.get("dataset", "")).split(",")
+    if case.operation.label == "GET /lookup" and len(set(names)) < len(names):
+        return [positive_data_acceptance]
+    if case.operation.label == "POST /lookup" and body.get("dataset") is not None and body.get("datasets") is not None:
         return [positive_data_acceptance]
     return []
 

@@ -152,6 +152,7 @@ CORPUS = [
         404,
         "UNKNOWN_DATASET",
     ),
+    post("an empty dataset in a batch", '{"ips": ["1.2.3.4"], "dataset": ""}'),
     post("datasets not a list", '{"ips": ["1.2.3.4"], "datasets": "geo"}'),
     post("datasets empty", '{"ips": ["1.2.3.4"], "datasets": []}'),
     post("six datasets in a batch", '{"ips": ["1.2.3.4"], "datasets": ["a", "b", "c", "d", "e", "f"]}'),
