@@ -2,7 +2,8 @@
 
 Every object is read within the loader's limits (``fencepost.core.limits``): a line file line by line, never more
 than ``max_object_bytes`` of it once decompressed; a JSON document (settings, a report) whole, never more than
-``max_object_bytes``, and a folder's settings never more than ``max_line_bytes`` (they are parsed whole).
+``max_object_bytes``, and a folder's settings never more than ``max_line_bytes`` (they are parsed whole); a MaxMind
+DB file whole, never more than ``max_object_bytes`` of it once decompressed (``read_bytes``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fencepost.core.archives import unpacked
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
 from fencepost.core.formats import FileError
 from fencepost.core.limits import Limits
@@ -96,6 +98,15 @@ class Bucket:
             raise FileError(line + 1, f"the gzip data is truncated or corrupt ({error})") from None
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
+
+    def read_bytes(self, key: str, limit: int) -> bytes:
+        """The object whole, decompressed (a tar archive's ``.mmdb`` member), at most ``limit + 1`` bytes of it:
+        more than ``limit`` means it holds more (``fencepost.core.archives``)."""
+        try:
+            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            return unpacked(key, body, limit)
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
 
     def settings(self, dataset: str) -> FolderSettings:
         cap, why = min(self.limits.max_line_bytes, self.limits.max_object_bytes), "MAX_LINE_BYTES: it is read whole"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote_plus
 
 from fencepost.bucket import BucketUnavailable
+from fencepost.core.archives import unpacked
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
 from fencepost.core.formats import FileError
 from fencepost.model import ObjectRef
@@ -81,6 +83,12 @@ class FakeBucket:
             body = gzip.decompress(body)
         *lines, last = body.split(b"\n")  # lines with their endings, as the real bucket streams them
         return iter([line + b"\n" for line in lines] + ([last] if last else []))
+
+    @port
+    def read_bytes(self, key: str, limit: int) -> bytes:
+        if key not in self.objects:
+            raise BucketUnavailable(f"{key} could not be read: NoSuchKey")
+        return unpacked(key, io.BytesIO(self.objects[key]), limit)
 
     @port
     def get_json(self, key: str) -> Any:

@@ -4,26 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.addresses import V4, V6, parse_boundary
+from fencepost.core.addresses import V4, V6
 from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats import FileError, FileSummary, Layout, ReadOptions, read_ranges
 from fencepost.core.items import MAX_ITEM_BYTES
-
-
-def _read(text: str | bytes, options: ReadOptions | None = None) -> tuple[FileSummary, Collector, ProblemLog]:
-    data = text.encode() if isinstance(text, str) else text
-    collector, problems = Collector(), ProblemLog()
-    summary = read_ranges("f.csv", data.splitlines(keepends=True), options or ReadOptions(), collector, problems)
-    return summary, collector, problems
-
-
-def _ranges(collector: Collector, family: int) -> list[tuple[int, int, tuple[str, ...]]]:
-    ranges = collector.families[family]
-    return list(zip(ranges.starts, ranges.ends, ranges.values, strict=True))
-
-
-def a(text: str) -> int:
-    return parse_boundary(text)[1]
+from tests.reading import address as a
+from tests.reading import collected as _ranges
+from tests.reading import read_text
 
 
 def test_the_designs_own_layout_with_padded_cells() -> None:
@@ -206,7 +193,7 @@ def test_a_line_beyond_the_field_limit_is_a_problem() -> None:
         (b"\x89PNG\r\n\x1a\n\x00\x00", 1, "not UTF-8"),
         (b"1.0.0.0,1.0.0.255,a\x00b\n", 1, "NUL"),
         (b"start,end,a,a\n1.0.0.0,1.0.0.255,x,y\n", 1, "duplicate column name"),
-        (b"1.0.0.0\n", 1, "needs at least 2 columns"),
+        (b"16777216\n", 1, "needs at least 2 columns"),  # one bare address is a list (Layout.LIST)
     ],
 )
 def test_unreadable_files_fail_with_the_line_and_reason(data: bytes, line: int | None, reason: str) -> None:
@@ -264,3 +251,7 @@ def test_a_settings_number_too_long_to_parse_is_a_folder_error() -> None:
 
     with pytest.raises(FolderError, match="not valid JSON"):
         FolderSettings.parse(b'{"max_invalid_rows": ' + HUGE.encode() + b"}", "geo/_settings.json")
+
+
+def _read(text: str | bytes, options: ReadOptions | None = None) -> tuple[FileSummary, Collector, ProblemLog]:
+    return read_text(text, options, "f.csv")

@@ -7,14 +7,13 @@ its family. Checked against the brute-force reference over the original rows (``
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, format_address, parse_address, unmapped
 from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats import ReadOptions, read_ranges
+from tests.reading import answer_row
 from tests.reference import answer_of_rows
 
 Span = tuple[int, int, int]  # family, start, end
@@ -70,14 +69,8 @@ def _loaded(spans: list[Span]) -> Collector:
     return collector
 
 
-def _answer(collector: Collector, family: int, address: int) -> int | None:
-    """The row the flattened pieces give for an address (what a lookup finds)."""
-    ranges = collector.families[family]
-    pieces = ranges.pieces()
-    index = bisect_right(pieces.starts, address) - 1
-    if index < 0 or pieces.ends[index] < address:
-        return None
-    return int(ranges.values[pieces.sources[index]][0])
+def _answer(collector: Collector, family: int, value: int) -> int | None:
+    return answer_row(collector, family, value, 0)
 
 
 @given(rows())

@@ -7,7 +7,7 @@ arrays (4 bytes each instead of a Python int and its pointer); IPv6 boundaries, 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, MutableSequence, Sequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -19,6 +19,10 @@ from fencepost.core.problems import Problem
 from fencepost.core.ranges import Piece, flatten
 
 assert array("I").itemsize >= 4, "typed arrays of IPv4 addresses need 32-bit unsigned ints"
+
+# The metadata of a row that means "no data" (a folder's ``gap_when``): it takes part in the overlap rule like any
+# range, but the pieces it answers are not stored, so their addresses answer NOT_FOUND. Compared by identity.
+HOLE: tuple[str, ...] = ("\x00no data",)
 
 
 def _addresses(family: int) -> MutableSequence[int]:
@@ -96,18 +100,30 @@ class FamilyRanges:
         and its answers report the merged extent as their range.
         """
         pieces = Pieces.empty(self.family)
+        values = self.values
         if not merge_neighbours:
             for start, end, source in flatten(self.starts, self.ends):
-                pieces.append(start, end, source)
+                if values[source] is not HOLE:
+                    pieces.append(start, end, source)
             return pieces
         merged: list[Piece] = []
         for piece in flatten(self.starts, self.ends):
+            if values[piece.source] is HOLE:
+                merged.append(piece)  # never merged with a neighbour (HOLE equals only itself), never stored
+                continue
             last = merged[-1] if merged else None
-            if last and last.end + 1 == piece.start and self.values[last.source] == self.values[piece.source]:
+            if (
+                last
+                and last.end + 1 == piece.start
+                and values[last.source] is not HOLE
+                and values[last.source] == values[piece.source]
+            ):
                 merged[-1] = Piece(last.start, piece.end, last.source)
             else:
                 merged.append(piece)
         for start, end, source in merged:
+            if values[source] is HOLE:
+                continue
             if (start, end) == (self.starts[source], self.ends[source]):
                 pieces.append(start, end, source)
             else:
@@ -143,6 +159,14 @@ class Collector:
 
     def __len__(self) -> int:
         return sum(len(ranges) for ranges in self.families.values())
+
+    def remap(self, change: Callable[[tuple[str, ...]], tuple[str, ...]]) -> None:
+        """Replace every row's metadata by ``change(metadata)``, computed once per distinct tuple."""
+        changed = {id(values): change(values) for values in self._values.values()}
+        changed[id(HOLE)] = HOLE  # a hole stays one
+        for ranges in self.families.values():
+            ranges.values = [changed[id(values)] for values in ranges.values]
+        self._values = {new: new for new in changed.values() if new is not HOLE}
 
 
 class ProblemLog:

@@ -8,12 +8,15 @@ live there) and never starts a load.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fencepost.core.formats import ReadOptions
+from fencepost.core.joins import JoinSpec
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import ENVIRONMENT, FolderLimits
+from fencepost.core.rules import Pairs, parse_pairs
 
 DEFAULT_DATASET = "default"
 SETTINGS_NAME = "_settings.json"
@@ -74,7 +77,9 @@ class FolderSettings:
     ``header``: true/false forces whether the first row is a header (detected when absent);
     ``max_invalid_rows``: how many invalid rows a load may skip (0: any invalid row fails the load);
     ``merge_neighbours``: join touching ranges whose metadata is identical;
-    ``limits``: the loader's limits lowered for this folder (``{"max_build_rows": 1000}``; never raised).
+    ``limits``: the loader's limits lowered for this folder (``{"max_build_rows": 1000}``; never raised);
+    ``constants``: fixed columns added to every row; ``gap_when``: rows that mean "no data" (``core.rules``);
+    ``join``: a lookup table to complete the rows with; ``locale``: the GeoLite2 locations file (``core.joins``).
     """
 
     columns: tuple[str, ...] | None = None
@@ -82,6 +87,12 @@ class FolderSettings:
     max_invalid_rows: int = 0
     merge_neighbours: bool = False
     limits: FolderLimits = field(default_factory=FolderLimits)
+    # Settings added later: left out of the settings digest while unset (``core.sources``), so that folders which
+    # do not use them keep the digest their versions were built with.
+    constants: Pairs = ()
+    gap_when: Pairs = ()
+    join: JoinSpec | None = None
+    locale: str = "en"
 
     @property
     def read_options(self) -> ReadOptions:
@@ -95,7 +106,8 @@ class FolderSettings:
             raise FolderError(f"{where} is not valid JSON: {str(error)[:200]}") from None
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
-        known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits"}
+        known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
+        known |= {"join", "locale"}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -105,7 +117,26 @@ class FolderSettings:
             max_invalid_rows=_count(document.get("max_invalid_rows", 0), where),
             merge_neighbours=bool(_optional_bool(document.get("merge_neighbours"), "merge_neighbours", where)),
             limits=_limits(document.get("limits"), where),
+            **_later(document, where),
         )
+
+
+def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
+    """The settings added later, checked."""
+    try:
+        found: dict[str, Any] = {
+            "constants": parse_pairs(document.get("constants"), "constants"),
+            "gap_when": parse_pairs(document.get("gap_when"), "gap_when"),
+        }
+        if document.get("join") is not None:
+            found["join"] = JoinSpec.parse(document["join"])
+    except ValueError as error:
+        raise FolderError(f"{where}: {error}") from None
+    locale = document.get("locale", "en")
+    if not isinstance(locale, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?", locale):
+        raise FolderError(f'{where}: locale must be a language code such as "en", "de" or "pt-BR"')
+    found["locale"] = locale
+    return found
 
 
 def _columns(value: Any, where: str) -> tuple[str, ...] | None:

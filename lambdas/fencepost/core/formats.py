@@ -5,7 +5,10 @@ Layouts (detected; a folder's settings may force the header and name the columns
 - ``start, end, <metadata...>``: dotted IPv4, IPv6 text or integers (integers are IPv4 when the file's largest
   address fits in 32 bits, else IPv6), with or without a header;
 - ``Netblock, start, end, <metadata...>``: the same behind a netblock column, recognised by its header;
-- ``network, <metadata...>``: CIDR networks (the MaxMind GeoLite2 "blocks" layout).
+- ``network, <metadata...>``: CIDR networks (the MaxMind GeoLite2 "blocks" layout);
+- line formats (``core.linefiles``, unless the settings force a header): RIR delegated statistics files
+  (``core.registry``) and lists of networks or addresses, one a line (``core.netsets``). A headerless file of
+  one CIDR column is a list (column ``comment``); with a ``network`` header it is the CIDR layout.
 
 Comma or tab separated, quoted or not, cells trimmed, UTF-8 with or without BOM, LF or CRLF. A row that cannot
 be used is a *problem* (line and reason) and the caller decides whether the load may skip it; a file that cannot
@@ -26,6 +29,7 @@ from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unm
 from fencepost.core.cells import RowError, boundary, is_integer, looks_like_data, network, whole
 from fencepost.core.items import MAX_ITEM_BYTES, metadata_bytes
 from fencepost.core.limits import FolderLimits
+from fencepost.core.linefiles import LineFormat, detect
 from fencepost.core.problems import Problem
 
 # Keys, addresses and list overhead of one range item take well under 1 KB.
@@ -38,11 +42,13 @@ class Layout(Enum):
     START_END = "start,end"
     NETBLOCK = "netblock,start,end"
     CIDR = "network"
+    RIR = "rir-delegated"
+    LIST = "list"
 
     @property
     def metadata_from(self) -> int:
-        """Index of the first metadata column."""
-        return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}[self]
+        """Index of the first metadata column (0 for the line formats, whose columns the format names)."""
+        return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}.get(self, 0)
 
 
 class FileError(Exception):
@@ -80,7 +86,8 @@ class ProblemSink(Protocol):
     def add(self, problem: Problem) -> None: ...
 
 
-def _decode(lines: Iterable[bytes]) -> Iterator[str]:
+def text_lines(lines: Iterable[bytes]) -> Iterator[str]:
+    """Lines of UTF-8 text (a byte-order mark at the start dropped); raises ``FileError`` at the first that is not."""
     for number, raw in enumerate(lines, 1):
         try:
             text = raw.decode("utf-8")
@@ -111,6 +118,22 @@ def _metadata_names(layout: Layout, header: Sequence[str] | None, width: int, op
             raise FileError(1 if header is not None else None, f"duplicate column name {name!r}")
         seen.add(name)
     return tuple(names)
+
+
+def _check_size(values: tuple[str, ...]) -> None:
+    # A UTF-8 character is at most 4 bytes: count exactly only when the quick bound does not fit.
+    if 4 * sum(map(len, values)) + len(values) + 4 + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES:
+        size = metadata_bytes(values) + ITEM_OVERHEAD_BYTES
+        if size > MAX_ITEM_BYTES:
+            raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
+
+
+def _add(ranges: RangeSink, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
+    if family == V6 and end >= MAPPED_FIRST and start <= MAPPED_LAST:
+        for part in unmapped(family, start, end):
+            ranges.add(*part, values)
+    else:
+        ranges.add(family, start, end, values)
 
 
 class _FileReader:
@@ -144,11 +167,7 @@ class _FileReader:
         first = self.first_value
         values = tuple(cells[first:])
         try:
-            # A UTF-8 character is at most 4 bytes: count exactly only when the quick bound does not fit.
-            if 4 * sum(map(len, values)) + len(values) + 4 + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES:
-                size = metadata_bytes(values) + ITEM_OVERHEAD_BYTES
-                if size > MAX_ITEM_BYTES:
-                    raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
+            _check_size(values)
             if self.layout is Layout.CIDR:
                 self._add(*network(cells[0]), values)
             else:
@@ -203,11 +222,7 @@ class _FileReader:
         self._add(family, start, end, values)
 
     def _add(self, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
-        if family == V6 and end >= MAPPED_FIRST and start <= MAPPED_LAST:
-            for part in unmapped(family, start, end):
-                self.ranges.add(*part, values)
-        else:
-            self.ranges.add(family, start, end, values)
+        _add(self.ranges, family, start, end, values)
 
     def finish(self, delimiter: str, unreadable: int) -> FileSummary:
         if self.layout is None:
@@ -229,7 +244,14 @@ def read_ranges(
     problems: ProblemSink,
 ) -> FileSummary:
     """Read one object's lines into ``ranges``; rows that cannot be used go to ``problems``."""
-    text = _decode(lines)
+    text: Iterator[str] = text_lines(lines)
+    head: list[str] = []  # the lines read to recognise a line format, read again by the column layouts
+    if options.header is not True:
+        line_format = detect(text, head)
+        if line_format is not None:
+            lines_again = itertools.chain(head, text)
+            return _read_lines(name, lines_again, line_format, options=options, ranges=ranges, problems=problems)
+    text = itertools.chain(head, text)
     first_line = next((line for line in text if line.strip()), None)
     if first_line is None:
         raise FileError(None, "the file is empty")
@@ -252,3 +274,36 @@ def read_ranges(
         if any(cells):
             state.row(cells, reader.line_num)
     return state.finish(delimiter, unreadable)
+
+
+def _read_lines(
+    name: str,
+    text: Iterable[str],
+    line_format: LineFormat,
+    *,
+    options: ReadOptions,
+    ranges: RangeSink,
+    problems: ProblemSink,
+) -> FileSummary:
+    """A line format's lines, one range (or none) a line."""
+    layout, columns = Layout(line_format.layout), line_format.columns
+    if options.columns is not None:  # a renaming, checked as for a headerless file of the format's width
+        columns = _metadata_names(layout, None, len(columns), options)
+    accepted = rejected = 0
+    for number, line in enumerate(text, 1):
+        if "\0" in line:
+            raise FileError(number, "the file holds NUL bytes: it is binary, not text")
+        try:
+            record = line_format.record_of(line)
+            if record is None:
+                continue
+            _check_size(record[3])
+        except RowError as error:
+            rejected += 1
+            problems.add(Problem(name, number, str(error)))
+            continue
+        _add(ranges, *record)
+        accepted += 1
+    if not accepted and not rejected:
+        raise FileError(None, f"the file ({layout.value} format) has no ranges")
+    return FileSummary(layout, line_format.delimiter, False, columns, accepted)

@@ -13,10 +13,16 @@ from collections.abc import Iterable
 
 from fencepost.core.folders import FolderSettings
 
+ADDED_LATER = ("constants", "gap_when", "join", "locale")
+
 
 def settings_digest(settings: FolderSettings) -> str:
     """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
     fields = dataclasses.asdict(settings)
+    unset = FolderSettings()
+    for name in ADDED_LATER:  # unset, they leave the digest as it was before they existed
+        if getattr(settings, name) == getattr(unset, name):
+            fields.pop(name)
     canonical = json.dumps(fields, sort_keys=True, default=_canonical, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.folders import FolderError
+from fencepost.core.folders import FolderError, settings_keys
 from fencepost.core.formats import FileError
+from fencepost.core.joins import JoinError, folder_join
+from fencepost.core.rules import RuleError, apply_rules
 from fencepost.core.sources import fingerprint, settings_digest
 from fencepost.dynamo.errors import NotLatestRequest, SupersededLoad
 from fencepost.errors import DependencyUnavailable
@@ -153,7 +155,18 @@ class Planner:
             return
         fail = self.failures.fail_load
         try:
-            read = self.reader.read(dataset, build, objects, settings.read_options, delivery.deadline)
+            join = folder_join([obj.key for obj in objects], settings.join, settings.locale)
+            read = self.reader.read(dataset, build, objects, settings.read_options, delivery.deadline, join=join)
+            read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
+        except (JoinError, RuleError) as error:
+            fail(
+                dataset,
+                build,
+                [Problem(settings_keys(dataset)[-1], None, str(error))],
+                objects=objects,
+                started=started,
+            )
+            return
         except LoadFailure as failure:  # the report names the objects this build read
             fail(dataset, build, failure.problems, objects=objects, started=started)
             return

@@ -11,9 +11,12 @@ from typing import Protocol
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import FileError, ReadOptions, read_ranges
+from fencepost.core.formats import FileError, FileSummary, ReadOptions, read_ranges, text_lines
 from fencepost.core.items import COLUMN_NAMES_BYTES, OBJECT_LIST_BYTES, column_names_bytes, object_list_bytes
+from fencepost.core.joins import JoinError, JoinSpec, apply_join, read_table, tables_of
 from fencepost.core.limits import LimitError, Limits
+from fencepost.core.mmdb import MmdbSummary
+from fencepost.loading.mmdb_objects import is_binary_key, read_mmdb_object
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.model import ObjectRef, Problem
 
@@ -61,18 +64,36 @@ class Reader:
     monotonic: Clock
     limits: Limits = field(default_factory=Limits)  # the function's
 
-    def read(self, dataset: str, build: int, objects: list[ObjectRef], options: ReadOptions, deadline: float) -> Read:
-        """Every object's rows into one collector, in key order; the columns must agree. Raises ``LoadFailure``."""
+    def read(
+        self,
+        dataset: str,
+        build: int,
+        objects: list[ObjectRef],
+        options: ReadOptions,
+        deadline: float,
+        *,
+        join: JoinSpec | None = None,
+    ) -> Read:
+        """Every range object's rows into one collector, in key order, the columns agreeing; then, with ``join``,
+        the rows completed from the folder's lookup table (``core.joins``). Raises ``LoadFailure``."""
         try:
             read = Read(self.limits.lowered_for(options.limits))
         except LimitError as error:
             raise LoadFailure(str(error), object_key=options.limits.source) from None
         _check_listable(objects)
         first = ""
-        for obj in objects:
-            lines = self._watch(dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline)
+        tables = tables_of([obj.key for obj in objects], join)
+        for obj in (obj for obj in objects if obj.key not in tables):
+            summary: FileSummary | MmdbSummary
             try:
-                summary = read_ranges(obj.key, lines, options, read.collector, read.problems)
+                # A MaxMind DB is read whole (fencepost.loading.mmdb_objects); every other object line by line
+                if is_binary_key(obj.key):
+                    summary = read_mmdb_object(self, obj.key, read, options, at=(dataset, build, deadline))
+                else:
+                    lines = self._watch(
+                        dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline
+                    )
+                    summary = read_ranges(obj.key, lines, options, read.collector, read.problems)
             except FileError as error:
                 raise LoadFailure(
                     error.reason, object_key=obj.key, line=error.line, earlier=read.problems.kept
@@ -88,8 +109,22 @@ class Reader:
                     object_key=obj.key,
                     earlier=read.problems.kept,
                 )
+        if join is not None:
+            table = next(key for key in sorted(tables) if key.endswith(join.object))
+            self._join(dataset, build, table, join, read=read, deadline=deadline)
         self.telemetry.metrics.add_metric(name="RowsRead", unit=MetricUnit.Count, value=read.rows)
         return read
+
+    def _join(self, dataset: str, build: int, key: str, join: JoinSpec, *, read: Read, deadline: float) -> None:
+        lines = self._watch(dataset, build, key, self.files.lines(key), read=read, deadline=deadline)
+        try:
+            table = read_table(text_lines(lines), join, key)
+            read.columns = apply_join(read.collector, read.columns, join, table)
+        except FileError as error:
+            raise LoadFailure(error.reason, object_key=key, line=error.line, earlier=read.problems.kept) from None
+        except JoinError as error:
+            raise LoadFailure(str(error), object_key=key, earlier=read.problems.kept) from None
+        _check_storable(read.columns, key)
 
     def _watch(
         self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, read: Read, deadline: float

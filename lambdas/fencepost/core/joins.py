@@ -1,0 +1,137 @@
+"""Joins: range rows that carry a key, completed with the columns of a lookup table in the same folder.
+
+``"join": {"object": "locations.csv", "on": "geoname_id", "columns": ["country_name", "city_name"]}`` reads the
+folder's ``locations.csv`` (a CSV table with a header holding a ``geoname_id`` column, not a range file) and adds
+its ``country_name`` and ``city_name`` to each range row, looked up by the row's ``geoname_id`` (without
+``columns``: every table column but the key). A row whose key the table lacks gets empty values.
+
+MaxMind's GeoLite2 / GeoIP2 CSV folders need no setting: ``*-Blocks-IPv4.csv`` and ``*-Blocks-IPv6.csv`` are
+joined with ``*-Locations-<locale>.csv`` (``"locale"``, default ``en``) on ``geoname_id``, falling back to
+``registered_country_geoname_id`` when a block has no ``geoname_id``, as MaxMind documents.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fencepost.core.build import HOLE, Collector
+
+_BLOCKS = re.compile(r"(?:^|/)[^/]*-Blocks-IPv[46]\.csv(?:\.gz)?$")
+_LOCATIONS = re.compile(r"(?:^|/)[^/]*-Locations-([A-Za-z-]+)\.csv(?:\.gz)?$")
+GEONAME = "geoname_id"
+REGISTERED = "registered_country_geoname_id"
+
+
+class JoinError(ValueError):
+    """A join that cannot be made; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinSpec:
+    """What to join: the table's key (relative to the folder), the range column to look up (and a fallback
+    column for rows where it is empty), and the table columns to add (None: all but the key)."""
+
+    object: str
+    on: str
+    columns: tuple[str, ...] | None = None
+    fallback: str | None = None
+
+    @classmethod
+    def parse(cls, value: Any) -> JoinSpec:
+        """The ``join`` setting; raises ``ValueError`` with a message."""
+        if (
+            not isinstance(value, Mapping)
+            or set(value) - {"object", "on", "columns"}
+            or not {"object", "on"} <= set(value)
+        ):
+            raise ValueError('join must be {"object": "<key in the folder>", "on": "<column>", "columns": [...]}')
+        obj, on, columns = value["object"], value["on"], value.get("columns")
+        if not isinstance(obj, str) or not obj.strip() or obj.startswith(("_", ".", "/")):
+            raise ValueError("join.object must be the key of a table in the folder (not starting with _ . or /)")
+        if not isinstance(on, str) or not on.strip():
+            raise ValueError("join.on must name a column of the range files")
+        if columns is not None and (
+            not isinstance(columns, list) or not columns or not all(isinstance(c, str) and c for c in columns)
+        ):
+            raise ValueError("join.columns must be a non-empty list of column names")
+        return cls(obj.strip(), on.strip(), None if columns is None else tuple(columns))
+
+
+def is_geolite_folder(keys: Iterable[str]) -> bool:
+    names = list(keys)
+    return any(_BLOCKS.search(key) for key in names) and any(_LOCATIONS.search(key) for key in names)
+
+
+def tables_of(keys: Sequence[str], join: JoinSpec | None) -> set[str]:
+    """The objects of a folder that are lookup tables, not range files: every GeoLite2 locations file, and the
+    table a ``join`` names (matched by its key's end, the key relative to the folder)."""
+    tables = {key for key in keys if _LOCATIONS.search(key)} if is_geolite_folder(keys) else set()
+    if join is not None:
+        tables |= {key for key in keys if key == join.object or key.endswith("/" + join.object)}
+    return tables
+
+
+def folder_join(keys: Sequence[str], join: JoinSpec | None, locale: str) -> JoinSpec | None:
+    """The join a folder needs: its ``join`` setting, else the GeoLite2 join when the folder has that layout."""
+    if join is not None:
+        if not tables_of(keys, join):
+            raise JoinError(f"join.object {join.object!r} is not an object of the folder")
+        return join
+    if not is_geolite_folder(keys):
+        return None
+    found = {match.group(1): key for key in keys if (match := _LOCATIONS.search(key))}
+    if locale not in found:
+        raise JoinError(f'no locations file for locale {locale!r}; the folder has {sorted(found)} (set "locale")')
+    return JoinSpec(found[locale], GEONAME, None, REGISTERED)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A lookup table read whole: the columns it adds, and their values by key."""
+
+    columns: tuple[str, ...]
+    rows: dict[str, tuple[str, ...]]
+
+
+def read_table(lines: Iterable[str], spec: JoinSpec, name: str) -> Table:
+    """The table of ``spec`` from its text lines (CSV with a header naming the key column ``spec.on``)."""
+    reader = csv.reader(lines)
+    header = [cell.strip() for cell in next(reader, [])]
+    if spec.on not in header:
+        raise JoinError(f"{name} has no column {spec.on!r} to join on; its header is {header[:20]}")
+    wanted = spec.columns or tuple(column for column in header if column != spec.on)
+    missing = [column for column in wanted if column not in header]
+    if missing:
+        raise JoinError(f"{name} has no columns {missing}; its header is {header[:20]}")
+    key_at, picks = header.index(spec.on), [header.index(column) for column in wanted]
+    rows: dict[str, tuple[str, ...]] = {}
+    for cells in reader:
+        if len(cells) == len(header):
+            rows[cells[key_at].strip()] = tuple(cells[index].strip() for index in picks)
+    return Table(tuple(wanted), rows)
+
+
+def apply_join(collector: Collector, columns: Sequence[str], spec: JoinSpec, table: Table) -> tuple[str, ...]:
+    """Add the table's columns to every collected row; the columns of the result."""
+    names = tuple(columns)
+    if spec.on not in names:
+        raise JoinError(f"the range files have no column {spec.on!r} to join on; their columns are {list(names)}")
+    clashes = [column for column in table.columns if column in names]
+    if clashes:
+        raise JoinError(f"the table's columns {clashes} are already columns of the range files: list others")
+    on = names.index(spec.on)
+    fallback = names.index(spec.fallback) if spec.fallback in names else None
+    empty = ("",) * len(table.columns)
+
+    def change(values: tuple[str, ...]) -> tuple[str, ...]:
+        if values is HOLE:
+            return values
+        key = values[on] or (values[fallback] if fallback is not None else "")
+        return values + table.rows.get(key, empty)
+
+    collector.remap(change)
+    return names + table.columns

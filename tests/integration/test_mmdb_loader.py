@@ -1,0 +1,55 @@
+"""A MaxMind DB download (``.tar.gz``) through the real loader on DynamoDB Local: the lookup handler answers every
+address as the file's own reader does, IPv4, IPv6, mapped, IPv4-compatible, 6to4 and Teredo."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.integration.conftest import Stack
+from tests.mmdb_files import MAPPED, SIX_TO_FOUR, TEREDO, leaves, mmdb, open_reader, tar_gz
+from tests.support import LambdaContext, event
+
+NETWORKS: list[tuple[str, Any]] = [
+    ("1.0.0.0/24", {"country": {"iso_code": "AU", "names": {"en": "Australia", "de": "Australien"}}}),
+    ("81.2.69.0/23", {"country": {"iso_code": "GB"}, "location": {"latitude": 51.5, "eu": False}}),
+    ("2001:db8::/32", {"country": {"iso_code": "US"}, "subdivisions": [{"iso_code": "CA"}]}),
+]
+ADDRESSES = [
+    "1.0.0.7",
+    "1.0.1.0",
+    "81.2.70.1",
+    "::ffff:81.2.69.255",
+    "::1.0.0.7",
+    "2002:0100:0007::1",
+    "2002:5102:4501::",
+    "2001:0:5102:4501::9",
+    "2001:db8:1::",
+    "2001:db9::",
+    "9.9.9.9",
+]
+
+
+def _lookup(stack: Stack, dataset: str, addresses: list[str]) -> list[dict[str, Any]]:
+    request = event("lookup-post")
+    request["body"] = json.dumps({"ips": addresses, "dataset": dataset})
+    response = stack.lookup.handler(request, LambdaContext())
+    assert response["statusCode"] == 200, response["body"]
+    results: list[dict[str, Any]] = json.loads(response["body"])["results"]
+    return results
+
+
+def test_a_maxmind_download_answers_as_its_reader(stack: Stack) -> None:
+    data = mmdb(NETWORKS, aliases=[SIX_TO_FOUR, TEREDO, MAPPED])
+    stack.put("city/GeoLite2-City_20260101.tar.gz", tar_gz({"GeoLite2-City_20260101/GeoLite2-City.mmdb": data}))
+    stack.drain()
+    record = stack.dataset("city")
+    assert (record["status"], record["ranges"]) == ("READY", len(NETWORKS))
+    reader = open_reader(data)
+    for address, result in zip(ADDRESSES, _lookup(stack, "city", ADDRESSES), strict=True):
+        found = reader.get(address.replace("::ffff:", ""))
+        if found is None:
+            assert result.get("error", {}).get("code") == "NOT_FOUND", (address, result)
+        else:
+            data_ = {name: value for name, value in result["data"].items() if value}
+            assert data_ == {k: v for k, v in leaves(found).items() if not k.endswith(".de")}, address

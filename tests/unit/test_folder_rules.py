@@ -1,0 +1,169 @@
+"""Folder rules on collected rows, whatever their format: ``constants``, ``gap_when`` holes (brute force against
+the overlap rule with holes), and joins with a lookup table (explicit, and MaxMind's GeoLite2 CSV layout)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fencepost.core.addresses import V4
+from fencepost.core.build import HOLE, Collector
+from fencepost.core.folders import FolderError, FolderSettings
+from fencepost.core.joins import JoinError, JoinSpec, apply_join, folder_join, read_table, tables_of
+from fencepost.core.rules import RuleError, apply_rules
+from fencepost.core.sources import settings_digest
+
+
+def _answers(collector: Collector, addresses: range) -> dict[int, tuple[str, ...] | None]:
+    """What each address answers once flattened (None: NOT_FOUND)."""
+    ranges = collector.families[V4]
+    found: dict[int, tuple[str, ...] | None] = dict.fromkeys(addresses)
+    for start, end, source in ranges.pieces():
+        for address in range(max(start, addresses.start), min(end, addresses.stop - 1) + 1):
+            found[address] = ranges.values[source]
+    return found
+
+
+def test_constants_are_appended_to_every_row() -> None:
+    collector = Collector()
+    collector.add(V4, 0, 9, ("AU",))
+    collector.add(V4, 20, 29, ("CN",))
+    columns = apply_rules(collector, ("country",), (("list", "drop"), ("rank", "1")), ())
+    assert columns == ("country", "list", "rank")
+    assert collector.families[V4].values == [("AU", "drop", "1"), ("CN", "drop", "1")]
+
+
+def test_rules_that_cannot_apply_say_why() -> None:
+    with pytest.raises(RuleError, match=r"constants name columns the data already has: \['country'\]"):
+        apply_rules(Collector(), ("country",), (("country", "x"),), ())
+    with pytest.raises(RuleError, match=r"gap_when names columns the data does not have: \['asn'\]"):
+        apply_rules(Collector(), ("country",), (), (("asn", "0"),))
+
+
+def test_a_hole_answers_not_found_inside_a_broader_range_and_ranges_nested_in_it_still_answer() -> None:
+    collector = Collector()
+    collector.add(V4, 0, 99, ("1", "outer"))
+    collector.add(V4, 20, 59, ("0", "Not routed"))  # a hole inside the outer range
+    collector.add(V4, 30, 39, ("7", "inner"))  # nested inside the hole
+    apply_rules(collector, ("asn", "name"), (), (("asn", "0"),))
+    found = _answers(collector, range(100))
+    assert [found[a] for a in (0, 19, 20, 29, 30, 39, 40, 59, 60, 99)] == [
+        ("1", "outer"),
+        ("1", "outer"),
+        None,
+        None,
+        ("7", "inner"),
+        ("7", "inner"),
+        None,
+        None,
+        ("1", "outer"),
+        ("1", "outer"),
+    ]
+    ranges = collector.families[V4]
+    pieces = ranges.pieces()
+    assert all(ranges.values[source] is not HOLE for _, _, source in pieces)
+    assert pieces.gap_end(0) == 29  # the gap after the outer range's first piece is the hole's first part
+
+
+ROW = st.tuples(st.integers(0, 60), st.integers(0, 20), st.sampled_from(["0", "1", "2"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(ROW, min_size=1, max_size=12), merge=st.booleans())
+def test_holes_follow_the_overlap_rule_by_brute_force(rows: list[tuple[int, int, str]], merge: bool) -> None:
+    collector = Collector()
+    for start, length, asn in rows:
+        collector.add(V4, start, start + length, (asn,))
+    apply_rules(collector, ("asn",), (), (("asn", "0"),))
+    ranges = collector.families[V4]
+    found: dict[int, str | None] = dict.fromkeys(range(90))
+    for start, end, source in ranges.pieces(merge_neighbours=merge):
+        for address in range(start, end + 1):
+            found[address] = ranges.values[source][0]
+    for address in range(90):
+        # The overlap rule by brute force: the greatest start, then the narrowest, then the latest row
+        containing = [(s, -(s + n), row, asn) for row, (s, n, asn) in enumerate(rows) if s <= address <= s + n]
+        winner = max(containing)[3] if containing else None
+        assert found[address] == (None if winner == "0" else winner), address
+
+
+def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
+    raw = {"constants": {"list": "drop", "weight": 2, "on": True}, "gap_when": {"asn": 0}, "locale": "de"}
+    parsed = FolderSettings.parse(json.dumps(raw).encode(), "geo/_settings.json")
+    assert parsed.constants == (("list", "drop"), ("weight", "2"), ("on", "true"))
+    assert parsed.gap_when == (("asn", "0"),)
+    assert parsed.locale == "de"
+    # Folders that set none of them keep the digest their versions were built with
+    assert (
+        settings_digest(FolderSettings(max_invalid_rows=3)) == "a5e9793c84c4efb7"
+    )  # as computed before these settings existed
+    assert settings_digest(parsed) != settings_digest(FolderSettings())
+    bads: list[dict[str, object]] = [
+        {"constants": []},
+        {"gap_when": {"asn": [0]}},
+        {"locale": "english!"},
+        {"join": {"on": "x"}},
+    ]
+    for bad in bads:
+        with pytest.raises(FolderError, match=r"geo/_settings\.json"):
+            FolderSettings.parse(json.dumps(bad).encode(), "geo/_settings.json")
+
+
+def test_an_explicit_join_completes_rows_from_the_table_and_leaves_unknown_keys_empty() -> None:
+    spec = JoinSpec.parse({"object": "owners.csv", "on": "owner_id", "columns": ["owner", "email"]})
+    keys = ["geo/ranges.csv", "geo/owners.csv"]
+    assert tables_of(keys, spec) == {"geo/owners.csv"}
+    assert folder_join(keys, spec, "en") == spec
+    table = read_table(
+        ["owner_id,owner,email,notes\n", "7,Lab,lab@example.com,x\n", "8,Ops,ops@example.com,y\n"], spec, "t"
+    )
+    collector = Collector()
+    collector.add(V4, 0, 9, ("7", "a"))
+    collector.add(V4, 20, 29, ("9", "b"))  # no owner 9
+    assert apply_join(collector, ("owner_id", "tag"), spec, table) == ("owner_id", "tag", "owner", "email")
+    assert collector.families[V4].values == [("7", "a", "Lab", "lab@example.com"), ("9", "b", "", "")]
+    with pytest.raises(JoinError, match="not an object of the folder"):
+        folder_join(["geo/ranges.csv"], spec, "en")
+    with pytest.raises(JoinError, match="no columns"):
+        read_table(["owner_id,owner\n"], spec, "t")
+
+
+GEOLITE_KEYS = [
+    "city/GeoLite2-City-Blocks-IPv4.csv",
+    "city/GeoLite2-City-Blocks-IPv6.csv",
+    "city/GeoLite2-City-Locations-de.csv",
+    "city/GeoLite2-City-Locations-en.csv",
+]
+
+
+def test_a_geolite2_folder_joins_on_geoname_id_falling_back_to_the_registered_country() -> None:
+    join = folder_join(GEOLITE_KEYS, None, "en")
+    assert join == JoinSpec("city/GeoLite2-City-Locations-en.csv", "geoname_id", None, "registered_country_geoname_id")
+    assert tables_of(GEOLITE_KEYS, join) == set(GEOLITE_KEYS[2:])  # every locations file, not only the one used
+    assert folder_join(GEOLITE_KEYS, None, "de") == JoinSpec(
+        "city/GeoLite2-City-Locations-de.csv", "geoname_id", None, "registered_country_geoname_id"
+    )
+    with pytest.raises(JoinError, match=r"no locations file for locale 'fr'; the folder has \['de', 'en'\]"):
+        folder_join(GEOLITE_KEYS, None, "fr")
+    assert folder_join(GEOLITE_KEYS[:2], None, "en") is None  # blocks alone: an ordinary CIDR dataset
+    table = read_table(
+        [
+            "geoname_id,locale_code,country_iso_code,city_name\n",
+            "2077456,en,AU,\n",
+            "2151718,en,AU,Melbourne\n",
+        ],
+        join,
+        "locations",
+    )
+    collector = Collector()
+    collector.add(V4, 0, 9, ("2151718", "2077456"))
+    collector.add(V4, 10, 19, ("", "2077456"))  # no city: the registered country's location
+    columns = apply_join(collector, ("geoname_id", "registered_country_geoname_id"), join, table)
+    assert columns == ("geoname_id", "registered_country_geoname_id", "locale_code", "country_iso_code", "city_name")
+    assert collector.families[V4].values == [
+        ("2151718", "2077456", "en", "AU", "Melbourne"),
+        ("", "2077456", "en", "AU", ""),
+    ]
