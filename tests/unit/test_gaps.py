@@ -15,6 +15,7 @@ from fencepost.lookup import Answer, Lookup, Miss
 from fencepost.model import LivePointer, VersionInfo
 from tests.fakes.ranges import MemoryStore
 from tests.reference import answer_of_rows, check_gap, gap_of_rows
+from tests.strategies import related_span
 
 Row = tuple[int, int, int]  # family, start, end: a range as a file gives it
 TOP4, TOP6 = TOP[V4], TOP[V6]
@@ -130,21 +131,7 @@ def range_sets(draw: st.DrawFn) -> list[Row]:
             start, end = sorted(draw(st.lists(_points(family), min_size=2, max_size=2)))
         else:
             family, low, high = draw(st.sampled_from(rows))
-            step = draw(st.sampled_from([0, 1, 2, 2**20]))  # 0: the ranges touch
-            if kind == "duplicate":
-                start, end = low, high
-            elif kind == "nested":
-                start = draw(st.integers(low, high))
-                end = draw(st.integers(start, high))
-            elif kind == "overlap":
-                start = draw(st.integers(low, high))
-                end = min(TOP[family], high + step + 1)
-            elif high + step < TOP[family]:  # beside, after it
-                start = high + step + 1
-                end = min(TOP[family], start + draw(st.sampled_from([0, 1, 2**20])))
-            else:  # beside, before it
-                end = max(0, low - step - 1)
-                start = max(0, end - draw(st.sampled_from([0, 1, 2**20])))
+            start, end = related_span(draw, kind, family, (low, high), [0, 1, 2, 2**20])
         rows.append((family, start, end))
     return rows
 
