@@ -9,9 +9,10 @@ DB file whole, never more than ``max_object_bytes`` of it once decompressed (``r
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -86,6 +87,36 @@ class Bucket:
             body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        yield from self._lines(key, body)
+
+    def lines_if_any(self, key: str) -> Iterator[bytes] | None:
+        """The object's lines, as ``lines`` streams them; None when there is no such object."""
+        body = self._body_if_any(key)
+        return None if body is None else self._lines(key, body)
+
+    def _body_if_any(self, key: str) -> Any:
+        """The object's body stream; None when there is no such object."""
+        try:
+            return self.client.get_object(Bucket=self.name, Key=key)["Body"]
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        except BotoCoreError as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+
+    def put_lines(self, key: str, lines: Iterable[str]) -> None:
+        """Text lines as one gzip object (compressed as they come; the compressed bytes are held until sent)."""
+        buffer = io.BytesIO()
+        with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=6, mtime=0) as packed:
+            for line in lines:
+                packed.write(line.encode())
+        try:
+            self.client.put_object(Bucket=self.name, Key=key, Body=buffer.getvalue(), ContentType="application/gzip")
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
+    def _lines(self, key: str, body: Any) -> Iterator[bytes]:
         head = body.read(2)
         stream: Any = _Prefixed(head, body)
         if head == b"\x1f\x8b":
@@ -118,13 +149,12 @@ class Bucket:
     def _get(self, key: str, limit: int | None = None, setting: str = "MAX_OBJECT_BYTES") -> bytes | None:
         """The whole object (None when there is none); raises ``FileError`` when it holds more than ``limit``."""
         limit = self.limits.max_object_bytes if limit is None else limit
+        body = self._body_if_any(key)
+        if body is None:
+            return None
         try:
-            data: bytes = self.client.get_object(Bucket=self.name, Key=key)["Body"].read(limit + 1)
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                return None
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
-        except BotoCoreError as error:
+            data: bytes = body.read(limit + 1)
+        except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
         if len(data) > limit:
             raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")

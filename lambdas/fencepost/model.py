@@ -15,6 +15,7 @@ __all__ = [
     "BuildRecord",
     "BuildState",
     "DatasetRecord",
+    "DiffSummary",
     "LivePointer",
     "LoadState",
     "LoadStatus",
@@ -97,6 +98,24 @@ RECORD_PROBLEMS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class DiffSummary:
+    """How a build's answers differ from the version live when it was built (``fencepost.core.diffs``).
+
+    ``baseline`` None: nothing to compare with (a first version, or a live version built before versions kept their
+    pieces), as ``note`` says; the counts are then 0 and no ``max_change_percent`` applies.
+    """
+
+    baseline: int | None = None
+    note: str | None = None
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    changed_percent_ipv4: float = 0.0  # of the IPv4 address space, whose answer changed (found <-> NOT_FOUND too)
+    changed_percent_ipv6: float = 0.0
+
+
 @dataclass(slots=True)
 class LoadState:
     """The latest load of a dataset, finished or not."""
@@ -107,6 +126,7 @@ class LoadState:
     items_written: int = 0
     problems: list[Problem] = field(default_factory=list)
     report: str | None = None
+    diff: DiffSummary | None = None  # against the live version, once the build has compared itself with it
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ import gzip
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -83,6 +83,14 @@ class FakeBucket:
             body = gzip.decompress(body)
         *lines, last = body.split(b"\n")  # lines with their endings, as the real bucket streams them
         return iter([line + b"\n" for line in lines] + ([last] if last else []))
+
+    @port
+    def lines_if_any(self, key: str) -> Iterator[bytes] | None:
+        return self.lines(key) if key in self.objects else None
+
+    @port
+    def put_lines(self, key: str, lines: Iterable[str]) -> None:
+        self.objects[key] = gzip.compress("".join(lines).encode(), mtime=0)
 
     @port
     def read_bytes(self, key: str, limit: int) -> bytes:

@@ -16,7 +16,7 @@ from fencepost.dynamo.datasets import (
     STILL_PLANNED,
 )
 from fencepost.dynamo.errors import NotLatestRequest
-from fencepost.model import DatasetRecord, LoadState, LoadStatus, Phase, Problem
+from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 from tests.fakes.kernel import detached, port
 from tests.fakes.serving import FakeServing, only_latest_load
 
@@ -54,6 +54,7 @@ def _load_fields(
     items_written: int | None = None,
     problems: list[Problem] | None = None,
     report: str | None = None,
+    diff: DiffSummary | None = None,
 ) -> None:
     """``SET #load.#<field> = :<field>`` for each field given (``_given`` leaves out the None ones)."""
     if phase is not None:
@@ -66,6 +67,8 @@ def _load_fields(
         load.problems = list(problems)
     if report is not None:
         load.report = report
+    if diff is not None:
+        load.diff = diff
 
 
 class FakeDatasets(FakeServing):
@@ -118,15 +121,16 @@ class FakeDatasets(FakeServing):
         items_written: int | None = None,
         problems: list[Problem] | None = None,
         report: str | None = None,
+        diff: DiffSummary | None = None,
     ) -> bool:
         record = self._read(name)
         if not only_latest_load(record, build):
             return False
         assert record is not None
         record.heartbeat = now
-        _load_fields(
-            record.load, phase=phase, rows_read=rows_read, items_written=items_written, problems=problems, report=report
-        )
+        load = record.load
+        _load_fields(load, phase=phase, rows_read=rows_read, items_written=items_written, problems=problems)
+        _load_fields(load, report=report, diff=diff)
         self._write(record)
         return True
 

@@ -70,6 +70,7 @@ def test_a_record_with_only_a_request_reads_back_with_defaults() -> None:
         "items_written": 0,
         "problems": [],
         "report": None,
+        "diff": None,
     }
 
 

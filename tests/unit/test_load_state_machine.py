@@ -16,7 +16,7 @@ import pytest
 
 from fencepost.dynamo.errors import StoreUnavailable
 from fencepost.loading.messages import Lane
-from fencepost.model import BuildState, LoadState, LoadStatus, Phase
+from fencepost.model import BuildState, DiffSummary, LoadState, LoadStatus, Phase
 from tests.fakes import DATASET, Envelope, World, loader_settings
 from tests.faults import expected_items
 from tests.support import V4_FILE, read_tsv
@@ -205,7 +205,8 @@ def test_two_builds_of_one_dataset_converge_on_the_newest(race: Race) -> None:
     world = World(loader_settings(chunk_items=50))
     world.upload("geo/a.tsv", tsv(A))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
-    assert world.record().load == LoadState(1, Phase.WRITING, 150, 0, [], "_reports/geo/1.json")
+    first = DiffSummary(note="the first version of the dataset: nothing to compare with")
+    assert world.record().load == LoadState(1, Phase.WRITING, 150, 0, [], "_reports/geo/1.json", first)
     # When a second object arrives and build 2 is planned before build 1's chunks are written
     world.upload("geo/b.tsv", tsv(B))
     world.settle(hold=lambda e: e.lane == Lane.DATA)

@@ -69,6 +69,11 @@ def report_key(dataset: str, build: int) -> str:
     return f"{REPORTS_PREFIX}{dataset}/{build}.json"
 
 
+def pieces_key(dataset: str, build: int) -> str:
+    """Where a build keeps its sorted pieces (bounds, answer hashes) beside its report: the next build's baseline."""
+    return f"{REPORTS_PREFIX}{dataset}/{build}.pieces.gz"
+
+
 @dataclass(frozen=True, slots=True)
 class FolderSettings:
     """The optional ``_settings.json`` of a folder.
@@ -93,6 +98,7 @@ class FolderSettings:
     gap_when: Pairs = ()
     join: JoinSpec | None = None
     locale: str = "en"
+    max_change_percent: float | None = None  # a build changing more of IPv4 or IPv6 space than this fails
 
     @property
     def read_options(self) -> ReadOptions:
@@ -107,7 +113,7 @@ class FolderSettings:
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
-        known |= {"join", "locale"}
+        known |= {"join", "locale", "max_change_percent"}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -136,6 +142,11 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(locale, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?", locale):
         raise FolderError(f'{where}: locale must be a language code such as "en", "de" or "pt-BR"')
     found["locale"] = locale
+    limit = document.get("max_change_percent")
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 <= limit <= 100:
+            raise FolderError(f"{where}: max_change_percent must be a number from 0 to 100")
+        found["max_change_percent"] = float(limit)
     return found
 
 

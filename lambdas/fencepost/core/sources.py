@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from fencepost.core.folders import FolderSettings
 
-ADDED_LATER = ("constants", "gap_when", "join", "locale")
+ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_change_percent")
 
 
 def settings_digest(settings: FolderSettings) -> str:

@@ -11,7 +11,7 @@ from fencepost.dynamo.client import Condition, ConditionFailed
 from fencepost.dynamo.codec import decode
 from fencepost.dynamo.errors import NotLatestRequest
 from fencepost.dynamo.serving import ServingTable, record_key
-from fencepost.model import DatasetRecord, LoadState, LoadStatus, Phase, Problem
+from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 
 ONLY_LATEST_REQUEST = Condition(
     "only the latest change to a folder builds, and only once",
@@ -92,10 +92,11 @@ class DatasetTable(ServingTable):
         items_written: int | None = None,
         problems: list[Problem] | None = None,
         report: str | None = None,
+        diff: DiffSummary | None = None,
     ) -> bool:
         """Progress of the latest load (the fields given); False when a newer load has taken over the record."""
         sets, values = _load_fields(
-            phase=phase, rows_read=rows_read, items_written=items_written, problems=problems, report=report
+            phase=phase, rows_read=rows_read, items_written=items_written, problems=problems, report=report, diff=diff
         )
         values.update({":now": now, ":build": build})
         return self.table.applied(_key(name), f"SET #heartbeat = :now{sets}", values, ONLY_LATEST_LOAD)

@@ -181,9 +181,17 @@ class Planner:
         if not len(read.collector):
             fail(dataset, build, [Problem("", None, "the objects hold no ranges")], objects=objects, started=started)
             return
-        merge = settings.merge_neighbours
         self.publisher.publish(
-            dataset, build, objects, read, merge=merge, started=started, deadline=delivery.deadline, settings=digest
+            dataset,
+            build,
+            objects,
+            read,
+            merge=settings.merge_neighbours,
+            started=started,
+            deadline=delivery.deadline,
+            settings=digest,
+            baseline=None if record.retired else record.live,
+            max_change_percent=settings.max_change_percent,
         )
 
     def _retire(self, dataset: str, build: int, record: DatasetRecord) -> None:

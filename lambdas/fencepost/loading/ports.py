@@ -15,7 +15,7 @@ from fencepost.core.folders import FolderSettings
 from fencepost.core.items import Item
 from fencepost.dynamo.writer import WriteOutcome
 from fencepost.loading.messages import Command
-from fencepost.model import BuildRecord, BuildState, ObjectRef, Phase, Problem
+from fencepost.model import BuildRecord, BuildState, DiffSummary, ObjectRef, Phase, Problem
 
 
 class Clock(Protocol):
@@ -82,6 +82,7 @@ class LoadProgress(Protocol):
         items_written: int | None = None,
         problems: list[Problem] | None = None,
         report: str | None = None,
+        diff: DiffSummary | None = None,
     ) -> bool: ...
 
 

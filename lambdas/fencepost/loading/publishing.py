@@ -15,9 +15,10 @@ from typing import Protocol
 
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
-from fencepost.core.folders import report_key
+from fencepost.core.folders import report_key, settings_keys
 from fencepost.core.problems import for_record
 from fencepost.dynamo.errors import StoreUnavailable
+from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
 from fencepost.loading.messages import WriteChunk
@@ -39,6 +40,7 @@ class BuildStarts(Protocol):
 
 @dataclass(kw_only=True, slots=True)
 class Publisher:
+    comparer: Comparer
     datasets: LoadProgress
     versions: VersionWrites
     builds: BuildStarts
@@ -62,7 +64,10 @@ class Publisher:
         started: float,
         deadline: float,
         settings: str | None = None,
+        baseline: int | None = None,
+        max_change_percent: float | None = None,
     ) -> None:
+        """Flatten, compare with the ``baseline`` (live) version and apply the gate, then write the version."""
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
         book = chunks.Book(families, pieces)
@@ -70,6 +75,13 @@ class Publisher:
         partitions = sum(len(directory.partitions) for directory in directories.values())
         if partitions > read.limits.max_directory_partitions:
             problems = [Problem("", None, read.limits.directory_too_large(partitions)), *read.problems.kept]
+            total = read.problems.count + 1
+            self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
+            return
+        comparison = self.comparer.compare(dataset, build, families, pieces, baseline)
+        refusal = comparison.refusal(max_change_percent)
+        if refusal is not None:
+            problems = [Problem(settings_keys(dataset)[-1], None, refusal), *read.problems.kept]
             total = read.problems.count + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
@@ -99,10 +111,18 @@ class Publisher:
             items=len(book),
             problems=read.problems,
             started=started,
+            diff=comparison.summary,
         )
         kept = for_record(read.problems.kept, RECORD_PROBLEMS)
         self.datasets.update_load(
-            dataset, build, self.clock(), phase=Phase.WRITING, rows_read=read.rows, problems=kept, report=key
+            dataset,
+            build,
+            self.clock(),
+            phase=Phase.WRITING,
+            rows_read=read.rows,
+            problems=kept,
+            report=key,
+            diff=comparison.summary,
         )
         here: list[tuple[int, Sequence[int], str]] = []  # chunks written from this invocation
 

@@ -10,7 +10,7 @@ from typing import Any
 from fencepost.core.build import ProblemLog
 from fencepost.core.folders import report_key
 from fencepost.loading.ports import Clock, Documents
-from fencepost.model import BuildRecord, ObjectRef
+from fencepost.model import BuildRecord, DiffSummary, ObjectRef
 
 
 def iso(epoch: float) -> str:
@@ -33,6 +33,7 @@ class Reports:
         items: int,
         problems: ProblemLog,
         started: float | None,
+        diff: DiffSummary | None = None,
     ) -> None:
         self.documents.put_json(
             report_key(dataset, build),
@@ -48,6 +49,7 @@ class Reports:
                 "problems": [asdict(problem) for problem in problems.kept],
                 "started_at": iso(started) if started else None,
                 "updated_at": iso(self.clock()),
+                **({"diff": asdict(diff)} if diff is not None else {}),
             },
         )
 

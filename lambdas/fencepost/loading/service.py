@@ -7,6 +7,7 @@ from typing import Protocol
 
 from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import BuildRecords, Deletions, LoadRecords, Sweeper, VersionItems
+from fencepost.loading.comparing import Comparer, PieceFiles
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.dispatch import Dispatcher
 from fencepost.loading.failing import Failures
@@ -32,7 +33,7 @@ class BuildStore(BuildRecords, BuildStarts, ChunkCounts, Protocol): ...
 class VersionStore(VersionItems, VersionWrites, Protocol): ...
 
 
-class Bucket(Folder, Documents, Protocol): ...
+class Bucket(Folder, Documents, PieceFiles, Protocol): ...
 
 
 class LoadingService:
@@ -93,6 +94,7 @@ class LoadingService:
             clock=clock,
         )
         publisher = Publisher(
+            comparer=Comparer(files=bucket, telemetry=telemetry),
             datasets=datasets,
             versions=versions,
             builds=builds,

@@ -1,0 +1,235 @@
+"""What changed between two versions, from their sorted pieces alone: no AWS, no version read back from DynamoDB.
+
+A build writes one line per stored piece (``piece_lines``: family, bounds in hex, and a hash of what a lookup there
+answers, its metadata and its range). Two such streams, both in address order, are compared by a streaming merge
+(``_segments``) that cuts the address space into the stretches where the pair (old piece, new piece) is constant;
+``diff`` counts them and ``changed_pieces`` lists the stretches whose answer differs. Neither holds more than one
+piece of each stream, so two versions of millions of pieces compare in constant memory.
+
+An address in no piece answers NOT_FOUND, so found -> NOT_FOUND and NOT_FOUND -> found are changes like any other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final, NamedTuple
+
+from fencepost.core.addresses import BITS, FAMILIES, TOP, V4, V6
+from fencepost.core.build import FamilyRanges, Pieces
+
+HASH_BYTES: Final = 8
+_LINE: Final = re.compile(r"([46])\t([0-9a-f]{1,32})\t([0-9a-f]{1,32})\t([0-9a-f]{" + str(2 * HASH_BYTES) + r"})\n?")
+
+
+def answer_hash(values: tuple[str, ...], range_span: tuple[int, int]) -> str:
+    """A short stable hash (16 hex digits) of a lookup's answer: its metadata and the range it reports.
+
+    JSON with ASCII escapes encodes the tuple unambiguously (no separator can be forged by a value), and the same on
+    every Python version.
+    """
+    text = json.dumps([range_span[0], range_span[1], *values], separators=(",", ":"))
+    return hashlib.blake2b(text.encode("ascii"), digest_size=HASH_BYTES).hexdigest()
+
+
+class PieceLine(NamedTuple):
+    """One stored piece as a build's pieces file gives it."""
+
+    family: int
+    start: int
+    end: int
+    hash: str
+
+
+class Change(NamedTuple):
+    """A stretch ``[start, end]`` of ``family`` whose answer changed; a hash of None is NOT_FOUND."""
+
+    family: int
+    start: int
+    end: int
+    old_hash: str | None
+    new_hash: str | None
+
+
+def piece_lines(families: Mapping[int, FamilyRanges], pieces: Mapping[int, Pieces]) -> Iterator[str]:
+    """``"<family>\\t<start hex>\\t<end hex>\\t<hash>\\n"`` per stored piece: IPv4 then IPv6, in address order.
+
+    ``pieces[family]`` are the pieces of ``families[family]`` (``FamilyRanges.pieces``); a family missing from
+    ``pieces`` has none.
+    """
+    for family in FAMILIES:
+        if family not in pieces:
+            continue
+        ranges = families[family]
+        cached: tuple[int, str] | None = None  # consecutive pieces often share a source (a range split by a nested one)
+        for start, end, source in pieces[family]:
+            if cached is None or cached[0] != source:
+                span = (ranges.starts[source], ranges.ends[source])
+                cached = source, answer_hash(ranges.values[source], span)
+            yield f"{family}\t{start:x}\t{end:x}\t{cached[1]}\n"
+
+
+def parse_piece_line(line: str) -> PieceLine:
+    """The inverse of ``piece_lines`` for one line (its newline optional); ValueError on anything else."""
+    match = _LINE.fullmatch(line)
+    if match is None:
+        raise ValueError(
+            f"malformed piece line {line[:200]!r}: expected family, start and end in lowercase hex, and a "
+            f"{2 * HASH_BYTES}-digit hash, separated by tabs"
+        )
+    family, start, end, digest = match.groups()
+    return PieceLine(int(family), int(start, 16), int(end, 16), digest)
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """Counts of a comparison. Pieces are matched by their bounds: same bounds and hash are ``unchanged``, same
+    bounds and another hash ``changed``; the others are ``added`` (new) or ``removed`` (old).
+    ``changed_v4``/``changed_v6`` count the addresses whose answer differs, exactly."""
+
+    unchanged: int = 0
+    changed: int = 0
+    added: int = 0
+    removed: int = 0
+    changed_v4: int = 0
+    changed_v6: int = 0
+
+    def fraction(self, family: int) -> Fraction:
+        """The exact share of ``family``'s address space whose answer changed, between 0 and 1."""
+        return Fraction(self.changed_v4 if family == V4 else self.changed_v6, 1 << BITS[family])
+
+    @property
+    def percent_v4(self) -> float:
+        return float(self.fraction(V4) * 100)
+
+    @property
+    def percent_v6(self) -> float:
+        return float(self.fraction(V6) * 100)
+
+    @property
+    def max_percent(self) -> float:
+        return max(self.percent_v4, self.percent_v6)
+
+    def exceeds(self, percent: float | Fraction) -> bool:
+        """Whether either family changed in more than ``percent`` of its addresses, decided exactly (no rounding)."""
+        limit = Fraction(percent) / 100
+        return any(self.fraction(family) > limit for family in FAMILIES)
+
+    def to_report(self) -> dict[str, Any]:
+        """JSON-ready counts; percents to 6 significant digits (a non-zero share never shows as 0).
+
+        IPv6 address counts may exceed 2**53 (and 38 digits): they are exact ints, not for a JSON number in JS."""
+        return {
+            "ranges": {
+                "added": self.added,
+                "removed": self.removed,
+                "changed": self.changed,
+                "unchanged": self.unchanged,
+            },
+            "changed_addresses": {"ipv4": self.changed_v4, "ipv6": self.changed_v6},
+            "changed_percent": {"ipv4": _rounded(self.percent_v4), "ipv6": _rounded(self.percent_v6)},
+        }
+
+
+def _rounded(percent: float) -> float:
+    # Six significant digits, not decimal places: the smallest share (one IPv6 address, ~2.9e-37 %) stays non-zero.
+    return float(f"{percent:.6g}")
+
+
+def _checked(lines: Iterable[PieceLine], which: str) -> Iterator[PieceLine]:
+    """The pieces as given, after checking each against the previous: families in order, each piece within its
+    family's space, after the previous one and not overlapping it."""
+    previous: PieceLine | None = None
+    for number, piece in enumerate(lines, 1):
+        family, start, end, _ = piece
+        if family not in FAMILIES:
+            raise ValueError(f"{which} piece {number}: unknown address family {family}")
+        if not 0 <= start <= end <= TOP[family]:
+            raise ValueError(f"{which} piece {number}: bounds {start:#x}..{end:#x} are not a range of IPv{family}")
+        if previous is not None and (family < previous.family or (family == previous.family and start <= previous.end)):
+            raise ValueError(
+                f"{which} piece {number} (IPv{family} {start:#x}..{end:#x}) is not after the previous one "
+                f"(IPv{previous.family} {previous.start:#x}..{previous.end:#x}): pieces must be sorted and disjoint"
+            )
+        previous = piece
+        yield piece
+
+
+def _segments(
+    old: Iterable[PieceLine], new: Iterable[PieceLine]
+) -> Iterator[tuple[int, int, int, PieceLine | None, PieceLine | None]]:
+    """``(family, start, end, old piece, new piece)`` for every stretch covered by either stream, in order, cut
+    wherever either piece starts or ends. Every address of a piece is in exactly one stretch, and one stretch begins
+    at each piece's start. Streams are checked as they are read (``ValueError``)."""
+    olds, news = _checked(old, "old"), _checked(new, "new")
+    o, n = next(olds, None), next(news, None)
+    o_at = o.start if o else 0  # the first address of ``o`` not yet in a stretch
+    n_at = n.start if n else 0
+    while o is not None or n is not None:
+        if o is not None and n is not None and (o.family, o_at) == (n.family, n_at):
+            end = min(o.end, n.end)
+            yield o.family, o_at, end, o, n
+            o_at = n_at = end + 1
+        elif n is None or (o is not None and (o.family, o_at) < (n.family, n_at)):
+            assert o is not None
+            end = min(o.end, n_at - 1) if n is not None and n.family == o.family else o.end
+            yield o.family, o_at, end, o, None
+            o_at = end + 1
+        else:
+            end = min(n.end, o_at - 1) if o is not None and o.family == n.family else n.end
+            yield n.family, n_at, end, None, n
+            n_at = end + 1
+        if o is not None and o_at > o.end:
+            o = next(olds, None)
+            o_at = o.start if o else 0
+        if n is not None and n_at > n.end:
+            n = next(news, None)
+            n_at = n.start if n else 0
+
+
+def diff(old: Iterable[PieceLine], new: Iterable[PieceLine]) -> Diff:
+    """Compare two versions' pieces, each sorted (``piece_lines`` order) and disjoint, in one streaming pass."""
+    olds = news = matched = unchanged = 0
+    changed = dict.fromkeys(FAMILIES, 0)
+    for family, start, end, o, n in _segments(old, new):
+        olds += o is not None and start == o.start
+        news += n is not None and start == n.start
+        if o is not None and n is not None and (o.start, o.end) == (n.start, n.end):
+            matched += 1  # same bounds: this stretch is the whole of both pieces
+            unchanged += o.hash == n.hash
+        if (o.hash if o else None) != (n.hash if n else None):
+            changed[family] += end - start + 1
+    return Diff(
+        unchanged=unchanged,
+        changed=matched - unchanged,
+        added=news - matched,
+        removed=olds - matched,
+        changed_v4=changed[V4],
+        changed_v6=changed[V6],
+    )
+
+
+def changed_pieces(old: Iterable[PieceLine], new: Iterable[PieceLine]) -> Iterator[Change]:
+    """The stretches whose answer changed, in order; touching stretches with the same old and new hashes merged."""
+    pending: Change | None = None
+    for family, start, end, o, n in _segments(old, new):
+        before, after = (o.hash if o else None), (n.hash if n else None)
+        if before == after:
+            continue
+        if pending is not None and (pending.family, pending.end + 1, pending.old_hash, pending.new_hash) == (
+            family,
+            start,
+            before,
+            after,
+        ):
+            pending = pending._replace(end=end)
+            continue
+        if pending is not None:
+            yield pending
+        pending = Change(family, start, end, before, after)
+    if pending is not None:
+        yield pending

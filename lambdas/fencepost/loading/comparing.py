@@ -1,0 +1,84 @@
+"""Comparing a build with the live version, before anything of it is written, and the gate that may stop it.
+
+Every build keeps its sorted pieces (bounds and a hash of each answer) in the bucket, beside its report
+(``core.folders.pieces_key``). The next build compares its own pieces with the live version's file by a streaming
+merge (``core.diffs``): the live version is never read back from DynamoDB, and only this build's pieces are held
+in memory. A folder's ``max_change_percent`` fails a build whose answers changed for a larger share of the IPv4
+or of the IPv6 address space than it allows; the live version keeps answering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from fencepost.core.build import FamilyRanges, Pieces
+from fencepost.core.diffs import Diff, diff, parse_piece_line, piece_lines
+from fencepost.core.folders import pieces_key
+from fencepost.loading.ports import Telemetry
+from fencepost.model import DiffSummary
+
+
+class PieceFiles(Protocol):
+    def put_lines(self, key: str, lines: Iterable[str]) -> None: ...
+    def lines_if_any(self, key: str) -> Iterator[bytes] | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    summary: DiffSummary
+    found: Diff | None = None  # None: there was no baseline
+
+    def refusal(self, max_change_percent: float | None) -> str | None:
+        """Why the gate stops this build; None when it may go on."""
+        if max_change_percent is None or self.found is None or not self.found.exceeds(max_change_percent):
+            return None
+        summary = self.summary
+        return (
+            f"the answers changed for {summary.changed_percent_ipv4:g}% of the IPv4 and "
+            f"{summary.changed_percent_ipv6:g}% of the IPv6 address space since version {summary.baseline}; "
+            f"max_change_percent allows {max_change_percent:g}%: the live version keeps answering (upload "
+            "_settings.json again with a higher limit, or none, to let these objects build)"
+        )
+
+
+@dataclass(kw_only=True, frozen=True, slots=True)
+class Comparer:
+    files: PieceFiles
+    telemetry: Telemetry
+
+    def compare(
+        self,
+        dataset: str,
+        build: int,
+        families: Mapping[int, FamilyRanges],
+        pieces: Mapping[int, Pieces],
+        baseline: int | None,
+    ) -> Comparison:
+        """Keep this build's pieces, and compare them with the ``baseline`` version's (the live one)."""
+        self.files.put_lines(pieces_key(dataset, build), piece_lines(families, pieces))
+        if baseline is None:
+            return Comparison(DiffSummary(note="the first version of the dataset: nothing to compare with"))
+        old = self.files.lines_if_any(pieces_key(dataset, baseline))
+        if old is None:
+            note = f"version {baseline} was built before versions kept their pieces: nothing to compare with"
+            return Comparison(DiffSummary(note=note))
+        found = diff(
+            (parse_piece_line(line.decode()) for line in old),
+            (parse_piece_line(line) for line in piece_lines(families, pieces)),
+        )
+        summary = DiffSummary(
+            baseline,
+            None,
+            found.added,
+            found.removed,
+            found.changed,
+            found.unchanged,
+            found.percent_v4,
+            found.percent_v6,
+        )
+        self.telemetry.metrics.add_metric(name="ChangedPercent", unit=MetricUnit.Percent, value=found.max_percent)
+        return Comparison(summary, found)

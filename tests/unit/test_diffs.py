@@ -1,0 +1,289 @@
+"""Diffs between versions: examples, and a property test against brute force over the original rows.
+
+The brute force answers each address from the rows themselves (``tests.reference.answer_of_rows``), not from the
+flattened pieces, so it checks flattening, the pieces file and the streaming merge together.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fencepost.core.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
+from fencepost.core.build import HOLE, FamilyRanges
+from fencepost.core.diffs import (
+    Change,
+    Diff,
+    PieceLine,
+    answer_hash,
+    changed_pieces,
+    diff,
+    parse_piece_line,
+    piece_lines,
+)
+from fencepost.core.keys import PARTITION_BITS
+from tests.reference import answer_of_rows
+
+Row = tuple[int, int, int, tuple[str, ...]]  # family, start, end, metadata: a range as a file gives it
+
+
+def _version(rows: Sequence[Row]) -> list[PieceLine]:
+    """The pieces file of a version built from ``rows`` as a load builds it, read back line by line."""
+    ranges = {family: FamilyRanges(family) for family in FAMILIES}
+    for family, start, end, values in rows:
+        for part_family, part_start, part_end in unmapped(family, start, end):
+            ranges[part_family].add(part_start, part_end, values)
+    pieces = {family: ranges[family].pieces() for family in FAMILIES}
+    return [parse_piece_line(line) for line in piece_lines(ranges, pieces)]
+
+
+def _diff(old: Sequence[Row], new: Sequence[Row]) -> Diff:
+    return diff(iter(_version(old)), iter(_version(new)))
+
+
+def _h(values: tuple[str, ...], start: int, end: int) -> str:
+    return answer_hash(values, (start, end))
+
+
+# -- examples ------------------------------------------------------------------------------------------------------
+
+
+def test_identical_versions_are_all_unchanged() -> None:
+    rows: list[Row] = [(V4, 0, 99, ("a",)), (V4, 10, 20, ("b",)), (V6, 2**100, 2**101, ("c",))]
+    result = _diff(rows, rows)
+    assert result == Diff(unchanged=4)  # 0-9, 10-20, 21-99 and the IPv6 range
+    assert result.max_percent == 0.0
+    assert not result.exceeds(0)
+    assert list(changed_pieces(_version(rows), _version(rows))) == []
+    assert result.to_report() == {
+        "ranges": {"added": 0, "removed": 0, "changed": 0, "unchanged": 4},
+        "changed_addresses": {"ipv4": 0, "ipv6": 0},
+        "changed_percent": {"ipv4": 0.0, "ipv6": 0.0},
+    }
+
+
+def test_a_piece_whose_data_changed() -> None:
+    old: list[Row] = [(V4, 0, 9, ("a",)), (V4, 10, 19, ("b",))]
+    new: list[Row] = [(V4, 0, 9, ("a",)), (V4, 10, 19, ("B",))]
+    assert _diff(old, new) == Diff(unchanged=1, changed=1, changed_v4=10)
+    assert list(changed_pieces(_version(old), _version(new))) == [
+        Change(V4, 10, 19, _h(("b",), 10, 19), _h(("B",), 10, 19))
+    ]
+
+
+def test_a_piece_split_in_two_changes_only_where_its_answer_changed() -> None:
+    # The range's reported extent is part of the answer: halving it changes every address, even with equal data
+    old: list[Row] = [(V4, 0, 99, ("a",))]
+    new: list[Row] = [(V4, 0, 49, ("a",)), (V4, 50, 99, ("a",))]
+    assert _diff(old, new) == Diff(added=2, removed=1, changed_v4=100)
+    # A nested range splits the outer piece in three; only the nested stretch answers something else
+    nested: list[Row] = [(V4, 0, 99, ("a",)), (V4, 40, 59, ("b",))]
+    assert _diff(old, nested) == Diff(added=3, removed=1, changed_v4=20)
+    assert list(changed_pieces(_version(old), _version(nested))) == [
+        Change(V4, 40, 59, _h(("a",), 0, 99), _h(("b",), 40, 59))
+    ]
+
+
+def test_a_removed_range_counts_as_changed_addresses() -> None:
+    old: list[Row] = [(V4, 0, 9, ("a",)), (V4, 1 << 24, (2 << 24) - 1, ("b",))]
+    new: list[Row] = [(V4, 0, 9, ("a",))]
+    result = _diff(old, new)
+    assert result == Diff(unchanged=1, removed=1, changed_v4=1 << 24)
+    assert result.percent_v4 == 100 / 256
+    assert result.to_report()["changed_percent"] == {"ipv4": 0.390625, "ipv6": 0.0}
+    assert list(changed_pieces(_version(old), _version(new))) == [
+        Change(V4, 1 << 24, (2 << 24) - 1, _h(("b",), 1 << 24, (2 << 24) - 1), None)
+    ]
+    # And the other way round, NOT_FOUND -> found
+    assert _diff(new, old) == Diff(unchanged=1, added=1, changed_v4=1 << 24)
+
+
+def test_a_whole_new_ipv6_range() -> None:
+    old: list[Row] = [(V4, 5, 9, ("a",))]
+    new: list[Row] = [(V4, 5, 9, ("a",)), (V6, 1 << 125, (1 << 126) - 1, ("x",))]
+    result = _diff(old, new)
+    assert result == Diff(unchanged=1, added=1, changed_v6=1 << 125)
+    assert (result.percent_v4, result.percent_v6, result.max_percent) == (0.0, 12.5, 12.5)
+    assert result.exceeds(12)
+    assert not result.exceeds(12.5)
+
+
+def test_ipv4_and_ipv6_are_counted_separately_and_a_single_ipv6_address_is_never_zero_percent() -> None:
+    old: list[Row] = [(V4, 0, 3, ("a",)), (V6, 0, 3, ("a",))]
+    new: list[Row] = [(V4, 0, 3, ("b",)), (V6, 0, 2, ("a",)), (V6, 3, 3, ("a",))]
+    result = _diff(old, new)
+    assert result == Diff(changed=1, added=2, removed=1, changed_v4=4, changed_v6=4)
+    one = Diff(changed_v6=1)
+    assert 0 < one.to_report()["changed_percent"]["ipv6"] == pytest.approx(100 / 2**128)
+    assert one.exceeds(0)
+    assert not one.exceeds(1e-36)
+    assert list(changed_pieces(_version(old), _version(new))) == [
+        Change(V4, 0, 3, _h(("a",), 0, 3), _h(("b",), 0, 3)),
+        Change(V6, 0, 2, _h(("a",), 0, 3), _h(("a",), 0, 2)),
+        Change(V6, 3, 3, _h(("a",), 0, 3), _h(("a",), 3, 3)),
+    ]
+
+
+def test_touching_changes_with_the_same_hashes_are_merged() -> None:
+    old = [PieceLine(V4, 0, 4, "a" * 16), PieceLine(V4, 5, 9, "a" * 16), PieceLine(V4, 10, 10, "c" * 16)]
+    new = [PieceLine(V4, 0, 9, "b" * 16)]
+    assert list(changed_pieces(old, new)) == [
+        Change(V4, 0, 9, "a" * 16, "b" * 16),  # the old pieces' cut does not show
+        Change(V4, 10, 10, "c" * 16, None),
+    ]
+    assert diff(old, new) == Diff(added=1, removed=3, changed_v4=11)
+
+
+def test_piece_lines_round_trip_and_malformed_lines_are_refused() -> None:
+    ranges = {V4: FamilyRanges(V4), V6: FamilyRanges(V6)}
+    ranges[V6].add(0, TOP[V6], ("x", "y"))
+    ranges[V4].add(10, 20, ("a\tb", "é"))
+    lines = list(piece_lines(ranges, {family: ranges[family].pieces() for family in (V6, V4)}))
+    tabbed, whole = _h(("a\tb", "é"), 10, 20), _h(("x", "y"), 0, TOP[V6])
+    assert lines == [f"4\ta\t14\t{tabbed}\n", f"6\t0\t{'f' * 32}\t{whole}\n"]
+    assert parse_piece_line(lines[1]) == PieceLine(V6, 0, TOP[V6], _h(("x", "y"), 0, TOP[V6]))
+    assert parse_piece_line(lines[0].rstrip("\n")).start == 10
+    assert _h(("a", "b"), 0, 1) != _h(("a,b",), 0, 1) != _h(("a",), 0, 1)
+    zeros = "0" * 16
+    bad_lines = ["", "4\t0\t1\n", f"4\t0x1\t2\t{zeros}", f"4\t0\t1\t{zeros[1:]}", f"4\t0\tA\t{zeros}", "4 0 1 x"]
+    for bad in [*bad_lines, f"5\t0\t1\t{zeros}", f"4\t0\t1\t{zeros}\n\n"]:
+        with pytest.raises(ValueError, match="malformed piece line"):
+            parse_piece_line(bad)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "message"),
+    [
+        ([PieceLine(V4, 5, 9, "0" * 16), PieceLine(V4, 0, 1, "0" * 16)], "sorted and disjoint"),
+        ([PieceLine(V4, 0, 5, "0" * 16), PieceLine(V4, 5, 9, "0" * 16)], "sorted and disjoint"),
+        ([PieceLine(V6, 0, 5, "0" * 16), PieceLine(V4, 9, 9, "0" * 16)], "sorted and disjoint"),
+        ([PieceLine(V4, 9, 5, "0" * 16)], "not a range"),
+        ([PieceLine(V4, 0, TOP[V4] + 1, "0" * 16)], "not a range"),
+        ([PieceLine(5, 0, 1, "0" * 16)], "unknown address family"),
+    ],
+)
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_unsorted_or_overlapping_input_is_refused(pieces: list[PieceLine], message: str, side: str) -> None:
+    fine = [PieceLine(V4, 0, 3, "0" * 16)]
+    old, new = (pieces, fine) if side == "old" else (fine, pieces)
+    with pytest.raises(ValueError, match=f"{side} piece .*{message}"):
+        diff(old, new)
+    with pytest.raises(ValueError, match=message):
+        list(changed_pieces(old, new))
+
+
+def test_the_streams_are_read_lazily() -> None:
+    def stream(count: int) -> Iterator[PieceLine]:
+        for index in range(count):
+            yield PieceLine(V4, 2 * index, 2 * index, "0" * 16)
+        raise AssertionError("read past the end")  # pragma: no cover
+
+    changes = changed_pieces(stream(10**9), (PieceLine(V4, 1, 1, "1" * 16),))
+    assert next(changes) == Change(V4, 0, 0, "0" * 16, None)
+    assert next(changes) == Change(V4, 1, 1, None, "1" * 16)
+
+
+# -- against brute force -------------------------------------------------------------------------------------------
+
+_WIDTH = 150  # each family's window reaches this far either side of its centre, a partition boundary
+_LABELS = [("a",), ("b",), ("a", "b"), HOLE]  # few labels: equal answers are frequent; HOLE answers NOT_FOUND
+
+
+def _centre(family: int, partition: int) -> int:
+    return partition << (128 - PARTITION_BITS[V6] if family == V6 else 32 - PARTITION_BITS[V4])
+
+
+@st.composite
+def _rows(draw: st.DrawFn, centres: dict[int, int]) -> list[Row]:
+    """Rows in each family's window, a few reaching to an end of the address space (IPv6 ones over the mapped
+    block: their middle part is IPv4), with few labels; ranges repeated, nested and overlapping by chance."""
+    rows: list[Row] = []
+    for _ in range(draw(st.integers(0, 10))):
+        family = draw(st.sampled_from(FAMILIES))
+        window = st.integers(centres[family] - _WIDTH, centres[family] + _WIDTH)
+        bound = st.one_of(window, window, window, st.sampled_from([0, TOP[family]]))
+        start, end = sorted([draw(bound), draw(bound)])
+        repeat: bool = draw(st.booleans())
+        if rows and repeat:
+            family, start, end, _ = draw(st.sampled_from(rows))  # the same range again, perhaps other data
+        rows.append((family, start, end, draw(st.sampled_from(_LABELS))))
+    return rows
+
+
+def _seen(row: Row, family: int, address: int) -> tuple[int, int]:
+    """The part of ``row`` that answers ``(family, address)``: its own range, or for an IPv6 row its mapped part
+    (as IPv4) or its part on the address's side of the mapped block, as a load stores it."""
+    row_family, start, end, _ = row
+    if family == V4 and row_family == V6:
+        return max(start, MAPPED_FIRST) - MAPPED_FIRST, min(end, MAPPED_LAST) - MAPPED_FIRST
+    if family == V6 and address < MAPPED_FIRST:
+        return start, min(end, MAPPED_FIRST - 1)
+    if family == V6:
+        return max(start, MAPPED_LAST + 1), end
+    return start, end
+
+
+def _answer(rows: Sequence[Row], family: int, address: int) -> str | None:
+    """The hash of the answer at ``(family, address)`` by brute force over the rows; None: NOT_FOUND."""
+    row = answer_of_rows([(f, s, e) for f, s, e, _ in rows], family, address)
+    if row is None or rows[row][3] is HOLE:
+        return None
+    return answer_hash(rows[row][3], _seen(rows[row], family, address))
+
+
+def _universe(family: int, centre: int) -> Iterator[tuple[int, int]]:
+    """``(address, weight)``: every address of the window, and one address standing for each stretch outside it
+    (none of whose addresses is a row's bound, so all answer alike), weighted by the stretch's length. IPv6 leaves
+    out the mapped block, whose addresses are looked up as IPv4."""
+    low, high = centre - _WIDTH, centre + _WIDTH
+    yield from ((address, 1) for address in range(low, high + 1))
+    outside = [(0, 0), (1, low - 1), (high + 1, TOP[family] - 1), (TOP[family], TOP[family])]
+    if family == V6:
+        outside[1:2] = [(1, MAPPED_FIRST - 1), (MAPPED_LAST + 1, low - 1)]
+    yield from ((first, last - first + 1) for first, last in outside)
+
+
+def _changes_at(changes: list[Change], family: int, address: int) -> tuple[str | None, str | None] | None:
+    found = [(c.old_hash, c.new_hash) for c in changes if c.family == family and c.start <= address <= c.end]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), partitions=st.tuples(st.integers(1, 255), st.integers(1, 2**20 - 1)))
+def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, partitions: tuple[int, int]) -> None:
+    # Given two versions built from random rows in a window around a partition boundary of each family
+    centres = {V4: _centre(V4, partitions[0]), V6: _centre(V6, partitions[1])}
+    old, new = data.draw(_rows(centres)), data.draw(_rows(centres))
+    old_pieces, new_pieces = _version(old), _version(new)
+    # When they are compared
+    result = diff(iter(old_pieces), iter(new_pieces))
+    changes = list(changed_pieces(iter(old_pieces), iter(new_pieces)))
+    # Then the changed addresses are those whose answer differs, found <-> NOT_FOUND included
+    for family in FAMILIES:
+        expected = 0
+        for address, weight in _universe(family, centres[family]):
+            before, after = _answer(old, family, address), _answer(new, family, address)
+            expected += weight * (before != after)
+            # And the changed stretches hold exactly those addresses, with both answers
+            assert _changes_at(changes, family, address) == ((before, after) if before != after else None)
+        assert (result.changed_v4 if family == V4 else result.changed_v6) == expected
+        assert sum(c.end - c.start + 1 for c in changes if c.family == family) == expected
+    # And the changed stretches are in order, disjoint, and merged where they touch with the same answers
+    for first, second in itertools.pairwise(changes):
+        assert (first.family, first.end) < (second.family, second.start)
+        touching = (first.family, first.end + 1) == (second.family, second.start)
+        assert not touching or (first.old_hash, first.new_hash) != (second.old_hash, second.new_hash)
+    # And pieces are matched by their bounds
+    old_by_bounds = {(p.family, p.start, p.end): p.hash for p in old_pieces}
+    new_by_bounds = {(p.family, p.start, p.end): p.hash for p in new_pieces}
+    both = old_by_bounds.keys() & new_by_bounds.keys()
+    assert result.unchanged == sum(old_by_bounds[key] == new_by_bounds[key] for key in both)
+    assert result.changed == len(both) - result.unchanged
+    assert (result.added, result.removed) == (len(new_pieces) - len(both), len(old_pieces) - len(both))
+    # And comparing a version with itself changes nothing
+    assert diff(old_pieces, old_pieces) == Diff(unchanged=len(old_pieces))
