@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from fencepost.caches import CacheLimits, LruCache, version_bytes
-from fencepost.core.addresses import format_address
+from fencepost.core.addresses import V4, V6, format_address
+from fencepost.core.aliases import Alias, alias_of, carried, clip_at_aliases, widened
 from fencepost.core.gaps import Stretch, gap_after, gap_below
 from fencepost.core.items import Hit
 from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
@@ -89,6 +90,20 @@ class Miss:
             out["gap"] = stretch_body(self.family, self.address, self.gap)
         out.update(reserved_field(self.family, self.address))
         return out
+
+
+def _under(alias: Alias, address: int, outcome: Answer | Miss) -> Answer | Miss:
+    """An answer for the IPv4 address an aliased IPv6 address carries, in IPv6 terms: every stretch widened to
+    the IPv6 addresses under the alias that carry an address of it."""
+    if isinstance(outcome, Miss):
+        return Miss(V6, address, outcome.info, None if outcome.gap is None else widened(alias, outcome.gap))
+    hit = outcome.hit
+    start, end = widened(alias, (hit.start, hit.end))
+    span = widened(alias, (hit.range_start, hit.range_end))
+    texts = (format_address(V6, span[0]), format_address(V6, span[1])) if hit.range_texts else None
+    gap_end = None if hit.gap_end is None else widened(alias, (hit.gap_end, hit.gap_end))[1]
+    shown = Hit(start, end, hit.values, format_address(V6, start), format_address(V6, end), texts, gap_end)
+    return Answer(V6, address, outcome.dataset, shown, outcome.info)
 
 
 def stretch_body(family: int, address: int, stretch: Stretch) -> dict[str, str]:
@@ -187,7 +202,19 @@ class Lookup:
 
     def answer(self, info: VersionInfo, family: int, address: int) -> Answer | Miss:
         """The one-Query fence-post lookup: the last piece at or below the address, if it reaches it; if not, the
-        gap the address is in (from the piece below it, or below every piece from the directory)."""
+        gap the address is in (from the piece below it, or below every piece from the directory). An IPv6 address
+        under one of the version's aliases is answered from the IPv4 address it carries (``core.aliases``)."""
+        if family == V6 and info.aliases:
+            alias = alias_of(info.aliases, address)
+            if alias is not None:
+                return _under(alias, address, self._answer(info, V4, carried(alias, address)))
+            outcome = self._answer(info, family, address)
+            if isinstance(outcome, Miss) and outcome.gap is not None:
+                return Miss(family, address, info, clip_at_aliases(info.aliases, address, outcome.gap))
+            return outcome
+        return self._answer(info, family, address)
+
+    def _answer(self, info: VersionInfo, family: int, address: int) -> Answer | Miss:
         directory = info.directories[family]
         probe = directory.probe(address)
         if probe is None:

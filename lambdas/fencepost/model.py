@@ -244,6 +244,7 @@ class VersionHeader:
     created_at: str
     settings: str | None = None  # the digest of the folder settings it was built with
     gaps: bool | None = None  # True: its pieces carry the gaps after them (None: built before gaps were stored)
+    aliases: tuple[str, ...] | None = None  # IPv6 prefixes answered as the IPv4 address they carry (core.aliases)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,3 +256,4 @@ class VersionInfo:
     columns: tuple[str, ...]
     directories: dict[int, Directory]
     gaps: bool = False  # NOT_FOUND answers can say how far the gap reaches (``VersionHeader.gaps``)
+    aliases: tuple[tuple[int, int], ...] = ()  # (first address, prefix length) of each (``core.aliases``)

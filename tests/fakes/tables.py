@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from fencepost.core.addresses import FAMILIES
+from fencepost.core.aliases import parse_alias
 from fencepost.core.items import Item
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, version_pk
 from fencepost.dynamo.versions import DIRECTORY_PAGE_CHARS
@@ -116,7 +117,8 @@ class FakeVersions:
             if isinstance(value, DirectoryPage):
                 pages[value.family].append(value.page)
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, header.columns, directories, bool(header.gaps))
+        aliases = tuple(parse_alias(text) for text in header.aliases or ())
+        return VersionInfo(dataset, version, header.columns, directories, bool(header.gaps), aliases)
 
     @port
     def put(self, info: VersionInfo, header: VersionHeader) -> None:

@@ -3,6 +3,7 @@ address as the file's own reader does, IPv4, IPv6, mapped, IPv4-compatible, 6to4
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from typing import Any
 
@@ -53,3 +54,28 @@ def test_a_maxmind_download_answers_as_its_reader(stack: Stack) -> None:
         else:
             data_ = {name: value for name, value in result["data"].items() if value}
             assert data_ == {k: v for k, v in leaves(found).items() if not k.endswith(".de")}, address
+
+
+def test_aliased_addresses_are_answered_in_ipv6_terms_from_ipv4_pieces_stored_once(stack: Stack) -> None:
+    data = mmdb(NETWORKS, aliases=[SIX_TO_FOUR, TEREDO, MAPPED])
+    stack.put("city/GeoLite2-City.mmdb", data)
+    stack.drain()
+    ipv4 = [cidr for cidr, _ in NETWORKS if ":" not in cidr]
+    items = [item for item in _version_items(stack, "city") if "#4/" in item or "#6/" in item]
+    assert len(items) == len(NETWORKS)  # no copies under ::/96, 6to4 or Teredo
+    assert sum("#4/" in item for item in items) >= len(ipv4)
+    for text in ("2002:0100:0007::1", "2001:0:5102:4501::9", "::1.0.0.7", "2002:909:909::1"):
+        (result,) = _lookup(stack, "city", [text])
+        address = ipaddress.IPv6Address(text)
+        span = result.get("match") or result.get("gap")
+        assert span is not None, result
+        first, last = ipaddress.IPv6Address(span["start"]), ipaddress.IPv6Address(span["end"])
+        assert first <= address <= last, (text, span)
+        assert address in ipaddress.IPv6Network(span["network"]), (text, span)
+
+
+def _version_items(stack: Stack, dataset: str) -> list[str]:
+    record = stack.dataset(dataset)
+    pages = stack.ddb.get_paginator("scan").paginate(TableName=stack.table, ProjectionExpression="PK")
+    prefix = f"{dataset}#{record['version']}#"
+    return [item["PK"]["S"] for page in pages for item in page["Items"] if item["PK"]["S"].startswith(prefix)]

@@ -14,13 +14,13 @@ path gets an empty value there.
 Addresses: lookups answer from the pieces of the address's own family, and answer ``::ffff:a.b.c.d`` as IPv4, so
 an IPv6 database is stored so that every answer agrees with the file's own ``get()``:
 
-- a network inside (or covering) the IPv4 subtree at ``::/96`` is stored as the IPv4 range it carries (which is
-  where IPv4 lookups look) and as the IPv6 range it is (``::1.2.3.4`` is an IPv6 address the file answers);
+- a network inside (or covering) the IPv4 subtree at ``::/96`` is stored once, as the IPv4 range it carries
+  (which is where IPv4 lookups look); the version lists ``::/96`` as an alias, so ``::1.2.3.4`` is answered from
+  it, as the file answers it (``fencepost.core.aliases``);
 - networks inside ``::ffff:0:0/96`` are dropped: lookups answer those addresses as IPv4;
 - an alias (a tree record pointing back to the IPv4 subtree, as 6to4 ``2002::/16`` and Teredo ``2001::/32`` do)
-  is not walked again: the IPv4 networks are added once more under each alias, as IPv6 ranges. Lookups know
-  nothing of aliases, so that is the only way ``2002:0102:0304::`` gets the answer the file gives; it costs one
-  IPv6 range (and item) per IPv4 network per alias. ``::ffff:0:0/96`` as an alias costs nothing (see above).
+  is not walked again and stores nothing: the version lists it, and lookups under it read the IPv4 piece of the
+  address it carries. Every network is stored once.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ import maxminddb
 from maxminddb.decoder import Decoder
 from maxminddb.errors import InvalidDatabaseError
 
-from fencepost.core.addresses import MAPPED_FIRST, TOP, V4, V6, format_address, unmapped
+from fencepost.core.addresses import MAPPED_FIRST, TOP, V4, V6, unmapped
+from fencepost.core.aliases import alias_text
 from fencepost.core.formats import ITEM_OVERHEAD_BYTES, FileError, ProblemSink, RangeSink, ReadOptions
 from fencepost.core.items import MAX_ITEM_BYTES, metadata_bytes
 from fencepost.core.problems import Problem
@@ -215,10 +216,7 @@ def read_mmdb(
             records.learn(pointer)
     except _CORRUPT as error:
         raise FileError(None, f"not a readable MaxMind DB file ({type(error).__name__}: {error})") from None
-    views = [
-        (address << (128 - depth), 96 - depth) for address, depth in tree.aliases if (address, depth) != (0xFFFF, 96)
-    ]
-    if networks + ipv4 * (1 + len(views)) > max_ranges:
+    if networks > max_ranges:
         raise FileError(None, too_many)
     values = records.values(name, problems)
     added = stored = 0
@@ -239,14 +237,14 @@ def read_mmdb(
         if tree.bits == 32:
             add(V4, start, end, record)
             continue
-        add(V6, start, end, record)
-        if start <= _V4_TOP:
-            low, high = start, min(end, _V4_TOP)
-            add(V4, low, high, record)
-            for base, shift in views:
-                add(V6, base | low << shift, base | high << shift | ((1 << shift) - 1), record)
-    aliases = tuple(f"{format_address(V6, address << (128 - depth))}/{depth}" for address, depth in tree.aliases)
-    return MmdbSummary(tuple(records.columns), stored, added, aliases)
+        if start <= _V4_TOP:  # the IPv4 subtree: stored once, as IPv4; ::/96 is answered through its alias
+            add(V4, start, min(end, _V4_TOP), record)
+        if end > _V4_TOP:
+            add(V6, max(start, _V4_TOP + 1), end, record)
+    aliases = [(address << (128 - depth), depth) for address, depth in tree.aliases if (address, depth) != (0xFFFF, 96)]
+    if tree.bits == 128:  # an IPv6 file answers ::a.b.c.d as it answers a.b.c.d
+        aliases.append((0, 96))
+    return MmdbSummary(tuple(records.columns), stored, added, tuple(sorted(map(alias_text, aliases))))
 
 
 assert MAPPED_FIRST == 0xFFFF << 32  # the alias (0xFFFF, 96) above is ::ffff:0:0/96

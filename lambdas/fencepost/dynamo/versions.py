@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fencepost.core.addresses import FAMILIES
+from fencepost.core.aliases import parse_alias
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
 from fencepost.dynamo.client import Table
 from fencepost.dynamo.codec import Item, encode
@@ -23,17 +24,19 @@ class VersionTable:
     def get(self, dataset: str, version: int) -> VersionInfo | None:
         columns: tuple[str, ...] | None = None
         gaps = False
+        aliases: tuple[tuple[int, int], ...] = ()
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
                 columns = tuple(value["S"] for value in item["columns"]["L"])
                 gaps = item.get("gaps", {}).get("BOOL", False)
+                aliases = tuple(parse_alias(value["S"]) for value in item.get("aliases", {}).get("L", []))
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, columns, directories, gaps)
+        return VersionInfo(dataset, version, columns, directories, gaps, aliases)
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""

@@ -53,6 +53,7 @@ def read_mmdb_object(
     )
     read.lines += summary.ranges
     read.bytes += len(data)
+    read.aliases.update(summary.aliases)
     reader.telemetry.logger.info(
         "read a MaxMind DB file",
         extra={"object": key, "networks": summary.rows, "ranges": summary.ranges, "aliases": list(summary.aliases)},

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
+from fencepost.core.aliases import parse_alias
 from fencepost.core.folders import report_key, settings_keys
 from fencepost.core.problems import for_record
 from fencepost.dynamo.errors import StoreUnavailable
@@ -85,7 +86,8 @@ class Publisher:
             total = read.problems.count + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
-        info = VersionInfo(dataset, build, read.columns, directories, gaps=True)
+        aliases = tuple(sorted(read.aliases))
+        info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
         key = report_key(dataset, build)
         # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
         self.builds.put(
@@ -100,7 +102,9 @@ class Publisher:
                 settings=settings,
             )
         )
-        header = VersionHeader(read.columns, read.rows, len(book), objects, iso(self.clock()), settings, gaps=True)
+        header = VersionHeader(
+            read.columns, read.rows, len(book), objects, iso(self.clock()), settings, True, aliases or None
+        )
         self.versions.put(info, header)
         self.reports.write(
             dataset,

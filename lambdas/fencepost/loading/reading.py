@@ -49,6 +49,7 @@ class Read:
     rows: int = 0  # ranges accepted
     lines: int = 0  # lines read, of every object so far
     bytes: int = 0  # bytes read (decompressed), of every object so far
+    aliases: set[str] = field(default_factory=set)  # IPv6 prefixes answered as IPv4 (``core.aliases``; MaxMind DB)
 
 
 class Lines(Protocol):
