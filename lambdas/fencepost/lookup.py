@@ -230,8 +230,8 @@ class Lookup:
         return Answer(family, address, info.dataset, hit, info)
 
     def find(self, info: VersionInfo, family: int, address: int) -> Answer | None:
-        """The found answer for the address, or None."""
-        outcome = self.answer(info, family, address)
+        """The stored piece that holds the address, or None: the one Query, with no alias applied."""
+        outcome = self._answer(info, family, address)
         return outcome if isinstance(outcome, Answer) else None
 
     def find_many(
