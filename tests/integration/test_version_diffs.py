@@ -30,4 +30,5 @@ def test_a_reload_reports_its_diff_and_the_gate_keeps_the_live_version(stack: St
     record = stack.dataset("geo")
     assert (record["status"], record["version"]) == ("FAILED", 2)
     assert "max_change_percent allows" in record["load"]["problems"][0]["reason"]
+    assert record["load"]["diff"]["baseline"] == 2  # the figures that failed it
     assert _batch_lookup(stack, "geo", ["1.0.1.1", "2.0.0.1"]) == before

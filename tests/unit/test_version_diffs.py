@@ -68,6 +68,8 @@ def test_max_change_percent_fails_a_build_that_changes_too_much_and_a_higher_lim
     assert problem.object == f"{DATASET}/_settings.json"
     assert "max_change_percent allows 1e-05%" in problem.reason
     assert "since version 1" in problem.reason
+    assert record.load.diff is not None  # the figures that failed it
+    assert (record.load.diff.baseline, record.load.diff.changed) == (1, 1)
     # A higher limit is a settings change: the same objects build
     world.upload(f"{DATASET}/_settings.json", json.dumps({"max_change_percent": 0.001}))
     world.settle()
