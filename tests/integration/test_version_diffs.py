@@ -3,6 +3,7 @@ the figures in ``GET /datasets/{name}``, and the gate keeping the live version."
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from tests.integration.conftest import Stack
@@ -22,6 +23,12 @@ def test_a_reload_reports_its_diff_and_the_gate_keeps_the_live_version(stack: St
     assert (diff["baseline"], diff["added"], diff["removed"], diff["changed"], diff["unchanged"]) == (1, 1, 1, 1, 1)
     assert diff["changed_percent_ipv4"] > 0
     assert stack.report(record["load"]["report"])["diff"] == diff
+    kept = stack.s3.get_object(Bucket=stack.bucket, Key="_reports/geo/2.changes.gz")["Body"].read()
+    assert [json.loads(line)["change"] for line in gzip.decompress(kept).decode().splitlines()] == [
+        "changed",
+        "added",
+        "removed",
+    ]
     # A third version that changes more than the folder allows fails; version 2 keeps answering
     before = _batch_lookup(stack, "geo", ["1.0.1.1", "2.0.0.1"])
     stack.put("geo/_settings.json", json.dumps({"max_change_percent": 0.000001}))

@@ -8,7 +8,7 @@ import gzip
 import json
 
 from fencepost.core.diffs import parse_piece_line
-from fencepost.core.folders import pieces_key
+from fencepost.core.folders import changes_key, pieces_key
 from fencepost.model import DiffSummary, LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 
@@ -52,6 +52,13 @@ def test_the_next_version_records_what_changed_in_its_report_and_its_record() ->
     assert diff.changed_percent_ipv6 == 65536 / 2**128 * 100
     report = world.report(record.load.report or "")
     assert report["diff"]["baseline"] == 1
+    # The stretches whose answer changed, with what they answer now, kept beside the report
+    kept = gzip.decompress(world.bucket.objects[changes_key(DATASET, 2)]).decode()
+    assert [json.loads(line) for line in kept.splitlines()] == [
+        {"start": "1.0.1.0", "end": "1.0.1.255", "change": "changed", "data": {"country": "JP"}},
+        {"start": "2.0.0.0", "end": "2.0.0.255", "change": "added", "data": {"country": "FR"}},
+        {"start": "2001:db8::", "end": "2001:db8::ffff", "change": "removed", "data": None},
+    ]
     assert record.to_api()["load"]["diff"]["changed"] == 1
     json.dumps(record.to_api())  # served as JSON
 
@@ -91,3 +98,4 @@ def test_a_live_version_built_before_pieces_were_kept_is_no_baseline_and_no_gate
     assert record.load.diff == DiffSummary(
         note="version 1 was built before versions kept their pieces: nothing to compare with"
     )
+    assert changes_key(DATASET, 2) not in world.bucket.objects

@@ -74,6 +74,11 @@ def pieces_key(dataset: str, build: int) -> str:
     return f"{REPORTS_PREFIX}{dataset}/{build}.pieces.gz"
 
 
+def changes_key(dataset: str, build: int) -> str:
+    """Where a build keeps the stretches whose answer changed since the version live when it was built."""
+    return f"{REPORTS_PREFIX}{dataset}/{build}.changes.gz"
+
+
 @dataclass(frozen=True, slots=True)
 class FolderSettings:
     """The optional ``_settings.json`` of a folder.

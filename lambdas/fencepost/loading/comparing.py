@@ -9,15 +9,18 @@ or of the IPv6 address space than it allows; the live version keeps answering.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import json
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.addresses import format_address
 from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.diffs import Diff, diff, parse_piece_line, piece_lines
-from fencepost.core.folders import pieces_key
+from fencepost.core.diffs import Change, Diff, changed_pieces, diff, parse_piece_line, piece_lines
+from fencepost.core.folders import changes_key, pieces_key
 from fencepost.loading.ports import Telemetry
 from fencepost.model import DiffSummary
 
@@ -56,9 +59,12 @@ class Comparer:
         build: int,
         families: Mapping[int, FamilyRanges],
         pieces: Mapping[int, Pieces],
+        *,
         baseline: int | None,
+        columns: Sequence[str] = (),
     ) -> Comparison:
-        """Keep this build's pieces, and compare them with the ``baseline`` version's (the live one)."""
+        """Keep this build's pieces, compare them with the ``baseline`` version's (the live one), and keep the
+        stretches whose answer changed, with their new data (``changes_key``)."""
         self.files.put_lines(pieces_key(dataset, build), piece_lines(families, pieces))
         if baseline is None:
             return Comparison(DiffSummary(note="the first version of the dataset: nothing to compare with"))
@@ -81,4 +87,34 @@ class Comparer:
             found.percent_v6,
         )
         self.telemetry.metrics.add_metric(name="ChangedPercent", unit=MetricUnit.Percent, value=found.max_percent)
+        again = self.files.lines_if_any(pieces_key(dataset, baseline))
+        if again is not None:
+            changes = changed_pieces(
+                (parse_piece_line(line.decode()) for line in again),
+                (parse_piece_line(line) for line in piece_lines(families, pieces)),
+            )
+            self.files.put_lines(changes_key(dataset, build), _change_lines(changes, families, pieces, columns))
         return Comparison(summary, found)
+
+
+def _change_lines(
+    changes: Iterable[Change],
+    families: Mapping[int, FamilyRanges],
+    pieces: Mapping[int, Pieces],
+    columns: Sequence[str],
+) -> Iterator[str]:
+    """One JSON line per changed stretch: its bounds, how it changed, and what it answers now (null: NOT_FOUND)."""
+    for family, start, end, before, after in changes:
+        data = None
+        if after is not None:  # the stretch lies in one new piece: adjacent pieces never share a hash
+            held = pieces[family]
+            source = held.sources[bisect_right(held.starts, start) - 1]
+            data = dict(zip(columns, families[family].values[source], strict=False))
+        kind = "added" if before is None else "removed" if after is None else "changed"
+        line = {
+            "start": format_address(family, start),
+            "end": format_address(family, end),
+            "change": kind,
+            "data": data,
+        }
+        yield json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"

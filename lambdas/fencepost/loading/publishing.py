@@ -79,7 +79,7 @@ class Publisher:
             total = read.problems.count + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
-        comparison = self.comparer.compare(dataset, build, families, pieces, baseline)
+        comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
         refusal = comparison.refusal(max_change_percent)
         if refusal is not None:
             self.datasets.update_load(dataset, build, self.clock(), diff=comparison.summary)  # why it failed
