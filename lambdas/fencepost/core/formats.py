@@ -27,13 +27,10 @@ from typing import Protocol
 
 from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
 from fencepost.core.cells import RowError, boundary, is_integer, looks_like_data, network, whole
-from fencepost.core.items import MAX_ITEM_BYTES, metadata_bytes
+from fencepost.core.items import oversized_metadata
 from fencepost.core.limits import FolderLimits
 from fencepost.core.linefiles import LineFormat, detect
 from fencepost.core.problems import Problem
-
-# Keys, addresses and list overhead of one range item take well under 1 KB.
-ITEM_OVERHEAD_BYTES = 1024
 
 csv.field_size_limit(1 << 20)  # a cell may be large; a 1 MiB cell can never fit an item anyway
 
@@ -121,11 +118,8 @@ def _metadata_names(layout: Layout, header: Sequence[str] | None, width: int, op
 
 
 def _check_size(values: tuple[str, ...]) -> None:
-    # A UTF-8 character is at most 4 bytes: count exactly only when the quick bound does not fit.
-    if 4 * sum(map(len, values)) + len(values) + 4 + ITEM_OVERHEAD_BYTES > MAX_ITEM_BYTES:
-        size = metadata_bytes(values) + ITEM_OVERHEAD_BYTES
-        if size > MAX_ITEM_BYTES:
-            raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
+    if (size := oversized_metadata(values)) is not None:
+        raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
 
 
 def _add(ranges: RangeSink, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
@@ -169,7 +163,7 @@ class _FileReader:
         try:
             _check_size(values)
             if self.layout is Layout.CIDR:
-                self._add(*network(cells[0]), values)
+                _add(self.ranges, *network(cells[0]), values)
             else:
                 self._start_end(cells[first - 2], cells[first - 1], values)
         except RowError as error:
@@ -219,9 +213,6 @@ class _FileReader:
             raise RowError(f"start {low!r} and end {high!r} are of different address families")
         if start > end:
             raise RowError(f"start {low} is after end {high}")
-        self._add(family, start, end, values)
-
-    def _add(self, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
         _add(self.ranges, family, start, end, values)
 
     def finish(self, delimiter: str, unreadable: int) -> FileSummary:
@@ -231,7 +222,7 @@ class _FileReader:
             raise FileError(None, "the file has a header but no ranges")
         family = V4 if self.integer_top <= TOP[V4] else V6
         for start, end, values in self.integer_rows:
-            self._add(family, start, end, values)
+            _add(self.ranges, family, start, end, values)
         self.integer_rows.clear()
         return FileSummary(self.layout, delimiter, self.header is not None, self.columns, self.accepted)
 

@@ -21,6 +21,7 @@ from fencepost.core.keys import partition_base, partition_of, range_pk, sort_key
 Item = dict[str, Any]
 
 MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit
+ITEM_OVERHEAD_BYTES = 1024  # keys, addresses and list overhead of one range item take well under 1 KB
 # What the records that carry them (dataset record, build record, version header) may spend on a version's list of
 # objects and on its column names; a dataset record's problems take at most RECORD_PROBLEM_BYTES (core.problems).
 OBJECT_LIST_BYTES = 256 * 1024
@@ -120,6 +121,15 @@ def object_list_bytes(objects: Iterable[Listed]) -> int:
 def metadata_bytes(values: Iterable[str]) -> int:
     """What a range's metadata takes in its item (the ``d`` list)."""
     return 1 + _value_bytes({"L": [{"S": value} for value in values]})
+
+
+def oversized_metadata(values: Sequence[str]) -> int | None:
+    """The bytes a range's item would take with this metadata, when that is more than an item may hold (None when
+    it fits). A UTF-8 character is at most 4 bytes: the exact count is made only when that quick bound is over."""
+    if 4 * sum(map(len, values)) + len(values) + 4 + ITEM_OVERHEAD_BYTES <= MAX_ITEM_BYTES:
+        return None
+    size = metadata_bytes(values) + ITEM_OVERHEAD_BYTES
+    return size if size > MAX_ITEM_BYTES else None
 
 
 def column_names_bytes(columns: Iterable[str]) -> int:

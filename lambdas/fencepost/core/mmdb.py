@@ -37,8 +37,8 @@ from maxminddb.errors import InvalidDatabaseError
 
 from fencepost.core.addresses import MAPPED_FIRST, TOP, V4, V6, unmapped
 from fencepost.core.aliases import alias_text
-from fencepost.core.formats import ITEM_OVERHEAD_BYTES, FileError, ProblemSink, RangeSink, ReadOptions
-from fencepost.core.items import MAX_ITEM_BYTES, metadata_bytes
+from fencepost.core.formats import FileError, ProblemSink, RangeSink, ReadOptions
+from fencepost.core.items import oversized_metadata
 from fencepost.core.problems import Problem
 
 TICK_EVERY: Final = 1 << 16  # tree nodes between two calls of ``tick`` (progress and the deadline)
@@ -180,7 +180,7 @@ class _Records:
             for index, text in pairs:
                 cells[index] = text
             values: tuple[str, ...] | None = tuple(cells)
-            if (size := metadata_bytes(cells) + ITEM_OVERHEAD_BYTES) > MAX_ITEM_BYTES:
+            if (size := oversized_metadata(cells)) is not None:
                 problems.add(Problem(name, None, f"a record of {size} bytes does not fit a 400 KB DynamoDB item"))
                 values = None
             found[pointer] = values
