@@ -234,12 +234,6 @@ class Lookup:
         outcome = self._answer(info, family, address)
         return outcome if isinstance(outcome, Answer) else None
 
-    def find_many(
-        self, info: VersionInfo, addresses: Sequence[tuple[int, int]], pool: Executor | None = None
-    ) -> list[Answer | Miss]:
-        """The answer for each ``(family, address)`` of one version, in order (see ``answer_many``)."""
-        return self.answer_many([(info, family, address) for family, address in addresses], pool)
-
     def answer_many(
         self, asks: Sequence[tuple[VersionInfo, int, int]], pool: Executor | None = None
     ) -> list[Answer | Miss]:

@@ -139,14 +139,14 @@ def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: 
     store.calls.clear()
     addresses = [(V4, 5), (V4, 7), (V4, 5), (V6, 1), (V4, END + 1), (V4, 7)]
     if workers is None:
-        answers = lookup.find_many(info, addresses)
+        answers = lookup.answer_many([(info, *address) for address in addresses])
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            answers = lookup.find_many(info, addresses, pool)
+            answers = lookup.answer_many([(info, *address) for address in addresses], pool)
     shown = [(answer.family, answer.address) if isinstance(answer, Answer) else None for answer in answers]
     assert shown == [(V4, 5), (V4, 7), (V4, 5), None, None, (V4, 7)]
     assert store.calls == ["query"] * 3  # 5, 7 and END + 1; no IPv6 piece, so no Query for it
-    assert lookup.find_many(info, []) == []
+    assert lookup.answer_many([]) == []
 
 
 def test_a_failing_query_fails_the_batch() -> None:
@@ -155,7 +155,7 @@ def test_a_failing_query_fails_the_batch() -> None:
     info = lookup.live("geo")
     store.fail = True
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(DependencyUnavailable, match="ThrottlingException"):
-        lookup.find_many(info, [(V4, 1), (V4, 2)], pool)
+        lookup.answer_many([(info, V4, 1), (info, V4, 2)], pool)
 
 
 # --- bounds ------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fencepost.core.addresses import BITS, TOP, V4, V6
-from fencepost.core.networks import cidrs, largest_block, network, range_blocks, text_cidrs
+from fencepost.core.networks import cidrs, largest_block, network, range_blocks
 
 
 def _inside(family: int, first: int, length: int, start: int, end: int) -> bool:
@@ -103,13 +103,6 @@ def test_the_longest_covers_are_32_blocks_for_ipv4_and_254_for_ipv6() -> None:
     assert cidrs(V4, 5, 5) == ["0.0.0.5/32"]
 
 
-def test_cidrs_of_texts_keep_the_family_they_are_written_in() -> None:
-    assert text_cidrs("1.0.0.0", "1.0.255.255") == ["1.0.0.0/16"]
-    assert text_cidrs("0.0.0.0", "0.0.0.100") == ["0.0.0.0/26", "0.0.0.64/27", "0.0.0.96/30", "0.0.0.100/32"]
-    assert text_cidrs("::ffff:1.0.0.0", "::ffff:1.0.0.255") == ["::ffff:1.0.0.0/120"]
-    assert text_cidrs("2001:db8::", "2001:db8::1:0") == ["2001:db8::/112", "2001:db8::1:0/128"]
-
-
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -117,7 +110,6 @@ def test_cidrs_of_texts_keep_the_family_they_are_written_in() -> None:
         (lambda: network(V4, 20, 10, 15), "not a range"),
         (lambda: cidrs(V4, 0, TOP[V4] + 1), "not a range"),
         (lambda: cidrs(5, 0, 1), "unknown address family"),
-        (lambda: text_cidrs("1.0.0.0", "::1"), "mixes address families"),
     ],
 )
 def test_impossible_ranges_are_refused(call: Callable[[], object], message: str) -> None:

@@ -6,7 +6,7 @@ with the address in canonical text (dotted IPv4, RFC 5952 IPv6).
 
 from __future__ import annotations
 
-from fencepost.core.addresses import BITS, TOP, format_address, parse_boundary
+from fencepost.core.addresses import BITS, TOP, format_address
 
 
 def _check(family: int, start: int, end: int) -> int:
@@ -65,12 +65,3 @@ def range_blocks(family: int, start: int, end: int) -> list[tuple[int, int]]:
 def cidrs(family: int, start: int, end: int) -> list[str]:
     """The fewest CIDR blocks that together are exactly ``start..end``, as text, in address order."""
     return [block_text(family, first, length) for first, length in range_blocks(family, start, end)]
-
-
-def text_cidrs(start_text: str, end_text: str) -> list[str]:
-    """``cidrs`` of a range given as two addresses in text, in the family they are written in."""
-    family, start = parse_boundary(start_text)
-    end_family, end = parse_boundary(end_text)
-    if end_family != family:
-        raise ValueError(f"{start_text}..{end_text} mixes address families")
-    return cidrs(family, start, end)
