@@ -59,18 +59,16 @@ class LookupRoutes:
         mode = parse_mode(query.get("mode"))
         text = query.get("dataset")
         names = (self.settings.default_dataset,) if text is None else parse_dataset_text(text) or (text,)
-        pointers = self.pointers(names, strict=mode is Mode.FIRST or len(names) == 1)
+        strict = mode is Mode.FIRST or len(names) == 1  # an unknown dataset fails the whole request
+        pointers = self.pointers(names, strict=strict)
         # The answer's validators, from the cached live pointers: a 304 reads no version and no range.
         me = format_address(family, address) if ip == "me" else None
-        live = [
-            (p.name, None, None) if isinstance(p, Unknown) else (p.dataset, p.version, p.live_since) for p in pointers
-        ]
-        validators = Validators.of(live, me)
+        validators = Validators.of([_validated(pointer) for pointer in pointers], me)
         cache = {"Cache-Control": f"{'private' if ip == 'me' else 'public'}, max-age={self.settings.max_age}"}
         if validators.not_modified_by(header(request_headers, "if-none-match")):
             self.metrics.add_metric(name="NotModified", unit=MetricUnit.Count, value=1)
             return Response(304, None, "", {**cache, **validators.headers()})
-        versions = self.versions(pointers, strict=mode is Mode.FIRST or len(names) == 1)
+        versions = self.versions(pointers, strict=strict)
         outcomes = self.outcomes(versions, [(family, address)])[0]
         if len(names) == 1:
             body: dict[str, Any] | NotFound = self.single(outcomes[0])
