@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from fencepost.caches import CacheLimits, LruCache, version_bytes
 from fencepost.core.addresses import V4, V6, format_address
-from fencepost.core.aliases import Alias, alias_of, carried, clip_at_aliases, widened
+from fencepost.core.aliases import Alias, alias_of, carried, widened
 from fencepost.core.gaps import Stretch, gap_after, gap_below
 from fencepost.core.items import Hit
 from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
@@ -208,17 +208,14 @@ class Lookup:
             alias = alias_of(info.aliases, address)
             if alias is not None:
                 return _under(alias, address, self._answer(info, V4, carried(alias, address)))
-            outcome = self._answer(info, family, address)
-            if isinstance(outcome, Miss) and outcome.gap is not None:
-                return Miss(family, address, info, clip_at_aliases(info.aliases, address, outcome.gap))
-            return outcome
         return self._answer(info, family, address)
 
     def _answer(self, info: VersionInfo, family: int, address: int) -> Answer | Miss:
         directory = info.directories[family]
         probe = directory.probe(address)
         if probe is None:
-            return Miss(family, address, info, gap_below(family, address, directory.first_start) if info.gaps else None)
+            below = gap_below(family, address, directory.first_start, info.aliases) if info.gaps else None
+            return Miss(family, address, info, below)
         hit = self._store.find(info.dataset, info.version, probe)
         if hit is None:  # the directory names a partition with no piece: not a version the loader wrote
             return Miss(family, address, info, None)
@@ -226,7 +223,7 @@ class Lookup:
             gap_end = hit.gap_end if info.gaps else None
             if gap_end is None or gap_end < address:  # a version built before gaps were stored
                 return Miss(family, address, info, None)
-            return Miss(family, address, info, gap_after(family, address, hit.end, gap_end))
+            return Miss(family, address, info, gap_after(family, address, hit.end, gap_end, info.aliases))
         return Answer(family, address, info.dataset, hit, info)
 
     def find(self, info: VersionInfo, family: int, address: int) -> Answer | None:

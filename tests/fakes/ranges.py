@@ -67,18 +67,19 @@ class MemoryStore:
         *,
         gaps: bool = True,
         merge_neighbours: bool = False,
+        aliases: tuple[tuple[int, int], ...] = (),
     ) -> VersionInfo:
         """Store a complete version of ``dataset`` from its ranges per family and make it live.
 
         ``gaps=False`` stores it as a version built before gaps existed: items without ``g``, ``VersionInfo.gaps``
-        False. Families missing from ``ranges`` get an empty directory.
+        False. Families missing from ``ranges`` get an empty directory. ``aliases`` as a MaxMind DB's version lists.
         """
         directories = {family: Directory(family) for family in FAMILIES}
         for family, family_ranges in ranges.items():
             pieces = family_ranges.pieces(merge_neighbours=merge_neighbours)
             self.put_items(family_ranges.items(dataset, version, pieces), gaps=gaps)
             directories[family] = family_ranges.directory(pieces)
-        info = VersionInfo(dataset, version, tuple(columns), directories, gaps)
+        info = VersionInfo(dataset, version, tuple(columns), directories, gaps, aliases)
         with self._lock:
             self._versions[(dataset, version)] = info
             self._live[dataset] = LivePointer(dataset, version)

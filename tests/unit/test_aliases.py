@@ -9,7 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fencepost.core.addresses import V4, V6
 from fencepost.core.aliases import alias_of, alias_text, carried, clip_at_aliases, parse_alias, widened
+from fencepost.core.build import FamilyRanges
+from fencepost.lookup import Answer, Lookup, Miss
+from tests.fakes.ranges import MemoryStore
 
 SIX_TO_FOUR, TEREDO, COMPATIBLE = parse_alias("2002::/16"), parse_alias("2001::/32"), parse_alias("::/96")
 ALIASES = (SIX_TO_FOUR, TEREDO, COMPATIBLE)
@@ -66,3 +70,27 @@ def test_a_gap_around_an_address_stops_where_an_alias_begins_or_ends() -> None:
     assert clip_at_aliases(ALIASES, v6("::1:0:0:0"), whole) == (2**32, v6("2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff"))
     inside = (v6("2001:db8::"), v6("2001:db8::ffff"))
     assert clip_at_aliases(ALIASES, v6("2001:db8::1"), inside) == inside
+
+
+def test_a_lookup_under_an_alias_reads_the_ipv4_piece_and_gaps_elsewhere_stop_at_the_alias() -> None:
+    store = MemoryStore()
+    ranges = {V4: FamilyRanges(V4), V6: FamilyRanges(V6)}
+    ranges[V4].add(v4("1.2.3.0"), v4("1.2.3.255"), ("AU",))
+    ranges[V6].add(v6("2001:db8::"), v6("2001:db8::ffff"), ("ZZ",))
+    store.publish("geo", 1, ranges, ["country"], aliases=(SIX_TO_FOUR,))
+    lookup = Lookup(store, ttl=60)
+    info = lookup.live("geo")
+    found = lookup.answer(info, V6, v6("2002:0102:0304:1::9"))
+    assert isinstance(found, Answer)
+    assert found.hit.values == ["AU"]
+    assert found.stretch == (v6("2002:102:300::"), v6("2002:102:3ff:ffff:ffff:ffff:ffff:ffff"))
+    assert found.body()["match"]["network"] == "2002:102:300::/40"
+    below = lookup.answer(info, V6, v6("2002:0909:0909::"))  # carries 9.9.9.9: the IPv4 gap, widened
+    assert isinstance(below, Miss)
+    assert below.gap == widened(SIX_TO_FOUR, (v4("1.2.4.0"), 2**32 - 1))
+    beside = lookup.answer(info, V6, v6("2003::1"))  # after the IPv6 range: the gap stops where 2002::/16 ends
+    assert isinstance(beside, Miss)
+    assert beside.gap == (v6("2003::"), 2**128 - 1)
+    under = lookup.answer(info, V6, v6("2001:db9::"))
+    assert isinstance(under, Miss)
+    assert under.gap == (v6("2001:db8::1:0"), v6("2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff"))
