@@ -191,45 +191,67 @@ def _segments(
             n_at = n.start if n else 0
 
 
+class Sweep:
+    """One streaming pass over two versions' pieces: the stretches whose answer changed (``changes``) and, once
+    they are all read, the counts of the whole comparison (``result``)."""
+
+    def __init__(self, old: Iterable[PieceLine], new: Iterable[PieceLine]) -> None:
+        self._segments = _segments(old, new)
+        self._olds = self._news = self._matched = self._unchanged = 0
+        self._changed = dict.fromkeys(FAMILIES, 0)
+        self._done = False
+
+    def changes(self) -> Iterator[Change]:
+        """The stretches whose answer changed, in order; touching stretches with the same old and new hashes
+        merged. Read once."""
+        pending: Change | None = None
+        for family, start, end, o, n in self._segments:
+            self._olds += o is not None and start == o.start
+            self._news += n is not None and start == n.start
+            if o is not None and n is not None and (o.start, o.end) == (n.start, n.end):
+                self._matched += 1  # same bounds: this stretch is the whole of both pieces
+                self._unchanged += o.hash == n.hash
+            before, after = (o.hash if o else None), (n.hash if n else None)
+            if before == after:
+                continue
+            self._changed[family] += end - start + 1
+            if pending is not None and (pending.family, pending.end + 1, pending.old_hash, pending.new_hash) == (
+                family,
+                start,
+                before,
+                after,
+            ):
+                pending = pending._replace(end=end)
+                continue
+            if pending is not None:
+                yield pending
+            pending = Change(family, start, end, before, after)
+        if pending is not None:
+            yield pending
+        self._done = True
+
+    def result(self) -> Diff:
+        """The comparison's counts; only once ``changes`` has been read to the end."""
+        if not self._done:
+            raise RuntimeError("the sweep's changes have not all been read")
+        return Diff(
+            unchanged=self._unchanged,
+            changed=self._matched - self._unchanged,
+            added=self._news - self._matched,
+            removed=self._olds - self._matched,
+            changed_v4=self._changed[V4],
+            changed_v6=self._changed[V6],
+        )
+
+
 def diff(old: Iterable[PieceLine], new: Iterable[PieceLine]) -> Diff:
     """Compare two versions' pieces, each sorted (``piece_lines`` order) and disjoint, in one streaming pass."""
-    olds = news = matched = unchanged = 0
-    changed = dict.fromkeys(FAMILIES, 0)
-    for family, start, end, o, n in _segments(old, new):
-        olds += o is not None and start == o.start
-        news += n is not None and start == n.start
-        if o is not None and n is not None and (o.start, o.end) == (n.start, n.end):
-            matched += 1  # same bounds: this stretch is the whole of both pieces
-            unchanged += o.hash == n.hash
-        if (o.hash if o else None) != (n.hash if n else None):
-            changed[family] += end - start + 1
-    return Diff(
-        unchanged=unchanged,
-        changed=matched - unchanged,
-        added=news - matched,
-        removed=olds - matched,
-        changed_v4=changed[V4],
-        changed_v6=changed[V6],
-    )
+    sweep = Sweep(old, new)
+    for _ in sweep.changes():
+        pass
+    return sweep.result()
 
 
 def changed_pieces(old: Iterable[PieceLine], new: Iterable[PieceLine]) -> Iterator[Change]:
     """The stretches whose answer changed, in order; touching stretches with the same old and new hashes merged."""
-    pending: Change | None = None
-    for family, start, end, o, n in _segments(old, new):
-        before, after = (o.hash if o else None), (n.hash if n else None)
-        if before == after:
-            continue
-        if pending is not None and (pending.family, pending.end + 1, pending.old_hash, pending.new_hash) == (
-            family,
-            start,
-            before,
-            after,
-        ):
-            pending = pending._replace(end=end)
-            continue
-        if pending is not None:
-            yield pending
-        pending = Change(family, start, end, before, after)
-    if pending is not None:
-        yield pending
+    return Sweep(old, new).changes()

@@ -19,7 +19,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import format_address
 from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.diffs import Change, Diff, changed_pieces, diff, parse_piece_line, piece_lines
+from fencepost.core.diffs import Change, Diff, Sweep, parse_piece_line, piece_lines
 from fencepost.core.folders import changes_key, pieces_key
 from fencepost.loading.ports import Telemetry
 from fencepost.model import DiffSummary
@@ -64,7 +64,7 @@ class Comparer:
         columns: Sequence[str] = (),
     ) -> Comparison:
         """Keep this build's pieces, compare them with the ``baseline`` version's (the live one), and keep the
-        stretches whose answer changed, with their new data (``changes_key``)."""
+        stretches whose answer changed, with their new data (``changes_key``): one pass over the live version's file."""
         self.files.put_lines(pieces_key(dataset, build), piece_lines(families, pieces))
         if baseline is None:
             return Comparison(DiffSummary(note="the first version of the dataset: nothing to compare with"))
@@ -72,10 +72,13 @@ class Comparer:
         if old is None:
             note = f"version {baseline} was built before versions kept their pieces: nothing to compare with"
             return Comparison(DiffSummary(note=note))
-        found = diff(
+        # One pass over both: the changed stretches are written as they are found, then the counts are complete
+        sweep = Sweep(
             (parse_piece_line(line.decode()) for line in old),
             (parse_piece_line(line) for line in piece_lines(families, pieces)),
         )
+        self.files.put_lines(changes_key(dataset, build), _change_lines(sweep.changes(), families, pieces, columns))
+        found = sweep.result()
         summary = DiffSummary(
             baseline,
             None,
@@ -87,13 +90,6 @@ class Comparer:
             found.percent_v6,
         )
         self.telemetry.metrics.add_metric(name="ChangedPercent", unit=MetricUnit.Percent, value=found.max_percent)
-        again = self.files.lines_if_any(pieces_key(dataset, baseline))
-        if again is not None:
-            changes = changed_pieces(
-                (parse_piece_line(line.decode()) for line in again),
-                (parse_piece_line(line) for line in piece_lines(families, pieces)),
-            )
-            self.files.put_lines(changes_key(dataset, build), _change_lines(changes, families, pieces, columns))
         return Comparison(summary, found)
 
 
