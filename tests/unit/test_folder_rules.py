@@ -116,7 +116,7 @@ def test_an_explicit_join_completes_rows_from_the_table_and_leaves_unknown_keys_
     spec = JoinSpec.parse({"object": "owners.csv", "on": "owner_id", "columns": ["owner", "email"]})
     keys = ["geo/ranges.csv", "geo/owners.csv"]
     assert tables_of(keys, spec) == {"geo/owners.csv"}
-    assert folder_join(keys, spec, "en") == spec
+    assert folder_join(keys, spec, "en") == JoinSpec("geo/owners.csv", "owner_id", ("owner", "email"))
     table = read_table(
         ["owner_id,owner,email,notes\n", "7,Lab,lab@example.com,x\n", "8,Ops,ops@example.com,y\n"], spec, "t"
     )

@@ -13,6 +13,7 @@ joined with ``*-Locations-<locale>.csv`` (``"locale"``, default ``en``) on ``geo
 from __future__ import annotations
 
 import csv
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,16 +72,23 @@ def tables_of(keys: Sequence[str], join: JoinSpec | None) -> set[str]:
     table a ``join`` names (matched by its key's end, the key relative to the folder)."""
     tables = {key for key in keys if _LOCATIONS.search(key)} if is_geolite_folder(keys) else set()
     if join is not None:
-        tables |= {key for key in keys if key == join.object or key.endswith("/" + join.object)}
+        tables |= set(_named(keys, join.object))
     return tables
 
 
+def _named(keys: Sequence[str], name: str) -> list[str]:
+    """The keys that are ``name`` in the folder (``name`` relative to it, or the whole key)."""
+    return sorted(key for key in keys if key == name or key.endswith("/" + name))
+
+
 def folder_join(keys: Sequence[str], join: JoinSpec | None, locale: str) -> JoinSpec | None:
-    """The join a folder needs: its ``join`` setting, else the GeoLite2 join when the folder has that layout."""
+    """The join a folder needs, its ``object`` the table's whole key: its ``join`` setting, else the GeoLite2 join
+    when the folder has that layout."""
     if join is not None:
-        if not tables_of(keys, join):
+        named = _named(keys, join.object)
+        if not named:
             raise JoinError(f"join.object {join.object!r} is not an object of the folder")
-        return join
+        return dataclasses.replace(join, object=named[0])
     if not is_geolite_folder(keys):
         return None
     found = {match.group(1): key for key in keys if (match := _LOCATIONS.search(key))}

@@ -111,12 +111,12 @@ class Reader:
                     earlier=read.problems.kept,
                 )
         if join is not None:
-            table = next(key for key in sorted(tables) if key.endswith(join.object))
-            self._join(dataset, build, table, join, read=read, deadline=deadline)
+            self._join(dataset, build, join, read=read, deadline=deadline)
         self.telemetry.metrics.add_metric(name="RowsRead", unit=MetricUnit.Count, value=read.rows)
         return read
 
-    def _join(self, dataset: str, build: int, key: str, join: JoinSpec, *, read: Read, deadline: float) -> None:
+    def _join(self, dataset: str, build: int, join: JoinSpec, *, read: Read, deadline: float) -> None:
+        key = join.object  # the table's whole key (``core.joins.folder_join``)
         lines = self._watch(dataset, build, key, self.files.lines(key), read=read, deadline=deadline)
         try:
             table = read_table(text_lines(lines), join, key)
