@@ -50,7 +50,7 @@ _CORRUPT: Final = (InvalidDatabaseError, ValueError, IndexError, KeyError, TypeE
 class MmdbSummary:
     columns: tuple[str, ...]
     rows: int  # networks with a record, stored
-    ranges: int  # ranges added: the networks, their IPv4 copies, and the IPv4 networks again under each alias
+    ranges: int  # ranges added: one a network (two for a network holding the IPv4 subtree and more)
     aliases: tuple[str, ...]  # the networks found aliased to the IPv4 subtree, e.g. "2002::/16"
 
 
@@ -207,17 +207,14 @@ def read_mmdb(
         reader.close()
         tree = _Tree(data, meta.node_count, meta.record_size, 128 if meta.ip_version == 6 else 32)
         records = _Records(data, meta.node_count, meta.search_tree_size, options.columns)
-        networks = ipv4 = 0
-        for start, _, pointer in tree.walk(tick, meta.node_count + max_ranges):
-            networks += 1
-            ipv4 += tree.bits == 128 and start <= _V4_TOP
-            if networks + ipv4 > max_ranges:
+        counted = 0  # ranges to add: one a network; two for the one network holding the IPv4 subtree and more
+        for start, depth, pointer in tree.walk(tick, meta.node_count + max_ranges):
+            counted += 2 if tree.bits == 128 and start <= _V4_TOP < start + (1 << (128 - depth)) - 1 else 1
+            if counted > max_ranges:
                 raise FileError(None, too_many)
             records.learn(pointer)
     except _CORRUPT as error:
         raise FileError(None, f"not a readable MaxMind DB file ({type(error).__name__}: {error})") from None
-    if networks > max_ranges:
-        raise FileError(None, too_many)
     values = records.values(name, problems)
     added = stored = 0
 
