@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from fencepost.core.addresses import V4
 from fencepost.core.build import HOLE, Collector
 from fencepost.core.folders import FolderError, FolderSettings
+from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, JoinSpec, apply_join, folder_join, read_table, tables_of
 from fencepost.core.rules import RuleError, apply_rules
 from fencepost.core.sources import settings_digest
@@ -167,3 +168,15 @@ def test_a_geolite2_folder_joins_on_geoname_id_falling_back_to_the_registered_co
         ("2151718", "2077456", "en", "AU", "Melbourne"),
         ("", "2077456", "en", "AU", ""),
     ]
+
+
+def test_constants_or_a_join_that_would_overfill_an_item_are_refused() -> None:
+    collector = Collector()
+    collector.add(V4, 0, 9, ("7",))
+    with pytest.raises(ItemTooLarge, match=r"a row's metadata would take 50\d,\d{3} bytes"):
+        apply_rules(collector, ("owner_id",), (("note", "x" * 500_000),), ())
+    assert collector.families[V4].values == [("7",)]  # nothing changed
+    spec = JoinSpec("owners.csv", "owner_id")
+    table = read_table(["owner_id,notes\n", f"7,{'y' * 500_000}\n"], spec, "owners.csv")
+    with pytest.raises(ItemTooLarge):
+        apply_join(collector, ("owner_id",), spec, table)

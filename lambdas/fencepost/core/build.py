@@ -13,7 +13,7 @@ from typing import overload
 
 from fencepost.core.addresses import FAMILIES, V4
 from fencepost.core.gaps import gap_end
-from fencepost.core.items import Item, range_item
+from fencepost.core.items import Item, ItemTooLarge, oversized_metadata, range_item
 from fencepost.core.keys import Directory
 from fencepost.core.problems import Problem
 from fencepost.core.ranges import Piece, flatten
@@ -161,8 +161,12 @@ class Collector:
         return sum(len(ranges) for ranges in self.families.values())
 
     def remap(self, change: Callable[[tuple[str, ...]], tuple[str, ...]]) -> None:
-        """Replace every row's metadata by ``change(metadata)``, computed once per distinct tuple."""
+        """Replace every row's metadata by ``change(metadata)``, computed once per distinct tuple. Raises
+        ``ItemTooLarge`` when a changed row's metadata would no longer fit its item."""
         changed = {id(values): change(values) for values in self._values.values()}
+        for values in changed.values():
+            if values is not HOLE and (size := oversized_metadata(values)) is not None:
+                raise ItemTooLarge(f"a row's metadata would take {size:,} bytes: a 400 KB DynamoDB item cannot hold it")
         changed[id(HOLE)] = HOLE  # a hole stays one
         for ranges in self.families.values():
             ranges.values = [changed[id(values)] for values in ranges.values]

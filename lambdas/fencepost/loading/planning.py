@@ -11,6 +11,7 @@ from typing import Protocol
 
 from fencepost.core.folders import FolderError, settings_keys
 from fencepost.core.formats import FileError
+from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.rules import RuleError, apply_rules
 from fencepost.core.sources import fingerprint, settings_digest
@@ -158,7 +159,7 @@ class Planner:
             join = folder_join([obj.key for obj in objects], settings.join, settings.locale)
             read = self.reader.read(dataset, build, objects, settings.read_options, delivery.deadline, join=join)
             read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
-        except (JoinError, RuleError) as error:
+        except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
             fail(
                 dataset,
                 build,

@@ -12,7 +12,13 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats import FileError, FileSummary, ReadOptions, read_ranges, text_lines
-from fencepost.core.items import COLUMN_NAMES_BYTES, OBJECT_LIST_BYTES, column_names_bytes, object_list_bytes
+from fencepost.core.items import (
+    COLUMN_NAMES_BYTES,
+    OBJECT_LIST_BYTES,
+    ItemTooLarge,
+    column_names_bytes,
+    object_list_bytes,
+)
 from fencepost.core.joins import JoinError, JoinSpec, apply_join, read_table, tables_of
 from fencepost.core.limits import LimitError, Limits
 from fencepost.core.mmdb import MmdbSummary
@@ -123,7 +129,7 @@ class Reader:
             read.columns = apply_join(read.collector, read.columns, join, table)
         except FileError as error:
             raise LoadFailure(error.reason, object_key=key, line=error.line, earlier=read.problems.kept) from None
-        except JoinError as error:
+        except (JoinError, ItemTooLarge) as error:
             raise LoadFailure(str(error), object_key=key, earlier=read.problems.kept) from None
         _check_storable(read.columns, key)
 
