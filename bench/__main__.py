@@ -21,14 +21,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, loading, lookups, prices, several, synthetic
+from bench import cold_start, loading, lookups, prices, several, synthetic, workload
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
 from infra import packaging
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB
 from local.stack import ROOT, LocalStack, StackConfig
-from tests.support import V4_FILE, V6_FILE
+from tests.support import V4_FILE, V6_FILE, read_tsv
 
 RESULTS = ROOT / "bench-results"
 LOADER_WORKERS = 2  # loader invocations at once
@@ -53,6 +53,32 @@ def _slice(rows: int) -> list[bytes]:
         return list(itertools.islice(handle, rows))
 
 
+def _imports(rounds: int) -> dict[str, float]:
+    """Median cold import of each module in fresh processes, rounds interleaved so that drift hits all alike."""
+    imports: dict[str, list[float]] = {}
+    variants = [
+        ("boto3 + client", "boto3", {}),
+        ("lookup handler", "fencepost.handlers.lookup", {}),
+        ("loader handler", "fencepost.handlers.loader", {}),
+        ("lookup handler, tracing on", "fencepost.handlers.lookup", {"TRACING": "true"}),
+    ]
+    for _ in range(rounds):
+        for name, module, env in variants:
+            imports.setdefault(name, []).append(_probe("import", module, env=env)["seconds"])
+    return {name: median(samples) for name, samples in imports.items()}
+
+
+def _pipelines(synthetic_rows: int) -> dict[str, dict[str, Any]]:
+    big = RESULTS / f"synthetic-{synthetic_rows}.tsv"
+    if not big.exists():
+        synthetic.write(big, synthetic_rows)
+    return {
+        "IPv4, 450k rows": _probe("pipeline", str(V4_FILE)),
+        "IPv6, 168k rows": _probe("pipeline", str(V6_FILE)),
+        f"synthetic, {synthetic_rows:,} rows": _probe("pipeline", str(big)),
+    }
+
+
 def run(args: argparse.Namespace) -> Report:
     report = Report.on_this_machine()
     lines = _slice(args.rows)
@@ -68,6 +94,8 @@ def run(args: argparse.Namespace) -> Report:
             "WRITE_THREADS": str(WRITE_THREADS),
             "DELETE_GRACE_SECONDS": "3600",
             "DEADLINE_MARGIN_SECONDS": "20",
+            # Section 2 compares the handler's one Query with the bare Query: the range cache off (section 7 has it)
+            "RANGE_CACHE_BYTES": "0",
         },
     )
     say(f"Loading {args.rows} rows three ways (the reference takes a few minutes)...")
@@ -95,35 +123,23 @@ def run(args: argparse.Namespace) -> Report:
         latencies = measured["latencies"]
         report.lookups({name: (median(v.samples), percentile(v.samples, 0.99)) for name, v in latencies.items()})
         rcu_per_lookup = measured["rcu_per_lookup"]
+        say(f"Timing {args.cache_samples} Zipf lookups with the range cache off and on, on DynamoDB Local...")
+        slice_rows = [line.decode().rstrip("\n").split("\t") for line in lines]
+        cached = workload.latencies(
+            stack.client("dynamodb"), stack.config.table, "bench0", slice_rows, args.cache_samples
+        )
         handler_p50 = median(latencies["handler"].samples)
         item_bytes = loading.mean_item_bytes(items)
 
     say("Measuring handler overhead and cold imports in fresh processes...")
-    warm = _probe("warm", str(args.invocations))
-    imports: dict[str, list[float]] = {}
-    variants = [
-        ("boto3 + client", "boto3", {}),
-        ("lookup handler", "fencepost.handlers.lookup", {}),
-        ("loader handler", "fencepost.handlers.loader", {}),
-        ("lookup handler, tracing on", "fencepost.handlers.lookup", {"TRACING": "true"}),
-    ]
-    for _ in range(args.imports):
-        for name, module, env in variants:  # interleaved, so that drift hits all alike
-            imports.setdefault(name, []).append(_probe("import", module, env=env)["seconds"])
-    report.overhead(warm, {name: median(samples) for name, samples in imports.items()})
+    warm = _probe("warm", str(args.invocations), env={"RANGE_CACHE_BYTES": "0"})  # every call makes its Query
+    warm_hit = _probe("warm", str(args.invocations))  # one address again and again: every call a range-cache hit
+    report.overhead(warm, _imports(args.imports))
     say("Measuring cold imports from the Lambda asset, with and without its bytecode...")
     report.sections.append(cold_start.markdown(cold_start.measure(packaging.build(), args.imports)))
 
     say("Running the pure pipeline on the full files and a synthetic file...")
-    pipelines = {
-        "IPv4, 450k rows": _probe("pipeline", str(V4_FILE)),
-        "IPv6, 168k rows": _probe("pipeline", str(V6_FILE)),
-    }
-    big = RESULTS / f"synthetic-{args.synthetic}.tsv"
-    if not big.exists():
-        synthetic.write(big, args.synthetic)
-    pipelines[f"synthetic, {args.synthetic:,} rows"] = _probe("pipeline", str(big))
-    report.pipeline(pipelines)
+    report.pipeline(_pipelines(args.synthetic))
 
     report.costs(
         rcu_per_lookup=rcu_per_lookup,
@@ -139,6 +155,12 @@ def run(args: argparse.Namespace) -> Report:
 
     say(f"Timing {args.several_lookups} lookups in one and in three datasets, 5 ms per Query...")
     report.several(several.measure(args.several_lookups), several.measure(args.several_handler_lookups, delay=0.0))
+    say(f"Counting range-cache hits over {args.workload_lookups:,} lookups per model and size...")
+    rows = read_tsv(V4_FILE)
+    ratios = workload.hit_ratios(rows, args.workload_lookups)
+    report.sections.append(
+        workload.markdown(ratios, cached, warm["median_us"] / 1e6, warm_hit["median_us"] / 1e6, len(rows))
+    )
     return report
 
 
@@ -154,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         "--several-handler-lookups", type=int, default=2000, help="the same with no Query delay (handler cost)"
     )
     parser.add_argument("--synthetic", type=int, default=5_000_000, help="rows of the synthetic file")
+    parser.add_argument(
+        "--workload-lookups", type=int, default=1_000_000, help="lookups per model and range-cache size"
+    )
+    parser.add_argument("--cache-samples", type=int, default=3000, help="timed lookups, range cache off and on")
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

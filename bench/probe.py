@@ -47,24 +47,21 @@ def measure_import(module: str) -> dict[str, Any]:
 
 
 class FakeClient:
-    """Answers the lookup's three calls from memory: the dataset record, the version, the range's Query."""
+    """Answers the lookup's three calls from memory: the live pointer, the version, the range's Query."""
 
     def __init__(self) -> None:
         from fencepost.core.addresses import V4
         from fencepost.core.build import FamilyRanges
-        from fencepost.core.keys import DATASETS_PK, VERSION_HEADER_SK, Directory, dataset_id, version_pk
+        from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
         from fencepost.dynamo.codec import encode
-        from fencepost.model import DatasetRecord, LoadStatus, VersionHeader
+        from fencepost.dynamo.serving import pointer_item
+        from fencepost.model import LivePointer, VersionHeader
 
         ranges = FamilyRanges(V4)
         ranges.add(0x01002000, 0x01003FFF, ("CN",))
         pieces = ranges.pieces()
         self.range_item = next(ranges.items("geo", 3, pieces))
-        record = encode(
-            DatasetRecord(name="geo", live=3, status=LoadStatus.READY), PK=DATASETS_PK, SK=dataset_id("geo")
-        )
-        self.record = {"Item": record}
-        assert (record["PK"]["S"], record["SK"]["N"]) == (DATASETS_PK, str(dataset_id("geo")))
+        self.pointer = {"Item": pointer_item("geo", LivePointer("geo", 3, 1_795_000_000.0))}
         directory = Directory.of_starts(V4, [piece.start for piece in pieces])
         self.version = {
             "Items": [
@@ -79,7 +76,7 @@ class FakeClient:
         }
 
     def get_item(self, **_: Any) -> dict[str, Any]:
-        return self.record
+        return self.pointer  # the only item a lookup gets: the live pointer
 
     def query(self, **kwargs: Any) -> dict[str, Any]:
         if kwargs["ExpressionAttributeValues"][":p"]["S"].startswith("#v#"):

@@ -17,6 +17,7 @@ from typing import Any
 from bench.lookups import quiet_stdout
 from bench.timing import median, percentile
 from fencepost.api import create_app
+from fencepost.caches import CacheLimits
 from fencepost.core.addresses import V4, format_address, parse_address
 from fencepost.dynamo.listing import Slice
 from fencepost.lookup import Lookup
@@ -85,7 +86,8 @@ def measure(lookups: int = 300, delay: float = 0.005, rows: int = 20_000, seed: 
     """Warm GET lookups of the same random addresses in each configuration, interleaved round-robin."""
     data = read_tsv(V4_FILE, rows)
     store = build_store(data, delay)
-    settings = LookupSettings(table=TableSettings("bench"))
+    # The range cache off: this section measures the Queries of several datasets running at once (section 7 the cache)
+    settings = LookupSettings(table=TableSettings("bench"), caches=CacheLimits(range_bytes=0))
     obs = Observability(service="fencepost-lookup", tracing=False)
     api = create_app(settings, Lookup(store, settings.cache_ttl, limits=settings.caches), _NoListings(), obs)
 

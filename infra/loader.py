@@ -128,6 +128,9 @@ class Loader(Construct):
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:PutObject"], resources=[bucket.arn_for_objects(f"{REPORTS_PREFIX}*")])
         )
+        # A deleted version's pieces and changes files (reports themselves are kept)
+        kept = [bucket.arn_for_objects(f"{REPORTS_PREFIX}*.{kind}.gz") for kind in ("pieces", "changes")]
+        self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:DeleteObject"], resources=kept))
         for queue, concurrency in (
             (self.control_queue, settings.control_concurrency),
             (self.data_queue, settings.loader_concurrency),
@@ -160,7 +163,7 @@ class Loader(Construct):
             targets=[targets.LambdaFunction(self.function, retry_attempts=0)],
         )
         # cdk-nag names the bucket by its logical id, e.g. <StorageRangeFilesD1ACBD59.Arn>.
-        bucket_arn = f"<{_logical_id(bucket)}.Arn>"
+        bucket_arn = nag.arn_token(bucket)
         nag.acknowledge(
             loader.role,
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/*]",
@@ -171,6 +174,12 @@ class Loader(Construct):
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}*]",
             "The loader writes one load report per version under _reports/; it may not write anywhere else.",
         )
+        for kind in ("pieces", "changes"):
+            nag.acknowledge(
+                loader.role,
+                f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}*.{kind}.gz]",
+                f"A deleted version's {kind} file, one per version under _reports/; it may delete nothing else.",
+            )
         self.alarms = [
             any_in_period(
                 self,
@@ -261,10 +270,3 @@ def _queue_with_dead_letters(scope: Construct, kind: str) -> tuple[sqs.Queue, sq
         dead_letter_queue=sqs.DeadLetterQueue(queue=dead_letters, max_receive_count=MAX_RECEIVES),
     )
     return queue, dead_letters
-
-
-def _logical_id(bucket: s3.IBucket) -> str:
-    resource = bucket.node.default_child
-    if not isinstance(resource, cdk.CfnElement):
-        raise TypeError("the loader needs a bucket defined in this app, not an imported one")
-    return cdk.Stack.of(bucket).get_logical_id(resource)

@@ -20,12 +20,15 @@ import jsii
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3 as s3
 from aws_cdk.aws_apigatewayv2_authorizers import HttpIamAuthorizer
 from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
 from fencepost import cors
+from fencepost.core.folders import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import LOG_RETENTION, PythonFunction, flag
@@ -40,6 +43,7 @@ CACHE_MAX_AGE_SECONDS: Final = 300
 MAX_BATCH: Final = 100
 BATCH_CONCURRENCY: Final = 16
 DEFAULT_DATASET: Final = "default"
+CHANGES_OBJECTS: Final = f"{REPORTS_PREFIX}*.changes.gz"  # fencepost.core.folders.changes_key
 
 
 class LookupApi(Construct):
@@ -49,6 +53,7 @@ class LookupApi(Construct):
         construct_id: str,
         *,
         table: dynamodb.ITable,
+        bucket: s3.IBucket,
         asset: Path,
         settings: DeploySettings,
     ) -> None:
@@ -64,6 +69,7 @@ class LookupApi(Construct):
             settings=settings,
             environment={
                 "TABLE_NAME": table.table_name,
+                "BUCKET_NAME": bucket.bucket_name,
                 "DEFAULT_DATASET": DEFAULT_DATASET,
                 "CACHE_TTL_SECONDS": str(CACHE_TTL_SECONDS),
                 "CACHE_MAX_AGE_SECONDS": str(CACHE_MAX_AGE_SECONDS),
@@ -74,6 +80,7 @@ class LookupApi(Construct):
                 "NEGATIVE_CACHE_TTL_SECONDS": f"{settings.lookup_caches.negative_ttl:g}",
                 "VERSION_CACHE_ENTRIES": str(settings.lookup_caches.version_entries),
                 "VERSION_CACHE_BYTES": str(settings.lookup_caches.version_bytes),
+                "RANGE_CACHE_BYTES": str(settings.lookup_caches.range_bytes),
                 "RESPONSE_BUDGET_BYTES": str(settings.response_budget),
                 "CORS_ORIGINS": ",".join(settings.cors_origins),
             },
@@ -81,6 +88,15 @@ class LookupApi(Construct):
         self.function = lookup.function
         # Lookups only ever read single items and Query one partition: nothing else on the table.
         table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
+        # ``GET /datasets/{name}/diff`` reads the changes a build kept beside its report, and nothing else in S3.
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(CHANGES_OBJECTS)])
+        )
+        nag.acknowledge(
+            lookup.role,
+            f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{CHANGES_OBJECTS}]",
+            "GET /datasets/{name}/diff reads the changes file a build kept, one per version under _reports/.",
+        )
 
         integration = HttpLambdaIntegration("LookupIntegration", self.function)
         self.api = apigwv2.HttpApi(

@@ -23,3 +23,11 @@ def add_checks(app: cdk.App) -> None:
 def acknowledge(scope: IConstruct, rule: str, reason: str) -> None:
     """Accept one finding (``rule`` as reported, e.g. ``AwsSolutions-IAM5[Resource::*]``) on ``scope`` and below."""
     cdk.Validations.of(scope).acknowledge(cdk.Acknowledgment(id=f"{PACK}::{rule}", reason=reason))
+
+
+def arn_token(resource: IConstruct) -> str:
+    """How cdk-nag names a resource's ARN in a finding: ``<LogicalId.Arn>`` (a resource defined in this app)."""
+    element = resource.node.default_child
+    if not isinstance(element, cdk.CfnElement):
+        raise TypeError(f"{resource.node.path} must be defined in this app, not imported")
+    return f"<{cdk.Stack.of(resource).get_logical_id(element)}.Arn>"

@@ -159,6 +159,7 @@ class DeploySettings:
                 negative_ttl=_int(get, "negativeCacheTtl", int(CACHES.negative_ttl), low=0, high=3600),
                 version_entries=_int(get, "versionCacheEntries", CACHES.version_entries, low=1, high=100_000),
                 version_bytes=_int(get, "versionCacheBytes", CACHES.version_bytes, low=MIB, high=8 * 1024 * MIB),
+                range_bytes=_int(get, "rangeCacheBytes", CACHES.range_bytes, low=0, high=8 * 1024 * MIB),
             ),
             response_budget=_int(
                 get, "responseBudgetBytes", DEFAULT_BUDGET_BYTES, low=MIN_BUDGET_BYTES, high=MAX_BUDGET_BYTES

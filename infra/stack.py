@@ -35,7 +35,14 @@ class FencepostStack(cdk.Stack):
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
         self.storage = Storage(self, "Storage", settings=settings)
-        self.lookup_api = LookupApi(self, "LookupApi", table=self.storage.table, asset=lambda_asset, settings=settings)
+        self.lookup_api = LookupApi(
+            self,
+            "LookupApi",
+            table=self.storage.table,
+            bucket=self.storage.bucket,
+            asset=lambda_asset,
+            settings=settings,
+        )
         self.loader = Loader(
             self,
             "Loader",

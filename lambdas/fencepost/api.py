@@ -13,6 +13,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.cors import preflight
+from fencepost.diffs_api import ChangeFiles, DiffListing
 from fencepost.errors import (
     DependencyUnavailable,
     InvalidRequest,
@@ -81,7 +82,9 @@ def create_app(
     lookup: Lookup,
     datasets: DatasetReader,
     obs: Observability,
+    files: Callable[[], ChangeFiles] | None = None,
 ) -> HttpApi:
+    """The app; ``files`` opens the bucket the diffs are read from, on the first request that needs it."""
     app = APIGatewayHttpResolver()
     logger, metrics = obs.logger, obs.metrics
     pool = ThreadPoolExecutor(max_workers=settings.batch_concurrency, thread_name_prefix="lookup")
@@ -108,12 +111,19 @@ def create_app(
             raise UnknownDataset(f"no dataset named {name!r}")
         return json_response(200, record.to_api(), NO_STORE)
 
-    listing = RangeListing(lookup, datasets, settings.response_budget)
+    budget = settings.response_budget
+    listing = RangeListing(lookup, datasets, budget)
 
     def get_ranges() -> Response[str]:
         query = app.current_event.query_string_parameters or {}
         name = query.get("dataset")
         return text_response(200, listing.answer(settings.default_dataset if name is None else name, query), NO_STORE)
+
+    diffs = DiffListing(listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, budget)
+
+    def get_diff(name: str) -> Response[str]:
+        query = app.current_event.query_string_parameters or {}
+        return text_response(200, diffs.answer(name, query), NO_STORE)
 
     openapi_document: list[str] = []  # built on first request
 
@@ -167,6 +177,7 @@ def create_app(
         "get_datasets": get_datasets,
         "get_dataset": get_dataset,
         "get_ranges": get_ranges,
+        "get_diff": get_diff,
         "openapi": openapi,
     }
     unmatched = set(served) ^ {route.name for route in ROUTES}

@@ -9,10 +9,9 @@ DB file whole, never more than ``max_object_bytes`` of it once decompressed (``r
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -24,6 +23,7 @@ from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, set
 from fencepost.core.formats import FileError
 from fencepost.core.limits import Limits
 from fencepost.core.lines import split_lines
+from fencepost.core.members import gzip_members
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
 
@@ -106,15 +106,43 @@ class Bucket:
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
 
     def put_lines(self, key: str, lines: Iterable[str]) -> None:
-        """Text lines as one gzip object (compressed as they come; the compressed bytes are held until sent)."""
-        buffer = io.BytesIO()
-        with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=6, mtime=0) as packed:
-            for line in lines:
-                packed.write(line.encode())
+        """Text lines as one gzip object of members (``core.members``: it can be read from any member on),
+        compressed as they come; the compressed bytes are held until sent."""
+        body = b"".join(gzip_members(lines))
         try:
-            self.client.put_object(Bucket=self.name, Key=key, Body=buffer.getvalue(), ContentType="application/gzip")
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/gzip")
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
+    def delete_files(self, keys: list[str]) -> None:
+        """Delete the objects (one that is not there is no error)."""
+        for key in keys:
+            try:
+                self.client.delete_object(Bucket=self.name, Key=key)
+            except (ClientError, BotoCoreError) as error:
+                raise BucketUnavailable(f"{key} could not be deleted: {error}") from error
+
+    def read_from(self, key: str, offset: int) -> Callable[[int], bytes] | None:
+        """The object's bytes from ``offset`` on (one ranged GET), a read at a time; None when there is no such
+        object or it is shorter than ``offset``."""
+        ranged = {"Range": f"bytes={offset}-"} if offset else {}
+        try:
+            body = self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "InvalidRange", "416"):
+                return None
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        except BotoCoreError as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+
+        def read(size: int) -> bytes:
+            try:
+                data: bytes = body.read(size)
+            except (ClientError, BotoCoreError) as error:
+                raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
+            return data
+
+        return read
 
     def _lines(self, key: str, body: Any) -> Iterator[bytes]:
         head = body.read(2)

@@ -35,6 +35,7 @@ class CacheLimits:
     negative_ttl: float = 5.0  # seconds an unknown name is answered from the cache (never longer than the TTL)
     version_entries: int = 128  # versions (columns and directory) kept
     version_bytes: int = 64 * MIB  # their estimated size, together; a larger version is answered but not kept
+    range_bytes: int = 128 * MIB  # answered stretches (``fencepost.range_cache``); 0 turns the range cache off
 
 
 class LruCache(Generic[K, V]):

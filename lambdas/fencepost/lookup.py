@@ -18,6 +18,7 @@ from fencepost.core.networks import cidrs, network
 from fencepost.core.reserved import reserved_field
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.model import LivePointer, VersionInfo
+from fencepost.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
 
 
 class LookupStore(Protocol):
@@ -128,7 +129,8 @@ class Lookup:
     The live pointer of each dataset is cached for ``ttl`` seconds; unknown names for ``limits.negative_ttl`` (at
     most ``ttl``), in a cache of their own, so a stream of bad names neither reaches the table every time nor
     pushes known datasets out. A version's columns and directory never change, so they are kept until the least
-    recently used version makes room, within ``limits``. A warm lookup therefore costs exactly one Query.
+    recently used version makes room, within ``limits``. A warm lookup therefore costs at most one Query, and none
+    for an address inside a stretch (a piece, or a gap) already answered in this version (``fencepost.range_cache``).
     """
 
     def __init__(
@@ -148,6 +150,7 @@ class Lookup:
         self._live: LruCache[str, _Live] = LruCache(limits.live_entries)
         self._unknown: LruCache[str, _Live] = LruCache(limits.live_entries)
         self._versions: LruCache[tuple[str, int], VersionInfo] = LruCache(limits.version_entries, limits.version_bytes)
+        self.ranges: RangeCache[Hit | Stretch] = RangeCache(limits.range_bytes)
 
     def live(self, dataset: str) -> VersionInfo:
         """The live version of ``dataset``, or ``UnknownDataset``."""
@@ -187,6 +190,8 @@ class Lookup:
             "unknown": len(self._unknown),
             "versions": len(self._versions),
             "version_bytes": self._versions.bytes,
+            "ranges": len(self.ranges),
+            "range_bytes": self.ranges.bytes,
         }
 
     def _version(self, dataset: str, version: int) -> VersionInfo:
@@ -211,9 +216,19 @@ class Lookup:
         return self._answer(info, family, address)
 
     def _answer(self, info: VersionInfo, family: int, address: int) -> Answer | Miss:
+        key = (info.dataset, info.version, family)
+        cached = self.ranges.get(key, address)
+        if cached is None:
+            return self._queried(key, info, family, address)
+        if isinstance(cached, Hit):
+            return Answer(family, address, info.dataset, cached, info)
+        return Miss(family, address, info, cached)
+
+    def _queried(self, key: tuple[str, int, int], info: VersionInfo, family: int, address: int) -> Answer | Miss:
+        """The answer from the one Query (none below the family's first piece), kept for its whole stretch."""
         directory = info.directories[family]
         probe = directory.probe(address)
-        if probe is None:
+        if probe is None:  # below the family's first piece: answered from the directory, no Query to save
             below = gap_below(family, address, directory.first_start, info.aliases) if info.gaps else None
             return Miss(family, address, info, below)
         hit = self._store.find(info.dataset, info.version, probe)
@@ -223,7 +238,10 @@ class Lookup:
             gap_end = hit.gap_end if info.gaps else None
             if gap_end is None or gap_end < address:  # a version built before gaps were stored
                 return Miss(family, address, info, None)
-            return Miss(family, address, info, gap_after(family, address, hit.end, gap_end, info.aliases))
+            gap = gap_after(family, address, hit.end, gap_end, info.aliases)
+            self.ranges.put(key, gap[0], gap[1], gap, ENTRY_BYTES)
+            return Miss(family, address, info, gap)
+        self.ranges.put(key, hit.start, hit.end, hit, entry_bytes(*hit.values))
         return Answer(family, address, info.dataset, hit, info)
 
     def find(self, info: VersionInfo, family: int, address: int) -> Answer | None:

@@ -45,6 +45,8 @@ DATASETS_DESCRIPTION = (
     "Dataset name; the service default when omitted. A comma-separated list of 2 to "
     f"{MAX_DATASETS} distinct names answers every one of them (see `mode`)."
 )
+LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": 1000}
+CURSOR: Mapping[str, Any] = {"type": "string"}
 MODE: Mapping[str, Any] = {"type": "string", "enum": ["all", "first"]}
 MODE_DESCRIPTION = (
     "With several datasets: `all` (the default) answers each under `answers`, with the `match` where all of them "
@@ -155,6 +157,19 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(
         "GET",
+        "/datasets/<name>/diff",
+        "get_diff",
+        summary="What the dataset's latest build changed since the version live when it was built, a page at a time",
+        parameters=(
+            Param("name", "path", "Dataset name", DATASET_NAME),
+            Param("limit", "query", "Changes per page, 1 to 1000 (100).", LIMIT, required=False),
+            Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
+        ),
+        ok="DiffPage",
+        errors=(InvalidRequest, UnknownDataset, NotFound, CursorExpired, Unavailable, ResponseTooLarge),
+    ),
+    Route(
+        "GET",
         "/ranges",
         "get_ranges",
         summary="List the pieces of a dataset's live version that meet a network, in address order, a page at a time",
@@ -167,14 +182,8 @@ ROUTES: tuple[Route, ...] = (
                 {"type": "string", "maxLength": 49},
                 required=False,
             ),
-            Param(
-                "limit",
-                "query",
-                "Pieces per page, 1 to 1000 (100).",
-                {"type": "integer", "minimum": 1, "maximum": 1000},
-                required=False,
-            ),
-            Param("cursor", "query", "The `next` of the previous page, unchanged.", {"type": "string"}, required=False),
+            Param("limit", "query", "Pieces per page, 1 to 1000 (100).", LIMIT, required=False),
+            Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
         ),
         ok="RangeList",
         errors=(InvalidRequest, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from fencepost.model import DatasetRecord
+from fencepost.model import DatasetRecord, DiffSummary
 from fencepost.several import MAX_DATASETS, MAX_LOOKUPS
 
 
@@ -211,4 +211,26 @@ class RangeList(BaseModel):
     version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
     within: str | None = Field(description="The network listed, canonical; null: all of IPv4, then IPv6.")
     ranges: list[ListedRange] = Field(description="Stored pieces that meet `within`, whole, in address order.")
+    next: str | None = Field(description="The cursor of the next page; null on the last page.")
+
+
+class Change(Span):
+    change: Literal["added", "removed", "changed"] = Field(
+        description="`added`: NOT_FOUND before; `removed`: NOT_FOUND now; `changed`: another answer."
+    )
+    data: dict[str, str] | None = Field(description="What the stretch answers now; null when it is NOT_FOUND now.")
+
+
+class DiffPage(BaseModel):
+    dataset: str
+    version: int | None = Field(description="The latest build, which the changes lead to; null before any load.")
+    status: str = Field(description="The state of that load: READY (live), LOADING, or FAILED (then never live).")
+    diff: DiffSummary | None = Field(
+        description="The comparison's counts, as `load.diff` of the dataset; null until the build has compared "
+        "itself with the live version. With a null `baseline` there was nothing to compare with, and no changes."
+    )
+    changes: list[Change] = Field(
+        description="Stretches whose answer changed, in address order (IPv4, then IPv6), each wholly in one piece "
+        "of the new version and one of the old."
+    )
     next: str | None = Field(description="The cursor of the next page; null on the last page.")

@@ -88,6 +88,7 @@ class LookupSettings:
     caches: CacheLimits = CACHES
     response_budget: int = DEFAULT_BUDGET_BYTES  # bytes an answer may take (see fencepost.budget)
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (the preflight's answer)
+    bucket: str | None = None  # where builds keep their changes (``GET /datasets/{name}/diff``)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
@@ -110,11 +111,13 @@ class LookupSettings:
                 negative_ttl=_float(env, "NEGATIVE_CACHE_TTL_SECONDS", CACHES.negative_ttl, 0.0, 3600.0),
                 version_entries=_int(env, "VERSION_CACHE_ENTRIES", CACHES.version_entries, 1, 100_000),
                 version_bytes=_int(env, "VERSION_CACHE_BYTES", CACHES.version_bytes, MIB, 8 * 1024 * MIB),
+                range_bytes=_int(env, "RANGE_CACHE_BYTES", CACHES.range_bytes, 0, 8 * 1024 * MIB),
             ),
             response_budget=_int(
                 env, "RESPONSE_BUDGET_BYTES", DEFAULT_BUDGET_BYTES, MIN_BUDGET_BYTES, MAX_BUDGET_BYTES
             ),
             cors_origins=_origins(env.get("CORS_ORIGINS", "")),
+            bucket=env.get("BUCKET_NAME", "").strip() or None,
         )
 
 

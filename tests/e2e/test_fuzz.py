@@ -45,7 +45,14 @@ def running() -> Iterator[LocalStack]:
         yield stack
 
 
-OPERATIONS = ["GET /lookup", "POST /lookup", "GET /datasets", "GET /datasets/{name}", "GET /ranges"]
+OPERATIONS = [
+    "GET /lookup",
+    "POST /lookup",
+    "GET /datasets",
+    "GET /datasets/{name}",
+    "GET /datasets/{name}/diff",
+    "GET /ranges",
+]
 
 
 @pytest.fixture(scope="module")
@@ -90,10 +97,13 @@ def test_no_request_breaks_the_api(api_schema: schemathesis.BaseSchema, label: s
 
 def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
     """Rules no schema states, so a schema-valid request may rightly be refused with 400 (still documented): a range
-    listing's cursor carries a checksum, and its network must have no host bits set; the names of a lookup's list
-    of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``, not both."""
+    listing's or a diff's cursor carries a checksum, and a listing's network must have no host bits set; the names of
+    a lookup's list of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``,
+    not both."""
     query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
     if case.operation.label == "GET /ranges" and {"cursor", "within"} & set(query):
+        return [positive_data_acceptance]
+    if case.operation.label == "GET /datasets/{name}/diff" and "cursor" in query:
         return [positive_data_acceptance]
     names = str(query.get("dataset", "")).split(",")
     if case.operation.label == "GET /lookup" and len(set(names)) < len(names):

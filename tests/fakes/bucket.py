@@ -7,7 +7,7 @@ import gzip
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -15,6 +15,7 @@ from fencepost.bucket import BucketUnavailable
 from fencepost.core.archives import unpacked
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
 from fencepost.core.formats import FileError
+from fencepost.core.members import gzip_members
 from fencepost.model import ObjectRef
 from tests.fakes.kernel import Faults, port
 
@@ -90,7 +91,18 @@ class FakeBucket:
 
     @port
     def put_lines(self, key: str, lines: Iterable[str]) -> None:
-        self.objects[key] = gzip.compress("".join(lines).encode(), mtime=0)
+        self.objects[key] = b"".join(gzip_members(lines))
+
+    @port
+    def delete_files(self, keys: list[str]) -> None:
+        for key in keys:
+            self.objects.pop(key, None)
+
+    @port
+    def read_from(self, key: str, offset: int) -> Callable[[int], bytes] | None:
+        if key not in self.objects or offset > len(self.objects[key]):
+            return None
+        return io.BytesIO(self.objects[key][offset:]).read
 
     @port
     def read_bytes(self, key: str, limit: int) -> bytes:

@@ -10,6 +10,9 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from fencepost.core.listing import Cursor
+from fencepost.core.members import Position
+from fencepost.diffs_api import DiffCursor
 from tests.support import LambdaContext, event
 
 CODES = {
@@ -228,6 +231,24 @@ CORPUS = [
         ]
     ),
     Hostile("range listing: dataset traversal", "GET", "/ranges", {"dataset": "../x"}, None, 400, "INVALID_REQUEST"),
+    *(
+        Hostile(f"diff: {name}", "GET", "/datasets/geo/diff", query, None, 400, "INVALID_REQUEST")
+        for name, query in [
+            ("limit of a googol", {"limit": "1" + "0" * 100}),
+            ("limit 0", {"limit": "0"}),
+            ("limit in unicode digits", {"limit": "\u0661\u0660"}),
+            ("cursor of 10,000 characters", {"cursor": "a" * 10_000 + ".000000000000"}),
+            ("cursor with a lone surrogate", {"cursor": "\ud800.000000000000"}),
+            ("cursor of JSON text", {"cursor": '["diff","geo",3,0,0]'}),
+            ("a range listing's cursor", {"cursor": Cursor("geo", 3, 4, None).token()}),
+            ("cursor of another dataset", {"cursor": DiffCursor("default", 1, Position(0, 0)).token()}),
+            ("cursor past a member's lines", {"cursor": DiffCursor("geo", 3, Position(0, 10**6)).token()}),
+            ("cursor with a negative offset", {"cursor": DiffCursor("geo", 3, Position(-5, 0)).token()}),
+        ]
+    ),
+    Hostile("diff: dataset traversal", "GET", "/datasets/..%2Fx/diff", None, None, 400, "INVALID_REQUEST"),
+    Hostile("diff: unknown dataset", "GET", "/datasets/nosuch/diff", None, None, 404, "UNKNOWN_DATASET"),
+    Hostile("diff: a path below it", "GET", "/datasets/geo/diff/x", None, None, 404, "NOT_FOUND"),
 ]
 
 

@@ -4,6 +4,7 @@ and the OpenAPI document describes exactly them, each with exactly the parameter
 from __future__ import annotations
 
 import json
+import re
 from types import ModuleType
 
 import pytest
@@ -25,7 +26,7 @@ def _served(module: ModuleType) -> set[tuple[str, str]]:
 def _entry(name: str) -> Route:
     """The table's entry for the route a sample event calls."""
     ev = event(name)
-    path = "/datasets/{name}" if ev["rawPath"].startswith("/datasets/") else ev["rawPath"]
+    path = re.sub(r"^/datasets/[^/]+", "/datasets/{name}", ev["rawPath"])
     method = ev["requestContext"]["http"]["method"]
     return next(route for route in ROUTES if (route.openapi_path, route.method) == (path, method))
 
@@ -108,12 +109,13 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     status, _, document = call(lookup_handler, "openapi")
     assert status == 200
     paths = document["paths"]
-    assert set(paths) == {"/lookup", "/datasets", "/datasets/{name}", "/ranges"}
+    assert set(paths) == {"/lookup", "/datasets", "/datasets/{name}", "/datasets/{name}/diff", "/ranges"}
     assert set(paths["/lookup"]) == {"get", "post"}
     assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "500", "503"}
     assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "500", "503"}
     assert set(paths["/datasets"]["get"]["responses"]) == {"200", "500", "503"}
     assert set(paths["/ranges"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
+    assert set(paths["/datasets/{name}/diff"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
     assert "422" not in json.dumps(document)
 
 

@@ -19,6 +19,7 @@ LIMITS = {
     "negativeCacheTtl": "2",
     "versionCacheEntries": "256",
     "versionCacheBytes": "33554432",
+    "rangeCacheBytes": "0",
     "responseBudgetBytes": "3000000",
 }
 
@@ -42,6 +43,7 @@ def test_the_lookup_limits_reach_the_function_with_their_defaults(synthesize: Sy
     assert environment["NEGATIVE_CACHE_TTL_SECONDS"] == "5"
     assert environment["VERSION_CACHE_ENTRIES"] == "128"
     assert environment["VERSION_CACHE_BYTES"] == str(64 * 1024 * 1024)
+    assert environment["RANGE_CACHE_BYTES"] == str(128 * 1024 * 1024)
     assert environment["RESPONSE_BUDGET_BYTES"] == str(DEFAULT_BUDGET_BYTES) == "4500000"
     assert environment["CORS_ORIGINS"] == "*"
 
@@ -58,6 +60,7 @@ def test_the_lookup_limits_are_set_from_context_and_read_back_by_the_function(sy
     )
     assert (settings.caches.live_entries, settings.caches.negative_ttl) == (2048, 2.0)
     assert (settings.caches.version_entries, settings.caches.version_bytes) == (256, 33_554_432)
+    assert settings.caches.range_bytes == 0 == int(environment["RANGE_CACHE_BYTES"])
     assert settings.response_budget == 3_000_000
     assert settings.cors_origins == ("https://a.example", "https://b.example")
 
@@ -67,6 +70,7 @@ def test_the_lookup_limits_are_set_from_context_and_read_back_by_the_function(sy
     [
         ({"liveCacheEntries": "0"}, "liveCacheEntries must be between 1 and 1000000"),
         ({"versionCacheBytes": "1000"}, "versionCacheBytes must be between 1048576 and"),
+        ({"rangeCacheBytes": "-1"}, "rangeCacheBytes must be between 0 and"),
         ({"responseBudgetBytes": "7000000"}, "responseBudgetBytes must be between 1000000 and 6000000"),
         ({"negativeCacheTtl": "soon"}, "negativeCacheTtl must be a whole number"),
     ],
@@ -83,6 +87,7 @@ def test_lookup_limits_out_of_range_stop_the_synth(context: dict[str, str], mess
         ("NEGATIVE_CACHE_TTL_SECONDS", "-1", "NEGATIVE_CACHE_TTL_SECONDS must be between 0.0 and 3600.0"),
         ("VERSION_CACHE_ENTRIES", "many", "VERSION_CACHE_ENTRIES must be a whole number"),
         ("VERSION_CACHE_BYTES", "1000", "VERSION_CACHE_BYTES must be between 1048576 and"),
+        ("RANGE_CACHE_BYTES", "-5", "RANGE_CACHE_BYTES must be between 0 and"),
         ("RESPONSE_BUDGET_BYTES", "6291556", "RESPONSE_BUDGET_BYTES must be between 1000000 and 6000000"),
     ],
 )

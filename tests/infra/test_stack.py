@@ -87,6 +87,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
     assert props["LoggingConfig"] == {"LogGroup": default.ref("lookup_logs")}
     assert _env(default, "lookup_function") == {
         "TABLE_NAME": default.ref("table"),
+        "BUCKET_NAME": default.ref("bucket"),
         "DEFAULT_DATASET": "default",
         "CACHE_TTL_SECONDS": "60",
         "CACHE_MAX_AGE_SECONDS": "300",
@@ -102,6 +103,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "NEGATIVE_CACHE_TTL_SECONDS": "5",
         "VERSION_CACHE_ENTRIES": "128",
         "VERSION_CACHE_BYTES": "67108864",
+        "RANGE_CACHE_BYTES": "134217728",
         "RESPONSE_BUDGET_BYTES": "4500000",
         "CORS_ORIGINS": "*",
     }
@@ -152,10 +154,11 @@ def test_context_reaches_the_function_environments(options: Synth) -> None:
 # --- permissions -------------------------------------------------------------------------------------------------
 
 
-def test_lookup_role_may_only_read_items_and_write_its_logs(default: Synth) -> None:
+def test_lookup_role_may_only_read_items_changes_files_and_write_its_logs(default: Synth) -> None:
     assert _permissions(default, "lookup_role") == (
         _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
+        | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
     )
 
 
@@ -185,6 +188,8 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | _on(bucket, "s3:ListBucket")
         | _on(objects, "s3:GetObject")
         | _on(reports, "s3:PutObject")
+        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
+        | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
         | _on(default.arn("table"), *table)
         | _on(default.arn("control_queue"), *queue)
         | _on(default.arn("data_queue"), *queue)

@@ -4,9 +4,11 @@ first out; and a batch: one Query per distinct address, answered in request orde
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -65,7 +67,7 @@ class Clock:
 
 def test_warm_lookups_cost_one_query_each() -> None:
     store, clock = FakeStore({"geo": 1}), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock)
+    lookup = _lookup(store, ttl=60, clock=clock)
     lookup.find(lookup.live("geo"), V4, 5)  # cold: reads the record and the version
     store.calls.clear()
     for address in range(10):
@@ -76,7 +78,7 @@ def test_warm_lookups_cost_one_query_each() -> None:
 
 def test_live_version_is_reread_after_the_ttl_only() -> None:
     store, clock = FakeStore({"geo": 1}), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock)
+    lookup = _lookup(store, ttl=60, clock=clock)
     assert lookup.live("geo").version == 1
     store.live["geo"] = 2
     clock.now += 59.9
@@ -88,7 +90,7 @@ def test_live_version_is_reread_after_the_ttl_only() -> None:
 
 def test_unknown_datasets_are_cached_too() -> None:
     store, clock = FakeStore({}), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock)
+    lookup = _lookup(store, ttl=60, clock=clock)
     for _ in range(3):
         with pytest.raises(UnknownDataset):
             lookup.live("nope")
@@ -98,13 +100,13 @@ def test_unknown_datasets_are_cached_too() -> None:
 def test_invalid_names_never_reach_the_store() -> None:
     store = FakeStore({})
     with pytest.raises(InvalidRequest):
-        Lookup(store, ttl=60).live("../etc/passwd")
+        _lookup(store, ttl=60).live("../etc/passwd")
     assert store.calls == []
 
 
 def test_an_address_below_every_range_needs_no_query() -> None:
     store = FakeStore({"geo": 1})
-    lookup = Lookup(store, ttl=60)
+    lookup = _lookup(store, ttl=60)
     info = lookup.live("geo")
     store.calls.clear()
     assert lookup.find(info, V6, 1) is None  # no IPv6 piece at all
@@ -112,7 +114,7 @@ def test_an_address_below_every_range_needs_no_query() -> None:
 
 
 def test_a_hit_is_answered_with_the_piece_and_its_values() -> None:
-    lookup = Lookup(FakeStore({"geo": 1}), ttl=60)
+    lookup = _lookup(FakeStore({"geo": 1}), ttl=60)
     answer = lookup.find(lookup.live("geo"), V4, 5)
     assert answer is not None
     assert answer.body() == {
@@ -134,7 +136,7 @@ def test_a_hit_is_answered_with_the_piece_and_its_values() -> None:
 @pytest.mark.parametrize("workers", [None, 4])
 def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: int | None) -> None:
     store = FakeStore({"geo": 1})
-    lookup = Lookup(store, ttl=60)
+    lookup = _lookup(store, ttl=60)
     info = lookup.live("geo")
     store.calls.clear()
     addresses = [(V4, 5), (V4, 7), (V4, 5), (V6, 1), (V4, END + 1), (V4, 7)]
@@ -151,7 +153,7 @@ def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: 
 
 def test_a_failing_query_fails_the_batch() -> None:
     store = FakeStore({"geo": 1})
-    lookup = Lookup(store, ttl=60)
+    lookup = _lookup(store, ttl=60)
     info = lookup.live("geo")
     store.fail = True
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(DependencyUnavailable, match="ThrottlingException"):
@@ -171,7 +173,7 @@ def test_sixty_four_datasets_in_use_cost_one_query_per_warm_lookup() -> None:
     # Given 64 datasets, each looked up once (cold: its live pointer and its version are read)
     names = [f"ds{i}" for i in range(64)]
     store, clock = FakeStore(dict.fromkeys(names, 1)), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock)
+    lookup = _lookup(store, ttl=60, clock=clock)
     for name in names:
         _warm_lookup(lookup, name)
     # When they are looked up in turn, again and again, within the TTL
@@ -191,7 +193,7 @@ def test_sixty_four_datasets_in_use_cost_one_query_per_warm_lookup() -> None:
 
 def test_two_thousand_unknown_names_keep_a_bounded_cache_and_never_evict_known_datasets() -> None:
     store, clock = FakeStore({"geo": 1}), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock, limits=CacheLimits(live_entries=100))
+    lookup = _lookup(store, ttl=60, clock=clock, limits=CacheLimits(live_entries=100))
     _warm_lookup(lookup, "geo")
     for i in range(2000):
         with pytest.raises(UnknownDataset):
@@ -206,12 +208,13 @@ def test_two_thousand_unknown_names_keep_a_bounded_cache_and_never_evict_known_d
 def test_known_datasets_are_bounded_too_least_recently_used_first_out() -> None:
     names = [f"ds{i}" for i in range(10)]
     store = FakeStore(dict.fromkeys(names, 1))
-    lookup = Lookup(store, ttl=60, clock=Clock(), limits=CacheLimits(live_entries=4, version_entries=4))
+    lookup = _lookup(store, ttl=60, clock=Clock(), limits=CacheLimits(live_entries=4, version_entries=4))
     for name in names[:4]:
         _warm_lookup(lookup, name)
     _warm_lookup(lookup, "ds0")  # ds0 used again: ds1 is now the least recently used
     _warm_lookup(lookup, "ds4")
-    assert lookup.cache_sizes() == {"live": 4, "unknown": 0, "versions": 4, "version_bytes": 4 * _small_bytes()}
+    sizes = {"live": 4, "unknown": 0, "versions": 4, "version_bytes": 4 * _small_bytes(), "ranges": 0, "range_bytes": 0}
+    assert lookup.cache_sizes() == sizes
     store.calls.clear()
     _warm_lookup(lookup, "ds0")
     assert store.calls == ["query"]
@@ -228,7 +231,7 @@ def test_the_byte_budget_evicts_older_versions_to_keep_a_large_one() -> None:
     store = FakeStore({"a": 1, "b": 1, "c": 1, "big": 1}, partitions={"big": 9_000})
     big = version_bytes(store.get_version("big", 1) or pytest.fail("no version"))
     budget = big + _small_bytes()
-    lookup = Lookup(store, ttl=60, clock=Clock(), limits=CacheLimits(version_bytes=budget))
+    lookup = _lookup(store, ttl=60, clock=Clock(), limits=CacheLimits(version_bytes=budget))
     for name in ("a", "b", "c"):
         _warm_lookup(lookup, name)
     # When the large version is read
@@ -247,7 +250,7 @@ def test_the_byte_budget_evicts_older_versions_to_keep_a_large_one() -> None:
 def test_a_version_larger_than_the_whole_budget_is_answered_but_not_kept() -> None:
     # Given a budget of 1 MB and a dataset whose directory alone is estimated at 1.7 MB (20,000 IPv6 partitions)
     store = FakeStore({"geo": 1, "huge": 1}, partitions={"huge": 20_000})
-    lookup = Lookup(store, ttl=60, clock=Clock(), limits=CacheLimits(version_bytes=1_000_000))
+    lookup = _lookup(store, ttl=60, clock=Clock(), limits=CacheLimits(version_bytes=1_000_000))
     _warm_lookup(lookup, "geo")
     # When the huge one is looked up twice
     store.calls.clear()
@@ -263,7 +266,7 @@ def test_a_version_larger_than_the_whole_budget_is_answered_but_not_kept() -> No
 
 def test_unknown_names_are_cached_for_the_negative_ttl_only() -> None:
     store, clock = FakeStore({}), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock, limits=CacheLimits(negative_ttl=5))
+    lookup = _lookup(store, ttl=60, clock=clock, limits=CacheLimits(negative_ttl=5))
     with pytest.raises(UnknownDataset):
         lookup.live("geo")
     store.live["geo"] = 1  # the dataset's first version goes live
@@ -275,7 +278,7 @@ def test_unknown_names_are_cached_for_the_negative_ttl_only() -> None:
     assert lookup.live("geo").version == 1  # seen within the negative TTL, not the 60 s one
     assert lookup.cache_sizes()["unknown"] == 0
     # And a negative TTL above the TTL is cut to the TTL
-    short = Lookup(FakeStore({}), ttl=1, clock=clock, limits=CacheLimits(negative_ttl=30))
+    short = _lookup(FakeStore({}), ttl=1, clock=clock, limits=CacheLimits(negative_ttl=30))
     with pytest.raises(UnknownDataset):
         short.live("geo")
     clock.now += 1.01
@@ -285,7 +288,7 @@ def test_unknown_names_are_cached_for_the_negative_ttl_only() -> None:
 
 def test_a_dataset_that_is_retired_becomes_a_negative_entry() -> None:
     store, clock = FakeStore({"geo": 1}), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock)
+    lookup = _lookup(store, ttl=60, clock=clock)
     _warm_lookup(lookup, "geo")
     store.live["geo"] = None
     clock.now += 61
@@ -297,7 +300,7 @@ def test_a_dataset_that_is_retired_becomes_a_negative_entry() -> None:
 def test_the_caches_stay_within_bounds_under_concurrent_lookups() -> None:
     names = [f"ds{i}" for i in range(200)]
     store, clock = FakeStore(dict.fromkeys(names[:100], 1)), Clock()
-    lookup = Lookup(store, ttl=60, clock=clock, limits=CacheLimits(live_entries=16, version_entries=8))
+    lookup = _lookup(store, ttl=60, clock=clock, limits=CacheLimits(live_entries=16, version_entries=8))
 
     def one(index: int) -> bool:
         name = names[(index * 7) % len(names)]
@@ -312,3 +315,10 @@ def test_the_caches_stay_within_bounds_under_concurrent_lookups() -> None:
     assert sum(found) == 2000
     sizes = lookup.cache_sizes()
     assert (sizes["live"], sizes["unknown"], sizes["versions"]) == (16, 16, 8)
+
+
+def _lookup(store: Any, ttl: float, clock: Any = None, *, limits: CacheLimits | None = None) -> Lookup:
+    """A lookup whose every answer is a Query (the range cache off: ``tests/unit/test_range_cache.py`` tests it), so
+    that these tests count what the live-pointer and version caches save."""
+    limits = dataclasses.replace(limits or CacheLimits(), range_bytes=0)
+    return Lookup(store, ttl, clock, limits=limits) if clock is not None else Lookup(store, ttl, limits=limits)

@@ -99,3 +99,22 @@ def test_a_live_version_built_before_pieces_were_kept_is_no_baseline_and_no_gate
         note="version 1 was built before versions kept their pieces: nothing to compare with"
     )
     assert changes_key(DATASET, 2) not in world.bucket.objects
+
+
+def test_a_deleted_version_takes_its_pieces_and_changes_files_but_the_latest_loads_changes_stay() -> None:
+    world = World(loader_settings())
+    v3 = V2.replace("FR", "DE")
+    for body in (V1, V2, v3):
+        _loaded(world, body)
+    world.clean_up()
+    assert world.range_versions() == {2, 3}  # version 1 deleted: 3 live, 2 the rollback target
+    kept = {key for key in world.bucket.objects if key.endswith((".pieces.gz", ".changes.gz"))}
+    assert kept == {pieces_key(DATASET, 2), pieces_key(DATASET, 3), changes_key(DATASET, 2), changes_key(DATASET, 3)}
+    # A build the gate fails is the latest load: its changes stay served after it is deleted
+    world.upload(f"{DATASET}/_settings.json", json.dumps({"max_change_percent": 0.000001}))
+    _loaded(world, V1)
+    world.clean_up()
+    assert world.record().load.version == 4
+    assert world.record().status == LoadStatus.FAILED
+    assert changes_key(DATASET, 4) in world.bucket.objects
+    assert pieces_key(DATASET, 4) not in world.bucket.objects  # never live: no build's baseline

@@ -117,9 +117,29 @@ class Cursor:
 
     def token(self) -> str:
         after = None if self.after is None else f"{self.after:x}"
-        payload = json.dumps([self.dataset, self.version, self.family, after], separators=(",", ":")).encode()
-        body = base64.urlsafe_b64encode(payload).rstrip(b"=").decode()
-        return f"{body}.{_check(payload)}"
+        return encode_token([self.dataset, self.version, self.family, after])
+
+
+def encode_token(fields: list[object]) -> str:
+    """An opaque cursor of ``fields`` (JSON values): base64url of their compact JSON, and its checksum."""
+    payload = json.dumps(fields, separators=(",", ":")).encode()
+    body = base64.urlsafe_b64encode(payload).rstrip(b"=").decode()
+    return f"{body}.{_check(payload)}"
+
+
+def decode_token(token: str, length: int) -> list[object] | None:
+    """The ``length`` fields of an intact cursor; None when it was cut, edited or is not one."""
+    match = _CURSOR.fullmatch(token) if len(token) <= MAX_CURSOR_CHARS else None
+    if match is None:
+        return None
+    try:
+        payload = base64.urlsafe_b64decode(match[1] + "=" * (-len(match[1]) % 4))
+        fields = json.loads(payload)
+    except (binascii.Error, ValueError):
+        return None
+    if _check(payload) != match[2] or not isinstance(fields, list) or len(fields) != length:
+        return None
+    return fields
 
 
 def _check(payload: bytes) -> str:
@@ -129,15 +149,8 @@ def _check(payload: bytes) -> str:
 def parse_cursor(token: str, dataset: str, within: Within) -> Cursor:
     """The cursor ``token`` names, if it is intact and fits this request (same dataset, inside ``within``)."""
     refused = ListingError("invalid cursor: pass the 'next' of the previous page unchanged, with the same query")
-    match = _CURSOR.fullmatch(token) if len(token) <= MAX_CURSOR_CHARS else None
-    if match is None:
-        raise refused
-    try:
-        payload = base64.urlsafe_b64decode(match[1] + "=" * (-len(match[1]) % 4))
-        fields = json.loads(payload)
-    except (binascii.Error, ValueError):
-        raise refused from None
-    if _check(payload) != match[2] or not isinstance(fields, list) or len(fields) != 4:
+    fields = decode_token(token, 4)
+    if fields is None:
         raise refused
     name, version, family, after = fields
     if not isinstance(name, str) or not is_dataset_name(name):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fencepost.api import create_app
+from fencepost.diffs_api import ChangeFiles
 from fencepost.dynamo import Tables, make_client
 from fencepost.lookup import Lookup
 from fencepost.observability import Observability
@@ -14,7 +16,18 @@ settings = LookupSettings.from_env()
 obs = Observability(service="fencepost-lookup", tracing=settings.tracing)
 client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
 tables = Tables.connect(client, settings.table.table_name)
-api = create_app(settings, Lookup(tables, settings.cache_ttl, limits=settings.caches), tables, obs)
+
+
+def _bucket() -> ChangeFiles:
+    # Opened on the first diff request: an S3 client costs every cold start otherwise, and lookups never need it.
+    from fencepost.bucket import Bucket, make_s3_client
+
+    assert settings.bucket is not None
+    return Bucket(make_s3_client(), settings.bucket)
+
+
+files = None if settings.bucket is None else functools.cache(_bucket)
+api = create_app(settings, Lookup(tables, settings.cache_ttl, limits=settings.caches), tables, obs, files)
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -6,7 +6,8 @@ A build that was abandoned (it failed, or was superseded) never went live: it is
 began writing it before it was abandoned can still write (``writer_timeout``, the loader function's timeout), so
 no late chunk writer leaves items behind; its build record, which the sweep would use, goes last. A deletion is a
 message on the data queue that walks the version's partitions, remembering where it got to, and waits in hops of
-at most 15 minutes (SQS's longest delay).
+at most 15 minutes (SQS's longest delay). The files a build kept beside its report (its pieces, its changes) go
+with its items.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from typing import Protocol
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import FAMILIES
+from fencepost.core.folders import changes_key, pieces_key
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
 from fencepost.loading.messages import DeleteVersion
-from fencepost.loading.ports import BuildStates, Clock, Outbox, Telemetry, Writer
+from fencepost.loading.ports import BuildStates, Clock, KeptFiles, Outbox, Telemetry, Writer
 from fencepost.model import UNFINISHED, BuildRecord, BuildState, DatasetRecord, LoadStatus, Problem, VersionInfo
 
 
@@ -50,6 +52,7 @@ class Deletions:
     versions: VersionItems
     builds: BuildRecords
     writer: Writer
+    files: KeptFiles
     outbox: Outbox
     telemetry: Telemetry
     clock: Clock
@@ -92,6 +95,9 @@ class Deletions:
         if not self._delete(self.versions.keys(dataset, version), delivery):
             self._resume(message, len(partitions))
             return
+        # Its pieces are no build's baseline any more; its changes stay while it is the latest load (they are served)
+        latest = record is not None and record.load.version == version
+        self.files.delete_files([pieces_key(dataset, version), *([] if latest else [changes_key(dataset, version)])])
         self.builds.delete(dataset, version)
         self.telemetry.logger.info("old version deleted", extra={"dataset": dataset, "version": version})
 

@@ -21,11 +21,11 @@ from fencepost.core.addresses import format_address
 from fencepost.core.build import FamilyRanges, Pieces
 from fencepost.core.diffs import Change, Diff, Sweep, parse_piece_line, piece_lines
 from fencepost.core.folders import changes_key, pieces_key
-from fencepost.loading.ports import Telemetry
+from fencepost.loading.ports import KeptFiles, Telemetry
 from fencepost.model import DiffSummary
 
 
-class PieceFiles(Protocol):
+class PieceFiles(KeptFiles, Protocol):
     def put_lines(self, key: str, lines: Iterable[str]) -> None: ...
     def lines_if_any(self, key: str) -> Iterator[bytes] | None: ...
 
@@ -91,6 +91,10 @@ class Comparer:
         )
         self.telemetry.metrics.add_metric(name="ChangedPercent", unit=MetricUnit.Percent, value=found.max_percent)
         return Comparison(summary, found)
+
+    def forget(self, dataset: str, build: int) -> None:
+        """Delete the pieces a build kept: it will never go live, so no build compares with it."""
+        self.files.delete_files([pieces_key(dataset, build)])
 
 
 def _change_lines(

@@ -61,6 +61,12 @@ class Folder(Protocol):
     def lines(self, key: str) -> Iterator[bytes]: ...
 
 
+class KeptFiles(Protocol):
+    """Files a build keeps beside its report (its pieces, its changes), deleted with it."""
+
+    def delete_files(self, keys: list[str]) -> None: ...
+
+
 class Writer(Protocol):
     """Bulk writes until a deadline; what is not written comes back in the outcome."""
 

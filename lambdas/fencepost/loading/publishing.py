@@ -82,6 +82,7 @@ class Publisher:
         comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
         refusal = comparison.refusal(max_change_percent)
         if refusal is not None:
+            self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
             self.datasets.update_load(dataset, build, self.clock(), diff=comparison.summary)  # why it failed
             problems = [Problem(settings_keys(dataset)[-1], None, refusal), *read.problems.kept]
             total = read.problems.count + 1

@@ -61,6 +61,7 @@ class LoadingService:
             versions=versions,
             builds=builds,
             writer=writer,
+            files=bucket,
             outbox=outbox,
             monotonic=monotonic,
             telemetry=telemetry,
