@@ -28,6 +28,9 @@ def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     monkeypatch.setenv("TABLE_NAME", "ranges")
     monkeypatch.setenv("CACHE_MAX_AGE_SECONDS", "120")
     monkeypatch.setenv("MAX_BATCH", "100")
+    # Every lookup makes its Query here, as these tests count and fail them; the range cache is tested in
+    # tests/unit/test_range_cache*.py, and is on in the integration and end-to-end tests (the local stack).
+    monkeypatch.setenv("RANGE_CACHE_BYTES", "0")
     with mock_aws():
         client = boto3.client("dynamodb")
         create_table(client, "ranges")

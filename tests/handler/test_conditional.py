@@ -44,7 +44,9 @@ def container() -> ModuleType:
 
 @pytest.fixture
 def handler(lookup_handler: ModuleType) -> ModuleType:
-    """The lookup function, with ``geo``'s pointer knowing since when version 3 is live (as a switch writes it)."""
+    """The lookup function, with ``geo``'s pointer knowing since when version 3 is live (as a switch writes it).
+
+    Its range cache is off (``lookup_handler``), so that a repeated lookup makes its Query and a 304 saves it."""
     lookup_handler.tables.table.put(pointer_item("geo", LivePointer("geo", 3, LIVE_SINCE)))
     return container()
 

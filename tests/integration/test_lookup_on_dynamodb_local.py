@@ -130,8 +130,10 @@ def test_real_overlapping_slices_answer_by_the_overlap_rule(ddb_table: tuple[Any
 def handler_on_local(
     dynamodb_local: DynamoDBLocal, ddb_table: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[ModuleType]:
+    """The lookup function on DynamoDB Local, its range cache off: every lookup's own cost, counted below."""
     client, table = ddb_table
     monkeypatch.setenv("TABLE_NAME", table)
+    monkeypatch.setenv("RANGE_CACHE_BYTES", "0")
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local.endpoint)
     publish(Tables.connect(client, table), "geo", 1, family_ranges(read_tsv(V4_FILE, 5000)), ["country"])
     sys.modules.pop("fencepost.handlers.lookup", None)
@@ -191,3 +193,23 @@ def test_several_datasets_cost_one_query_each_and_a_batch_one_per_address_and_da
     answer = json.loads(handler_on_local.handler(batch, LambdaContext())["body"])
     assert calls == ["Query"] * 6  # two distinct addresses, three datasets
     assert [len(result["answers"]) for result in answer["results"]] == [3, 3, 3]
+
+
+@pytest.mark.usefixtures("handler_on_local")  # the table, its data and the environment; a new container here
+def test_with_the_range_cache_an_address_in_a_stretch_already_answered_costs_no_query(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RANGE_CACHE_BYTES", str(1 << 20))
+    sys.modules.pop("fencepost.handlers.lookup", None)
+    module = importlib.import_module("fencepost.handlers.lookup")
+    calls: list[str] = []
+    module.tables.table.client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
+    ev = event("lookup-get")
+    answers = []
+    for address in ("1.0.0.1", "1.0.0.2", "1.0.0.255", "1.0.0.1"):  # one piece of the first 5,000 rows
+        ev["queryStringParameters"] = {"ip": address, "dataset": "geo"}
+        response = module.handler(ev, LambdaContext())
+        answers.append(json.loads(response["body"]))
+    assert calls == ["GetItem", "Query", "Query"]  # the pointer, the version, and one range Query for all four
+    assert {json.dumps(answer["match"]) for answer in answers} == {json.dumps(answers[0]["match"])}
+    assert [answer["ip"] for answer in answers] == ["1.0.0.1", "1.0.0.2", "1.0.0.255", "1.0.0.1"]
