@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.core.keys import DATASET_NAME_RULE
 from fencepost.cors import preflight
 from fencepost.diffs_api import ChangeFiles, DiffListing
 from fencepost.errors import (
@@ -22,6 +22,7 @@ from fencepost.errors import (
     ServiceError,
     Unavailable,
     UnknownDataset,
+    check_dataset_name,
 )
 from fencepost.listing import LISTING_TTL, Listings
 from fencepost.lookup import Lookup
@@ -104,8 +105,7 @@ def create_app(
         return json_response(200, {"datasets": records}, NO_STORE)
 
     def get_dataset(name: str) -> Response[str]:
-        if not is_dataset_name(name):
-            raise InvalidRequest(f"invalid dataset name {name[:80]!r}: {DATASET_NAME_RULE}")
+        check_dataset_name(name)
         record = listings.get(name)
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")

@@ -14,10 +14,18 @@ from typing import Final, Protocol, TypeGuard
 
 from fencepost.budget import ResponseBudget, cost
 from fencepost.core.folders import changes_key
-from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.core.keys import is_dataset_name
 from fencepost.core.listing import MAX_CURSOR_CHARS, MAX_VERSION, ListingError, decode_token, encode_token, parse_limit
 from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
-from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
+from fencepost.errors import (
+    CursorExpired,
+    InvalidRequest,
+    NotFound,
+    ResponseTooLarge,
+    Unavailable,
+    UnknownDataset,
+    check_dataset_name,
+)
 from fencepost.model import DatasetRecord
 from fencepost.responses import json_text
 
@@ -75,8 +83,7 @@ class DiffListing:
         self.record, self.fresh, self.files, self.budget = record, fresh, files, budget
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> str:
-        if not is_dataset_name(dataset):
-            raise InvalidRequest(f"invalid dataset name {dataset[:80]!r}: {DATASET_NAME_RULE}")
+        check_dataset_name(dataset)
         try:
             limit = parse_limit(query.get("limit"))
         except ListingError as error:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+
 
 class ServiceError(Exception):
     status: ClassVar[int] = 400
@@ -24,6 +26,12 @@ class ServiceError(Exception):
 
 class InvalidRequest(ServiceError):
     pass
+
+
+def check_dataset_name(name: str) -> None:
+    """``InvalidRequest`` naming the rule, for a name no dataset can have (before anything is read for it)."""
+    if not is_dataset_name(name):
+        raise InvalidRequest(f"invalid dataset name {name[:80]!r}: {DATASET_NAME_RULE}")
 
 
 class InvalidIp(ServiceError):

@@ -13,10 +13,10 @@ from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.aliases import Alias, alias_of, carried, widened
 from fencepost.core.gaps import Stretch, gap_after, gap_below
 from fencepost.core.items import Hit
-from fencepost.core.keys import DATASET_NAME_RULE, Probe, is_dataset_name
+from fencepost.core.keys import Probe
 from fencepost.core.networks import cidrs, network
 from fencepost.core.reserved import reserved_field
-from fencepost.errors import InvalidRequest, UnknownDataset
+from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
 
@@ -164,8 +164,7 @@ class Lookup:
         now = self._clock()
         cached = self._live.get(dataset) or self._unknown.get(dataset)
         if cached is None or cached.expires <= now:
-            if not is_dataset_name(dataset):
-                raise InvalidRequest(f"invalid dataset name {dataset[:80]!r}: {DATASET_NAME_RULE}")
+            check_dataset_name(dataset)
             pointer = self._store.get_live(dataset)
             if pointer is None:
                 cached = _Live(now + self._negative_ttl, None)
