@@ -94,12 +94,14 @@ class Bucket:
         body = self._body_if_any(key)
         return None if body is None else self._lines(key, body)
 
-    def _body_if_any(self, key: str) -> Any:
-        """The object's body stream; None when there is no such object."""
+    def _body_if_any(self, key: str, offset: int = 0) -> Any:
+        """The object's body stream from byte ``offset`` on (a ranged GET); None when there is no such object, or
+        it is shorter than ``offset``."""
+        ranged = {"Range": f"bytes={offset}-"} if offset else {}
         try:
-            return self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            return self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "InvalidRange", "416"):
                 return None
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
         except BotoCoreError as error:
@@ -125,15 +127,9 @@ class Bucket:
     def read_from(self, key: str, offset: int) -> Callable[[int], bytes] | None:
         """The object's bytes from ``offset`` on (one ranged GET), a read at a time; None when there is no such
         object or it is shorter than ``offset``."""
-        ranged = {"Range": f"bytes={offset}-"} if offset else {}
-        try:
-            body = self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "InvalidRange", "416"):
-                return None
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
-        except BotoCoreError as error:
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        body = self._body_if_any(key, offset)
+        if body is None:
+            return None
 
         def read(size: int) -> bytes:
             try:
