@@ -14,7 +14,7 @@ from bench.loading import LoadResult
 from bench.several import ALL, CONFIGURATIONS, DATASETS, FIRST, ONE, Several
 
 
-def _mark(ok: bool) -> str:
+def mark(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
@@ -50,8 +50,8 @@ class Report:
                     f"| {bound.seconds:.1f} |",
                     "",
                     f"- loader / reference: **{over_reference:.1f}x** "
-                    f"(target at least 10x: {_mark(over_reference >= 10)})",
-                    f"- loader / bound: **{of_bound:.0%}** (target at least 70%: {_mark(of_bound >= 0.7)})",
+                    f"(target at least 10x: {mark(over_reference >= 10)})",
+                    f"- loader / bound: **{of_bound:.0%}** (target at least 70%: {mark(of_bound >= 0.7)})",
                 ]
             )
         )
@@ -73,8 +73,8 @@ class Report:
                     "|---|---:|---:|",
                     *(f"| {name} | {p50 * 1e3:.2f} | {p99 * 1e3:.2f} |" for name, (p50, p99) in rows.items()),
                     "",
-                    f"- handler p50 / floor p50: **{ratio:.2f}x** (target at most 1.25x: {_mark(ratio <= 1.25)})",
-                    f"- handler p50 below the reference's: {_mark(handler[0] < reference[0])} "
+                    f"- handler p50 / floor p50: **{ratio:.2f}x** (target at most 1.25x: {mark(ratio <= 1.25)})",
+                    f"- handler p50 below the reference's: {mark(handler[0] < reference[0])} "
                     f"({handler[0] * 1e3:.2f} vs {reference[0] * 1e3:.2f} ms)",
                 ]
             )
@@ -86,14 +86,14 @@ class Report:
             "### 3. Handler overhead, DynamoDB replaced by an in-memory client",
             "",
             f"- warm lookup invocation: **{warm['median_us']:.0f} us** median, {warm['p99_us']:.0f} us p99 "
-            f"(target under 300 us: {_mark(warm['median_us'] < 300)})",
+            f"(target under 300 us: {mark(warm['median_us'] < 300)})",
             "",
             "| cold import in a fresh process (median) | ms | above `import boto3` + client |",
             "|---|---:|---:|",
         ]
         for name, seconds in imports.items():
             above = (seconds - baseline) * 1e3
-            target = "" if name == "boto3 + client" or "tracing" in name else f" ({_mark(above <= 120)})"
+            target = "" if name == "boto3 + client" or "tracing" in name else f" ({mark(above <= 120)})"
             lines.append(f"| {name} | {seconds * 1e3:.0f} | {above:+.0f}{target} |")
         tracing = imports["lookup handler, tracing on"] - imports["lookup handler"]
         lines += ["", f"- tracing on costs **{tracing * 1e3:.0f} ms** more cold start (aws_xray_sdk and the Tracer)"]
@@ -197,7 +197,7 @@ class Report:
         lines += [
             "",
             f"- p50 three datasets / p50 one: **{delayed.ratio:.2f}x** (target at most 1.3x: "
-            f"{_mark(delayed.ratio <= 1.3)}); with mode=first: {first_ratio:.2f}x",
+            f"{mark(delayed.ratio <= 1.3)}); with mode=first: {first_ratio:.2f}x",
             f"- with no delay, each dataset beyond the first adds {extra * 1e6:.0f} us at p50 "
             f"({bare.timings[ONE].p50 * 1e6:.0f} us for one, {bare.timings[ALL].p50 * 1e6:.0f} us for three: "
             "the thread pool's hand-off and combining the answers)",

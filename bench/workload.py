@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.report import mark
+from bench.timing import percentile
 from fencepost.api import create_app
 from fencepost.caches import MIB, CacheLimits
 from fencepost.core.addresses import V4, format_address, parse_address
@@ -125,11 +127,6 @@ def latencies(endpoint_client: Any, table: str, dataset: str, rows: list[list[st
     return [Latency(name, values) for name, values in out.items()]
 
 
-def _p(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else math.nan
-
-
 def markdown(ratios: list[HitRatio], timed: list[Latency], warm_off: float, warm_hit: float, rows: int) -> str:
     """Section 7 of the report; ``warm_off``/``warm_hit``: the overhead probe's median (seconds) with the range
     cache off and with every call a hit (the probe asks one address again and again)."""
@@ -154,10 +151,10 @@ def markdown(ratios: list[HitRatio], timed: list[Latency], warm_off: float, warm
     lines += [
         "",
         f"- Zipf at the default size (128 MiB): **{default.hit_ratio:.1%}** hits (target at least 80%: "
-        f"{_mark(default.hit_ratio >= 0.8)})",
+        f"{mark(default.hit_ratio >= 0.8)})",
         f"- a whole warm handler call, in-memory client (section 3's probe): **{warm_hit * 1e6:.0f} us** on a hit, "
         f"{warm_off * 1e6:.0f} us with the cache off: {(warm_hit - warm_off) * 1e6:+.0f} us (target within +10 us: "
-        f"{_mark(warm_hit - warm_off <= 10e-6)})",
+        f"{mark(warm_hit - warm_off <= 10e-6)})",
         "",
         "Warm handler calls on DynamoDB Local (Zipf addresses over the loaded slice, the real app):",
         "",
@@ -165,12 +162,7 @@ def markdown(ratios: list[HitRatio], timed: list[Latency], warm_off: float, warm
         "|---|---:|---:|---:|",
     ]
     for latency in timed:
-        n = len(latency.samples)
-        lines.append(
-            f"| {latency.name} | {n:,} | {_p(latency.samples, 0.5) * 1e3:.3f} | {_p(latency.samples, 0.99) * 1e3:.3f} |"
-        )
+        samples = latency.samples
+        p50, p99 = (percentile(samples, share) * 1e3 if samples else math.nan for share in (0.5, 0.99))
+        lines.append(f"| {latency.name} | {len(samples):,} | {p50:.3f} | {p99:.3f} |")
     return "\n".join(lines)
-
-
-def _mark(ok: bool) -> str:
-    return "met" if ok else "**missed**"

@@ -39,12 +39,12 @@ def _page(listing: DiffListing, **query: str) -> dict[str, Any]:
 
 
 def _all(listing: DiffListing, limit: int) -> list[dict[str, Any]]:
-    changes, cursor, pages = [], None, 0
+    changes, cursor = [], None
     while True:
         page = _page(listing, limit=str(limit), **({"cursor": cursor} if cursor else {}))
         assert len(page["changes"]) <= limit
         changes += page["changes"]
-        cursor, pages = page["next"], pages + 1
+        cursor = page["next"]
         if cursor is None:
             return changes
 
