@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 
 import boto3
 import pytest
 from moto import mock_aws
 
+from fencepost.core.build import FamilyRanges
 from fencepost.dynamo import Tables
 from local.dynamodb import create_table
 from tests.support import SMALL_FILE, family_ranges, publish, read_tsv
@@ -23,19 +25,35 @@ GEO_ROWS = [
 ]
 
 
-@pytest.fixture
-def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+Published = tuple[str, int, dict[int, FamilyRanges], list[str]]  # dataset, version, ranges, columns
+
+
+@contextlib.contextmanager
+def lookup_function(
+    monkeypatch: pytest.MonkeyPatch, datasets: Iterable[Published], **environment: str
+) -> Iterator[ModuleType]:
+    """A fresh lookup function (its module imported anew) on moto's table ``ranges``, holding ``datasets``."""
     monkeypatch.setenv("TABLE_NAME", "ranges")
-    monkeypatch.setenv("CACHE_MAX_AGE_SECONDS", "120")
-    monkeypatch.setenv("MAX_BATCH", "100")
-    # Every lookup makes its Query here, as these tests count and fail them; the range cache is tested in
-    # tests/unit/test_range_cache*.py, and is on in the integration and end-to-end tests (the local stack).
-    monkeypatch.setenv("RANGE_CACHE_BYTES", "0")
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
     with mock_aws():
         client = boto3.client("dynamodb")
         create_table(client, "ranges")
         tables = Tables.connect(client, "ranges")
-        publish(tables, "geo", 3, family_ranges(GEO_ROWS), ["country"])
-        publish(tables, "default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"])
+        for dataset, version, ranges, columns in datasets:
+            publish(tables, dataset, version, ranges, columns)
         sys.modules.pop("fencepost.handlers.lookup", None)
         yield importlib.import_module("fencepost.handlers.lookup")
+
+
+@pytest.fixture
+def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    datasets = [
+        ("geo", 3, family_ranges(GEO_ROWS), ["country"]),
+        ("default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"]),
+    ]
+    # Every lookup makes its Query here, as these tests count and fail them; the range cache is tested in
+    # tests/unit/test_range_cache*.py, and is on in the integration and end-to-end tests (the local stack).
+    environment = {"CACHE_MAX_AGE_SECONDS": "120", "MAX_BATCH": "100", "RANGE_CACHE_BYTES": "0"}
+    with lookup_function(monkeypatch, datasets, **environment) as module:
+        yield module

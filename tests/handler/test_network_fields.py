@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
-from fencepost.dynamo import Tables
-from local.dynamodb import create_table
-from tests.support import LambdaContext, event, family_ranges, publish
+from tests.handler.conftest import lookup_function
+from tests.support import LambdaContext, event, family_ranges
 
 # Ranges that are not one block each: an unaligned range nested in a /16, a range at the top of IPv4, and an IPv6
 # range one address short of the whole space at both ends.
@@ -42,14 +37,8 @@ INNER_CIDRS = [
 
 @pytest.fixture
 def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    monkeypatch.setenv("TABLE_NAME", "ranges")
-    monkeypatch.setenv("MAX_BATCH", "100")
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_table(client, "ranges")
-        publish(Tables.connect(client, "ranges"), "odd", 1, family_ranges(ODD_ROWS), ["kind"])
-        sys.modules.pop("fencepost.handlers.lookup", None)
-        yield importlib.import_module("fencepost.handlers.lookup")
+    with lookup_function(monkeypatch, [("odd", 1, family_ranges(ODD_ROWS), ["kind"])], MAX_BATCH="100") as module:
+        yield module
 
 
 def get(handler: ModuleType, ip: str) -> tuple[int, Any]:

@@ -3,21 +3,15 @@ with the stretch where all of them hold, overlays (``mode=first``), the POST for
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
-from fencepost.dynamo import Tables
-from local.dynamodb import create_table
-from tests.handler.conftest import GEO_ROWS
-from tests.support import LambdaContext, event, family_ranges, publish
+from tests.handler.conftest import GEO_ROWS, lookup_function
+from tests.support import LambdaContext, event, family_ranges
 
 ASN_ROWS = [("1.0.0.0", "1.0.127.255", "AS1"), ("8.8.0.0", "8.8.255.255", "AS15169")]
 IPAM_ROWS = [("1.0.40.0", "1.0.40.255", "lab"), ("10.1.0.0", "10.1.255.255", "office")]
@@ -25,17 +19,13 @@ IPAM_ROWS = [("1.0.40.0", "1.0.40.255", "lab"), ("10.1.0.0", "10.1.255.255", "of
 
 @pytest.fixture
 def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    monkeypatch.setenv("TABLE_NAME", "ranges")
-    monkeypatch.setenv("MAX_BATCH", "200")
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        create_table(client, "ranges")
-        tables = Tables.connect(client, "ranges")
-        publish(tables, "geo", 3, family_ranges(GEO_ROWS), ["country"])
-        publish(tables, "asn", 7, family_ranges(ASN_ROWS), ["asn"])
-        publish(tables, "ipam", 2, family_ranges(IPAM_ROWS), ["site"])
-        sys.modules.pop("fencepost.handlers.lookup", None)
-        yield importlib.import_module("fencepost.handlers.lookup")
+    datasets = [
+        ("geo", 3, family_ranges(GEO_ROWS), ["country"]),
+        ("asn", 7, family_ranges(ASN_ROWS), ["asn"]),
+        ("ipam", 2, family_ranges(IPAM_ROWS), ["site"]),
+    ]
+    with lookup_function(monkeypatch, datasets, MAX_BATCH="200") as module:
+        yield module
 
 
 def get(handler: ModuleType, **query: str) -> tuple[int, Any, dict[str, str]]:
