@@ -110,6 +110,14 @@ class Route:
         return next(param for param in self.parameters if param.name == name)
 
 
+def _paging(items: str) -> tuple[Param, Param]:
+    """The page size and cursor of a listing of ``items``."""
+    return (
+        Param("limit", "query", f"{items} per page, 1 to 1000 (100).", LIMIT, required=False),
+        Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
+    )
+
+
 ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
@@ -162,8 +170,7 @@ ROUTES: tuple[Route, ...] = (
         summary="What the dataset's latest build changed since the version live when it was built, a page at a time",
         parameters=(
             Param("name", "path", "Dataset name", DATASET_NAME),
-            Param("limit", "query", "Changes per page, 1 to 1000 (100).", LIMIT, required=False),
-            Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
+            *_paging("Changes"),
         ),
         ok="DiffPage",
         errors=(InvalidRequest, UnknownDataset, NotFound, CursorExpired, Unavailable, ResponseTooLarge),
@@ -182,8 +189,7 @@ ROUTES: tuple[Route, ...] = (
                 {"type": "string", "maxLength": 49},
                 required=False,
             ),
-            Param("limit", "query", "Pieces per page, 1 to 1000 (100).", LIMIT, required=False),
-            Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
+            *_paging("Pieces"),
         ),
         ok="RangeList",
         errors=(InvalidRequest, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),
