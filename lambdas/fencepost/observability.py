@@ -14,7 +14,15 @@ Configuration, read once when the handler module creates its ``Observability`` (
 
 - ``POWERTOOLS_METRICS_DISABLED`` (or ``POWERTOOLS_DEV``, Powertools' rules): metrics are counted, never written;
 - ``METRICS_FILE``: EMF lines are appended to this file instead of standard output (the local stack's
-  ``var/metrics.log``); unset on Lambda, where each invocation's EMF line goes to standard output.
+  ``var/metrics.log``); unset on Lambda, where the EMF lines go to standard output;
+- ``AWS_LAMBDA_LOG_LEVEL`` (set by Lambda when the function's application log level is filtered): each EMF line
+  carries this level, so that the filter keeps it. Lambda gives a line without a ``level`` the level INFO, so with
+  the lookup function's WARN every metric line would otherwise be dropped, and its metrics with it.
+
+Each handler chooses how often its metrics are written (``interval``): the loader writes them at the end of every
+invocation; the lookup function adds up its counts and writes one line per container every ``METRICS_INTERVAL_SECONDS``
+(at the end of the first invocation after the interval), instead of one line per lookup. The counts of a container's
+last interval are lost when Lambda stops the container before its next invocation.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +43,7 @@ from aws_lambda_powertools.metrics.provider.cloudwatch_emf.constants import MAX_
 
 NAMESPACE = "Fencepost"
 METRICS_FILE_ENV = "METRICS_FILE"
+LAMBDA_LOG_LEVEL_ENV = "AWS_LAMBDA_LOG_LEVEL"
 
 # Routes that add no metric (dataset listings, the OpenAPI document) are normal, not a warning.
 warnings.filterwarnings("ignore", message="No application metrics to publish")
@@ -50,12 +60,31 @@ class HandlerMetrics(EphemeralMetrics):
     ``sink`` None writes to standard output (looked up at each write, as ``print`` does); a path appends there.
     Disabled metrics are still validated, then dropped at each flush. Calls may come from several threads at once
     (the local stack runs invocations in threads), so the metric set is changed under a lock.
+
+    ``interval`` 0 writes the set at every flush (the end of each invocation). Above 0, counts of the same name are
+    added up into one value, and a flush writes only when ``interval`` seconds have passed since the last write.
+    ``level``: the ``level`` each line carries (None: none).
     """
 
-    def __init__(self, *, namespace: str, service: str, sink: Path | None = None, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        namespace: str,
+        service: str,
+        sink: Path | None = None,
+        enabled: bool = True,
+        interval: float = 0.0,
+        level: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(namespace=namespace, service=service)
         self.sink = sink
         self.enabled = enabled
+        self.interval = interval
+        self.level = level
+        self.lines = 0  # lines written (or, disabled, that would have been)
+        self.clock = clock
+        self._written_at = clock()
         self._lock = threading.Lock()
 
     def add_metric(
@@ -63,6 +92,9 @@ class HandlerMetrics(EphemeralMetrics):
     ) -> None:
         with self._lock:
             held = self.metric_set.get(name.strip())
+            if held is not None and self.interval > 0 and held["Unit"] == MetricUnit.Count.value:
+                held["Value"][-1] += value  # a count: one running total per interval
+                return
             full = (
                 len(held["Value"]) >= MAX_METRICS - 1 if held is not None else len(self.metric_set) >= MAX_METRICS - 1
             )
@@ -77,14 +109,21 @@ class HandlerMetrics(EphemeralMetrics):
         with self._lock:
             if raise_on_empty_metrics and not self.metric_set:
                 raise SchemaValidationError("Must contain at least one metric.")
+            if self.interval > 0 and self.clock() - self._written_at < self.interval:
+                return  # keep adding up until the interval has passed
             if self.metric_set:
                 self._write()
             self.clear_metrics()
 
     def _write(self) -> None:
+        self._written_at = self.clock()
+        self.lines += 1
         if not self.enabled:
             return
-        line = json.dumps(self.serialize_metric_set(), separators=(",", ":"))
+        blob = self.serialize_metric_set()
+        if self.level is not None:
+            blob["level"] = self.level
+        line = json.dumps(blob, separators=(",", ":"))
         if self.sink is None:
             print(line)
             return
@@ -93,7 +132,7 @@ class HandlerMetrics(EphemeralMetrics):
 
 
 class Observability:
-    def __init__(self, *, service: str, tracing: bool) -> None:
+    def __init__(self, *, service: str, tracing: bool, metrics_interval: float = 0.0) -> None:
         self.logger = Logger(service=service)
         metrics_file = os.environ.get(METRICS_FILE_ENV, "").strip()
         self.metrics = HandlerMetrics(
@@ -101,6 +140,8 @@ class Observability:
             service=service,
             sink=Path(metrics_file) if metrics_file else None,
             enabled=not is_metrics_disabled(),
+            interval=metrics_interval,
+            level=os.environ.get(LAMBDA_LOG_LEVEL_ENV, "").strip() or None,
         )
         self.tracer: Any = None
         if tracing:

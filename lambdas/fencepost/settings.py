@@ -89,6 +89,7 @@ class LookupSettings:
     response_budget: int = DEFAULT_BUDGET_BYTES  # bytes an answer may take (see fencepost.budget)
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (the preflight's answer)
     bucket: str | None = None  # where builds keep their changes (``GET /datasets/{name}/diff``)
+    metrics_interval: float = 0.0  # seconds between metric lines (0: one per invocation; fencepost.observability)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
@@ -118,6 +119,7 @@ class LookupSettings:
             ),
             cors_origins=_origins(env.get("CORS_ORIGINS", "")),
             bucket=env.get("BUCKET_NAME", "").strip() or None,
+            metrics_interval=_float(env, "METRICS_INTERVAL_SECONDS", 0.0, 0.0, 3600.0),
         )
 
 

@@ -164,3 +164,30 @@ def test_a_metric_with_more_values_than_one_line_holds_is_split_and_none_is_lost
     assert all(len(blob["ItemsWritten"]) <= 100 for blob in blobs)
     assert sum(sum(blob["ItemsWritten"]) for blob in blobs) == 250
     assert {blob["service"] for blob in blobs} == {"fencepost-loader"}
+
+
+def test_the_deployed_lookup_writes_one_line_per_interval_that_lambdas_warn_filter_keeps(
+    lookup_handler: ModuleType,  # noqa: ARG001
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Given the lookup function as the template deploys it: counts written every 60 s, Lambda filtering at WARN
+    lookup, _ = _configure(monkeypatch, {"METRICS_INTERVAL_SECONDS": "60", "AWS_LAMBDA_LOG_LEVEL": "WARN"})
+    start = lookup.obs.metrics.clock()  # the interval started when the function was imported
+    now = [start]
+    lookup.obs.metrics.clock = lambda: now[0]
+    capsys.readouterr()
+
+    # When 50 lookups come within the minute, then one more after it
+    for second in range(50):
+        now[0] = start + second
+        _lookup(lookup)
+    within = capsys.readouterr().out
+    now[0] = start + 61
+    _lookup(lookup)
+
+    # Then nothing was written for the 50, and one line holds all 51, at the level Lambda's filter keeps
+    assert _emf_lines(within) == []
+    (blob,) = _emf_lines(capsys.readouterr().out)
+    assert blob["level"] == "WARN"
+    assert (blob["Lookups"], blob["Found"]) == ([51.0], [51.0])

@@ -13,7 +13,7 @@ from fencepost.observability import Observability
 from fencepost.settings import LookupSettings
 
 settings = LookupSettings.from_env()
-obs = Observability(service="fencepost-lookup", tracing=settings.tracing)
+obs = Observability(service="fencepost-lookup", tracing=settings.tracing, metrics_interval=settings.metrics_interval)
 client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
 tables = Tables.connect(client, settings.table.table_name)
 
