@@ -20,6 +20,9 @@ RUNTIME: Final = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE: Final = lambda_.Architecture.ARM_64
 LOG_RETENTION: Final = logs.RetentionDays.ONE_MONTH
 
+# Python's level names as Lambda's application log levels.
+ALC_LEVELS: Final = {"DEBUG": "DEBUG", "INFO": "INFO", "WARNING": "WARN", "ERROR": "ERROR", "CRITICAL": "FATAL"}
+
 SERVICE: Final = "fencepost"
 METRICS_NAMESPACE: Final = "Fencepost"
 
@@ -39,7 +42,10 @@ class PythonFunction(Construct):
         timeout: cdk.Duration,
         environment: Mapping[str, str],
         settings: DeploySettings,
+        log_level: str,
         recursive_loop: lambda_.RecursiveLoop = lambda_.RecursiveLoop.TERMINATE,
+        reserved_concurrency: int | None = None,
+        snap_start: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
         removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
@@ -66,10 +72,18 @@ class PythonFunction(Construct):
             log_group=self.log_group,
             tracing=lambda_.Tracing.ACTIVE if settings.tracing else lambda_.Tracing.DISABLED,
             recursive_loop=recursive_loop,
+            reserved_concurrent_executions=reserved_concurrency,
+            snap_start=lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS if snap_start else None,
+            # Lambda's advanced logging controls: JSON lines, Lambda's own lines filtered at the system level
+            # (WARN drops START, END and REPORT), the function's filtered at its level (see fencepost.observability
+            # for how metric lines pass that filter).
+            logging_format=lambda_.LoggingFormat.JSON,
+            system_log_level_v2=lambda_.SystemLogLevel(settings.system_log_level),
+            application_log_level_v2=lambda_.ApplicationLogLevel(ALC_LEVELS[log_level]),
             environment={
                 "POWERTOOLS_SERVICE_NAME": SERVICE,
                 "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
-                "POWERTOOLS_LOG_LEVEL": settings.log_level,
+                "POWERTOOLS_LOG_LEVEL": log_level,
                 "TRACING": flag(settings.tracing),
                 **environment,
             },

@@ -89,6 +89,7 @@ class Loader(Construct):
             memory_mb=MEMORY_MB,
             timeout=TIMEOUT,
             settings=settings,
+            log_level=settings.loader_log_level,
             # The loader feeds its own queues (build requests, chunks, delayed deletes); a load is a chain of
             # more than the 16 hops after which Lambda's loop detection would drop its messages.
             recursive_loop=lambda_.RecursiveLoop.ALLOW,

@@ -1,38 +1,31 @@
-"""Lookup API: the lookup function behind an HTTP API (payload v2) with one ``$default`` route.
+"""Lookup API: the lookup function and the front that brings requests to it (``infra.front`` says which).
 
-``HttpApi`` has no throttle property, so the API is created without a default stage and the ``$default`` stage is
-made here with throttling and access logging.
-
-With ``-c auth=iam`` the ``$default`` route carries the IAM authorizer, and it also catches ``OPTIONS``: a browser's
-CORS preflight, unsigned by definition, would be refused (403) before the API's CORS configuration could answer
-it. So an ``OPTIONS /{proxy+}`` route without authorization (a more specific route wins over ``$default``) brings
-preflights to the function, which answers 204 and nothing else (``fencepost.cors``).
+The function, its grants and its errors alarm are the same behind either front; the front adds its URL and its own
+alarms. With ``-c snapStart=on`` the function publishes a version at each deploy and the front calls the ``live``
+alias, which SnapStart needs (it restores published versions only).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Final
 
 import aws_cdk as cdk
-import jsii
-from aws_cdk import aws_apigateway as apigw
-from aws_cdk import aws_apigatewayv2 as apigwv2
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_logs as logs
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
-from aws_cdk.aws_apigatewayv2_authorizers import HttpIamAuthorizer
-from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
-from fencepost import cors
 from fencepost.core.folders import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
-from infra.functions import LOG_RETENTION, PythonFunction, flag
-from infra.settings import CACHE_TTL_SECONDS, Auth, DeploySettings
+from infra.front import Front
+from infra.function_url import FunctionUrlFront
+from infra.functions import PythonFunction, flag
+from infra.http_api import HttpApiFront
+from infra.settings import CACHE_TTL_SECONDS, DeploySettings
 from infra.sizes import LOOKUP_MEMORY_MB, LOOKUP_TIMEOUT_SECONDS
 
 HANDLER: Final = "fencepost.handlers.lookup.handler"
@@ -44,6 +37,9 @@ MAX_BATCH: Final = 100
 BATCH_CONCURRENCY: Final = 16
 DEFAULT_DATASET: Final = "default"
 CHANGES_OBJECTS: Final = f"{REPORTS_PREFIX}*.changes.gz"  # fencepost.core.folders.changes_key
+# A lookup container writes its metric counts once a minute, not once per lookup (fencepost.observability).
+METRICS_INTERVAL_SECONDS: Final = 60
+LIVE_ALIAS: Final = "live"
 
 
 class LookupApi(Construct):
@@ -67,6 +63,9 @@ class LookupApi(Construct):
             memory_mb=MEMORY_MB,
             timeout=TIMEOUT,
             settings=settings,
+            log_level=settings.lookup_log_level,
+            reserved_concurrency=settings.front.reserved_concurrency,
+            snap_start=settings.front.snap_start,
             environment={
                 "TABLE_NAME": table.table_name,
                 "BUCKET_NAME": bucket.bucket_name,
@@ -83,6 +82,7 @@ class LookupApi(Construct):
                 "RANGE_CACHE_BYTES": str(settings.lookup_caches.range_bytes),
                 "RESPONSE_BUDGET_BYTES": str(settings.response_budget),
                 "CORS_ORIGINS": ",".join(settings.cors_origins),
+                "METRICS_INTERVAL_SECONDS": str(METRICS_INTERVAL_SECONDS),
             },
         )
         self.function = lookup.function
@@ -98,68 +98,20 @@ class LookupApi(Construct):
             "GET /datasets/{name}/diff reads the changes file a build kept, one per version under _reports/.",
         )
 
-        integration = HttpLambdaIntegration("LookupIntegration", self.function)
-        self.api = apigwv2.HttpApi(
-            self,
-            "HttpApi",
-            api_name=f"{cdk.Stack.of(self).stack_name}-lookup",
-            description="Fencepost IP-range lookups",
-            create_default_stage=False,
-            default_integration=integration,
-            default_authorizer=HttpIamAuthorizer() if settings.auth is Auth.IAM else None,
-            # IPv6 callers reach the API over IPv6, so ip=me answers their IPv6 address.
-            ip_address_type=apigwv2.IpAddressType.DUAL_STACK,
-            cors_preflight=apigwv2.CorsPreflightOptions(
-                allow_origins=list(settings.cors_origins),
-                allow_methods=[
-                    apigwv2.CorsHttpMethod.GET,
-                    apigwv2.CorsHttpMethod.POST,
-                    apigwv2.CorsHttpMethod.OPTIONS,
-                ],
-                allow_headers=list(cors.ALLOW_HEADERS),
-                expose_headers=list(cors.EXPOSE_HEADERS),
-                max_age=cdk.Duration.seconds(cors.MAX_AGE_SECONDS),
-            ),
-        )
-        self.preflight_route: apigwv2.HttpRoute | None = None
-        if settings.auth is Auth.IAM:
-            (self.preflight_route,) = self.api.add_routes(
-                path="/{proxy+}",
-                methods=[apigwv2.HttpMethod.OPTIONS],
-                integration=integration,
-                authorizer=apigwv2.HttpNoneAuthorizer(),
+        # The front calls a published version through an alias when SnapStart is on (it snapshots versions only).
+        self.target: lambda_.IFunction = self.function
+        if settings.front.snap_start:
+            self.target = lambda_.Alias(self, "LiveAlias", alias_name=LIVE_ALIAS, version=self.function.current_version)
+            cdk.Annotations.of(self.function).acknowledge_warning(
+                "@aws-cdk/aws-lambda:snapStartRequirePublish", "current_version publishes a version at each deploy"
             )
-            nag.acknowledge(
-                self.preflight_route,
-                "AwsSolutions-APIG4",
-                "CORS preflights are unsigned by definition (the Fetch standard sends no credentials with them); "
-                "this route takes OPTIONS only, and the function answers it with 204 and the CORS policy, no data.",
-            )
-        removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
-        access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, removal_policy=removal)
-        self.stage = apigwv2.HttpStage(
-            self,
-            "DefaultStage",
-            http_api=self.api,
-            stage_name="$default",
-            auto_deploy=True,
-            throttle=apigwv2.ThrottleSettings(rate_limit=settings.rate_limit, burst_limit=settings.burst_limit),
-            access_log_settings=AccessLogs(access_logs, source_ip=settings.log_addresses),
-        )
-        if settings.auth is Auth.NONE:
-            nag.acknowledge(
-                self.api,
-                "AwsSolutions-APIG4",
-                "A public lookup service by design: anyone may ask which range holds an address. Throttling on "
-                "the stage bounds abuse; deploy with -c auth=iam to require SigV4-signed callers.",
-            )
-        self.alarms = [
-            any_in_period(
-                self,
-                "Api5xxAlarm",
-                description="The lookup API answered with 5xx (503 UNAVAILABLE when DynamoDB throttles).",
-                metric=self.api.metric_server_error(statistic="Sum", period=PERIOD),
-            ),
+        self.front: HttpApiFront | FunctionUrlFront
+        if settings.front.front is Front.FUNCTION_URL:
+            self.front = FunctionUrlFront(self, self.target, self.function, settings)
+        else:
+            self.front = HttpApiFront(self, self.target, settings)
+        self.alarms: list[cloudwatch.Alarm] = [
+            *self.front.alarms,
             any_in_period(
                 self,
                 "LookupErrorsAlarm",
@@ -170,37 +122,4 @@ class LookupApi(Construct):
 
     @property
     def url(self) -> str:
-        return self.stage.url
-
-
-@jsii.implements(apigwv2.IAccessLogSettings)
-class AccessLogs:
-    """One JSON line per request into ``log_group``; the caller's address only when addresses may be logged."""
-
-    def __init__(self, log_group: logs.ILogGroup, *, source_ip: bool) -> None:
-        fields = {
-            "requestId": "$context.requestId",
-            "requestTime": "$context.requestTime",
-            "httpMethod": "$context.httpMethod",
-            "path": "$context.path",
-            "status": "$context.status",
-            "protocol": "$context.protocol",
-            "responseLength": "$context.responseLength",
-            "responseLatency": "$context.responseLatency",
-            "integrationLatency": "$context.integrationLatency",
-            "integrationError": "$context.integrationErrorMessage",
-            "error": "$context.error.message",
-            "userAgent": "$context.identity.userAgent",
-        }
-        if source_ip:
-            fields["sourceIp"] = "$context.identity.sourceIp"
-        self._destination = apigwv2.LogGroupLogDestination(log_group)
-        self._format = apigw.AccessLogFormat.custom(json.dumps(fields, separators=(",", ":")))
-
-    @property
-    def destination(self) -> apigwv2.IAccessLogDestination:
-        return self._destination
-
-    @property
-    def format(self) -> apigw.AccessLogFormat | None:
-        return self._format
+        return self.front.url

@@ -7,15 +7,16 @@ the context key and what it accepts; nothing here touches AWS.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, TypeVar
+from typing import Final
 
 from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
 from fencepost.caches import MIB, CacheLimits
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
 from fencepost.settings import CACHES
+from infra.context import ContextGetter, SettingsError, choice, given, optional_int, switch, text, whole
+from infra.front import DEFAULT_FRONT, FrontSettings
 
 # What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
 # 4,000 writes per second and 12,000 reads per second"). Warm throughput below this buys nothing and, since warm
@@ -60,10 +61,6 @@ CONTROL_CONCURRENCY: Final = 2
 LOADER_LIMITS: Final = Limits()
 
 
-class SettingsError(ValueError):
-    """A context value the stack cannot use; the message names the key and what it accepts."""
-
-
 class Capacity(StrEnum):
     ON_DEMAND = "on-demand"
     PREWARM = "prewarm"
@@ -73,10 +70,6 @@ class Capacity(StrEnum):
 class Auth(StrEnum):
     NONE = "none"
     IAM = "iam"
-
-
-ContextGetter = Callable[[str], Any]
-E = TypeVar("E", bound=StrEnum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,40 +97,49 @@ class DeploySettings:
     loader_concurrency: int = LOADER_CONCURRENCY
     control_concurrency: int = CONTROL_CONCURRENCY
     write_rate: int = 0
-    log_level: str = "INFO"
+    log_level: str | None = None  # both functions' application logs; None: each function's default below
+    system_log_level: str = "WARN"  # Lambda's own lines for both functions: WARN drops START, END and REPORT
+    front: FrontSettings = DEFAULT_FRONT  # how lookups reach the lookup function (infra.front)
     log_addresses: bool = True
     alarm_email: str | None = None
     lookup_caches: CacheLimits = CACHES  # what a lookup container keeps (fencepost.caches)
     response_budget: int = DEFAULT_BUDGET_BYTES  # bytes a lookup answer may take (fencepost.budget)
     loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.limits)
 
+    @property
+    def loader_log_level(self) -> str:
+        """INFO by default: a load's progress, a few lines per chunk of thousands of items."""
+        return self.log_level or "INFO"
+
+    @property
+    def lookup_log_level(self) -> str:
+        """WARNING by default: at INFO every refused or NOT_FOUND lookup writes a line, paid per byte."""
+        return self.log_level or "WARNING"
+
     @classmethod
     def from_context(cls, get: ContextGetter) -> DeploySettings:
         """Read every setting through ``get`` (``app.node.try_get_context``); raise SettingsError on a bad value."""
-        mode = _choice(get, "capacity", Capacity, Capacity.ON_DEMAND)
+        mode = choice(get, "capacity", Capacity, Capacity.ON_DEMAND)
         _refuse_other_modes_keys(get, mode)
         capacity = TableCapacity(
             mode=mode,
-            max_read_units=_optional_int(get, "maxReadUnits", low=1),
-            max_write_units=_optional_int(get, "maxWriteUnits", low=1),
-            prewarm_read_units=_int(get, "prewarmReadUnits", PREWARM_READ_UNITS, low=1),
-            prewarm_write_units=_int(get, "prewarmWriteUnits", PREWARM_WRITE_UNITS, low=1),
-            warm_read_units=_int(get, "warmReadUnits", WARM_READ_UNITS, low=1),
-            warm_write_units=_int(get, "warmWriteUnits", WARM_WRITE_UNITS, low=1),
+            max_read_units=optional_int(get, "maxReadUnits", low=1),
+            max_write_units=optional_int(get, "maxWriteUnits", low=1),
+            prewarm_read_units=whole(get, "prewarmReadUnits", PREWARM_READ_UNITS, low=1),
+            prewarm_write_units=whole(get, "prewarmWriteUnits", PREWARM_WRITE_UNITS, low=1),
+            warm_read_units=whole(get, "warmReadUnits", WARM_READ_UNITS, low=1),
+            warm_write_units=whole(get, "warmWriteUnits", WARM_WRITE_UNITS, low=1),
         )
         _check_capacity(capacity)
-        removal = _text(get, "removal", "retain").lower()
+        removal = text(get, "removal", "retain").lower()
         if removal not in ("retain", "destroy"):
             raise SettingsError(f"removal must be 'retain' (the default) or 'destroy', not {removal!r}")
-        rate_limit = _int(get, "rateLimit", RATE_LIMIT, low=1)
-        burst_limit = _int(get, "burstLimit", BURST_LIMIT, low=1)
-        origins = tuple(o.strip() for o in _text(get, "corsOrigins", "*").split(",") if o.strip())
+        rate_limit = whole(get, "rateLimit", RATE_LIMIT, low=1)
+        burst_limit = whole(get, "burstLimit", BURST_LIMIT, low=1)
+        origins = tuple(o.strip() for o in text(get, "corsOrigins", "*").split(",") if o.strip())
         if not origins:
             raise SettingsError("corsOrigins must name at least one origin (comma separated) or '*'")
-        log_level = _text(get, "logLevel", "INFO").upper()
-        if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-            raise SettingsError(f"logLevel must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {log_level!r}")
-        alarm_email = _text(get, "alarmEmail", "") or None
+        alarm_email = text(get, "alarmEmail", "") or None
         if alarm_email is not None and "@" not in alarm_email:
             raise SettingsError(f"alarmEmail must be an email address, not {alarm_email!r}")
         return cls(
@@ -146,26 +148,43 @@ class DeploySettings:
             rate_limit=rate_limit,
             burst_limit=burst_limit,
             cors_origins=origins,
-            auth=_choice(get, "auth", Auth, Auth.NONE),
-            tracing=_switch(get, "tracing", default=False),
-            loader_concurrency=_int(get, "loaderConcurrency", LOADER_CONCURRENCY, low=2, high=1000),
-            control_concurrency=_int(get, "controlConcurrency", CONTROL_CONCURRENCY, low=2, high=1000),
-            write_rate=_int(get, "writeRate", 0, low=0),
-            log_level=log_level,
-            log_addresses=_switch(get, "logAddresses", default=True),
+            auth=choice(get, "auth", Auth, Auth.NONE),
+            tracing=switch(get, "tracing", default=False),
+            loader_concurrency=whole(get, "loaderConcurrency", LOADER_CONCURRENCY, low=2, high=1000),
+            control_concurrency=whole(get, "controlConcurrency", CONTROL_CONCURRENCY, low=2, high=1000),
+            write_rate=whole(get, "writeRate", 0, low=0),
+            log_level=_log_level(get, "logLevel"),
+            system_log_level=choice(get, "systemLogLevel", SystemLevel, SystemLevel.WARN).value.upper(),
+            front=FrontSettings.from_context(get),
+            log_addresses=switch(get, "logAddresses", default=True),
             alarm_email=alarm_email,
             lookup_caches=CacheLimits(
-                live_entries=_int(get, "liveCacheEntries", CACHES.live_entries, low=1, high=1_000_000),
-                negative_ttl=_int(get, "negativeCacheTtl", int(CACHES.negative_ttl), low=0, high=3600),
-                version_entries=_int(get, "versionCacheEntries", CACHES.version_entries, low=1, high=100_000),
-                version_bytes=_int(get, "versionCacheBytes", CACHES.version_bytes, low=MIB, high=8 * 1024 * MIB),
-                range_bytes=_int(get, "rangeCacheBytes", CACHES.range_bytes, low=0, high=8 * 1024 * MIB),
+                live_entries=whole(get, "liveCacheEntries", CACHES.live_entries, low=1, high=1_000_000),
+                negative_ttl=whole(get, "negativeCacheTtl", int(CACHES.negative_ttl), low=0, high=3600),
+                version_entries=whole(get, "versionCacheEntries", CACHES.version_entries, low=1, high=100_000),
+                version_bytes=whole(get, "versionCacheBytes", CACHES.version_bytes, low=MIB, high=8 * 1024 * MIB),
+                range_bytes=whole(get, "rangeCacheBytes", CACHES.range_bytes, low=0, high=8 * 1024 * MIB),
             ),
-            response_budget=_int(
+            response_budget=whole(
                 get, "responseBudgetBytes", DEFAULT_BUDGET_BYTES, low=MIN_BUDGET_BYTES, high=MAX_BUDGET_BYTES
             ),
             loader_limits=_loader_limits(get),
         )
+
+
+class SystemLevel(StrEnum):
+    """Lambda's system log levels: DEBUG and INFO keep the START, END and REPORT lines of every invocation."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARN = "warn"
+
+
+def _log_level(get: ContextGetter, key: str) -> str | None:
+    level = text(get, key, "").upper() or None
+    if level is not None and level not in LOG_LEVELS:
+        raise SettingsError(f"{key} must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level!r}")
+    return level
 
 
 def _loader_limits(get: ContextGetter) -> Limits:
@@ -174,7 +193,7 @@ def _loader_limits(get: ContextGetter) -> Limits:
     values = {}
     for name in ENVIRONMENT:
         low, high = BOUNDS[name]
-        values[name] = _int(get, _camel(name), getattr(LOADER_LIMITS, name), low=low, high=high)
+        values[name] = whole(get, _camel(name), getattr(LOADER_LIMITS, name), low=low, high=high)
     return Limits.of(values)
 
 
@@ -182,6 +201,8 @@ def _camel(name: str) -> str:
     first, *rest = name.split("_")
     return first + "".join(word.title() for word in rest)
 
+
+LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 # Context keys only one capacity mode reads. Given with another mode they would be ignored without a word, so the
 # synth refuses them. After a prewarm, the switch back to on-demand must be a deploy that changes nothing else (a
@@ -195,26 +216,22 @@ MODE_KEYS: Final = {
 
 def _refuse_other_modes_keys(get: ContextGetter, mode: Capacity) -> None:
     for owner, keys in MODE_KEYS.items():
-        given = [key for key in keys if owner is not mode and _given(get(key))]
-        if not given:
+        named = [key for key in keys if owner is not mode and given(get(key))]
+        if not named:
             continue
         if owner is Capacity.WARM:
             raise SettingsError(
-                f"{' and '.join(given)} set warm throughput, which only -c capacity=warm deploys; with capacity="
+                f"{' and '.join(named)} set warm throughput, which only -c capacity=warm deploys; with capacity="
                 f"{mode.value} it would be ignored. Warm the table in a deploy of its own, with values at least its "
                 "current warm throughput (aws dynamodb describe-table --query Table.WarmThroughput): DynamoDB "
                 "refuses a lower one. After a prewarm, first switch back to on-demand with a deploy that changes "
                 "nothing else (infra/DEPLOY.md)."
             )
         raise SettingsError(
-            f"{' and '.join(given)} size the PROVISIONED table of -c capacity=prewarm; with capacity={mode.value} "
+            f"{' and '.join(named)} size the PROVISIONED table of -c capacity=prewarm; with capacity={mode.value} "
             "they would be ignored. Leave them out: the switch back to on-demand after a prewarm is a deploy that "
             "changes nothing else (infra/DEPLOY.md)."
         )
-
-
-def _given(raw: Any) -> bool:
-    return raw is not None and not (isinstance(raw, str) and not raw.strip())
 
 
 def _check_capacity(capacity: TableCapacity) -> None:
@@ -244,54 +261,3 @@ def _check_capacity(capacity: TableCapacity) -> None:
     ):
         if cap is not None and cap < warm:
             raise SettingsError(f"{key}={cap} is below the warm throughput {warm}: the table would throttle first")
-
-
-def _text(get: ContextGetter, key: str, default: str) -> str:
-    value = get(key)
-    return default if value is None else str(value).strip()
-
-
-def _int(get: ContextGetter, key: str, default: int, *, low: int, high: int | None = None) -> int:
-    value = _optional_int(get, key, low=low, high=high)
-    return default if value is None else value
-
-
-def _optional_int(get: ContextGetter, key: str, *, low: int, high: int | None = None) -> int | None:
-    raw = get(key)
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
-    if isinstance(raw, bool):
-        raise SettingsError(f"{key} must be a whole number, not {raw!r}")
-    try:
-        value = int(str(raw).strip().replace("_", ""))
-    except ValueError:
-        raise SettingsError(f"{key} must be a whole number, not {raw!r}") from None
-    if value < low or (high is not None and value > high):
-        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise SettingsError(f"{key} must be {bounds}, not {value}")
-    return value
-
-
-def _switch(get: ContextGetter, key: str, *, default: bool) -> bool:
-    raw = get(key)
-    if raw is None:
-        return default
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower()
-    if text in ("on", "true", "yes", "1"):
-        return True
-    if text in ("off", "false", "no", "0"):
-        return False
-    raise SettingsError(f"{key} must be on or off (true/false), not {raw!r}")
-
-
-def _choice(get: ContextGetter, key: str, kind: type[E], default: E) -> E:
-    raw = get(key)
-    if raw is None:
-        return default
-    try:
-        return kind(str(raw).strip().lower())
-    except ValueError:
-        allowed = ", ".join(repr(member.value) for member in kind)
-        raise SettingsError(f"{key} must be one of {allowed}, not {raw!r}") from None

@@ -17,6 +17,7 @@ import pytest
 
 from infra import packaging
 from infra.application import create_app
+from infra.http_api import HttpApiFront
 from infra.stack import FencepostStack
 
 
@@ -74,14 +75,19 @@ def _logical_ids(stack: FencepostStack) -> dict[str, str]:
         return stack.get_logical_id(child)
 
     lookup, loader = stack.lookup_api, stack.loader
+    front = lookup.front
+    fronts = (
+        {"api": lid(front.api), "stage": lid(front.stage)}
+        if isinstance(front, HttpApiFront)
+        else {"function_url": lid(front.function_url)}
+    )
     return {
+        **fronts,
         "table": lid(stack.storage.table),
         "bucket": lid(stack.storage.bucket),
         "lookup_function": lid(lookup.function),
         "lookup_role": lid(lookup.function.role),
         "lookup_logs": lid(lookup.function.log_group),
-        "api": lid(lookup.api),
-        "stage": lid(lookup.stage),
         "loader_function": lid(loader.function),
         "loader_role": lid(loader.function.role),
         "loader_logs": lid(loader.function.log_group),

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from infra.application import REPO_ROOT
 from infra.settings import Auth, Capacity, DeploySettings, SettingsError, TableCapacity
 
 
@@ -103,3 +104,12 @@ def test_an_empty_capacity_value_counts_as_not_given() -> None:
     settings = _settings(capacity="on-demand", warmWriteUnits="", prewarmReadUnits=" ")
 
     assert settings.capacity.mode is Capacity.ON_DEMAND
+
+
+def test_every_context_key_the_stack_reads_is_in_the_deploy_guides_table() -> None:
+    read: list[str] = []
+    DeploySettings.from_context(read.append)
+    table = (REPO_ROOT / "infra" / "DEPLOY.md").read_text()
+
+    assert {"front", "lookupConcurrency", "snapStart", "systemLogLevel"} <= set(read)
+    assert sorted({key for key in read if f"`{key}`" not in table}) == []

@@ -84,7 +84,12 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
     assert props["MemorySize"] == 512
     assert props["Timeout"] == 10
     assert "ReservedConcurrentExecutions" not in props
-    assert props["LoggingConfig"] == {"LogGroup": default.ref("lookup_logs")}
+    assert props["LoggingConfig"] == {
+        "LogGroup": default.ref("lookup_logs"),
+        "LogFormat": "JSON",
+        "SystemLogLevel": "WARN",  # no START, END or REPORT line per lookup
+        "ApplicationLogLevel": "WARN",
+    }
     assert _env(default, "lookup_function") == {
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
@@ -97,7 +102,8 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
-        "POWERTOOLS_LOG_LEVEL": "INFO",
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+        "METRICS_INTERVAL_SECONDS": "60",
         # the lookup's limits: tests/infra/test_lookup_limits.py
         "LIVE_CACHE_ENTRIES": "1024",
         "NEGATIVE_CACHE_TTL_SECONDS": "5",
@@ -119,7 +125,12 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
     assert props["Timeout"] == 900
     assert props["RecursiveLoop"] == "Allow"  # it feeds its own queues
     assert "ReservedConcurrentExecutions" not in props
-    assert props["LoggingConfig"] == {"LogGroup": default.ref("loader_logs")}
+    assert props["LoggingConfig"] == {
+        "LogGroup": default.ref("loader_logs"),
+        "LogFormat": "JSON",
+        "SystemLogLevel": "WARN",
+        "ApplicationLogLevel": "INFO",  # a load's progress
+    }
     assert _env(default, "loader_function") == {
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
@@ -669,6 +680,6 @@ def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth)
     assert outputs["DataQueueUrl"]["Value"] == default.ref("data_queue")
     assert outputs["ControlDeadLetterQueueUrl"]["Value"] == default.ref("control_dead_letters")
     assert outputs["DataDeadLetterQueueUrl"]["Value"] == default.ref("data_dead_letters")
-    url = json.dumps(outputs["ApiUrl"]["Value"])
+    url = json.dumps(outputs["ApiUrl"]["Value"])  # (the function URL's: tests/infra/test_fronts.py)
     assert default.ids["api"] in url
     assert "execute-api" in url
