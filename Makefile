@@ -51,9 +51,10 @@ test-slow: install
 	$(BIN)/pytest -m slow
 
 # Ports can be changed: make run HTTP_PORT=3001 AWS_PORT=4567 DYNAMODB_PORT=8001
+# The table is kept in memory and rebuilt from the mirrored objects at each start; TABLE=disk keeps it in var/.
 run: install
 	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
-	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT))
+	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(TABLE),--table $(TABLE))
 
 # The API fuzzed from its OpenAPI document for longer than make test does (FUZZ_EXAMPLES per operation and mode).
 fuzz: install

@@ -27,9 +27,13 @@ from local.dynamodb import (
     port_in_use,
 )
 from local.resources import Queues, create_bucket, create_queues
+from local.storage import MEMORY_ROOT, WorkingCopy
 from local.worker import LambdaContext, SqsWorker
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+MEMORY, DISK = "memory", "disk"  # where DynamoDB Local keeps the table (StackConfig.store)
 
 
 @dataclass
@@ -39,7 +43,10 @@ class StackConfig:
     dynamodb_port: int = 8000
     aws_port: int = 4566  # S3 and SQS
     http_port: int | None = 3000  # None: no HTTP front
-    data_dir: Path | None = ROOT / "var"  # None: DynamoDB Local in memory, nothing kept
+    data_dir: Path | None = ROOT / "var"  # None: nothing kept (metrics to standard output, no logs)
+    # Where DynamoDB Local keeps the table: "memory" (nothing kept: make run rebuilds it from the objects it mirrors)
+    # or "disk" (<data_dir>/dynamodb, worked on as a copy in memory: local.storage), which needs a data dir.
+    store: str = MEMORY
     table: str = "fencepost-ranges"
     bucket: str = "ranges"
     queue: str = "fencepost-loader"
@@ -85,6 +92,7 @@ class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.dynamodb: DynamoDBLocal | None = None
+        self.storage: WorkingCopy | None = None
         self.moto: MotoServer | None = None
         self.queues: Queues | None = None
         self.loader: ModuleType | None = None
@@ -118,10 +126,17 @@ class LocalStack:
                 raise LocalStackError(f"port {port} (for {what}) is busy: stop what uses it or choose another port")
         if config.http_port is not None and port_in_use(config.http_port):
             raise LocalStackError(f"port {config.http_port} (for the HTTP API) is busy: choose another port")
-        db_path = config.data_dir / "dynamodb" if config.data_dir else None
-        log = config.data_dir / "dynamodb.log" if config.data_dir else None
+        db_path, log = None, None
         if config.data_dir:
             config.data_dir.mkdir(parents=True, exist_ok=True)
+            log = config.data_dir / "dynamodb.log"
+        if config.store not in (MEMORY, DISK):
+            raise LocalStackError(f"the table is kept in {MEMORY!r} or on {DISK!r}, not {config.store!r}")
+        if config.store == DISK:
+            if config.data_dir is None:
+                raise LocalStackError("a table kept on disk needs a data dir")
+            self.storage = WorkingCopy(config.data_dir / "dynamodb", MEMORY_ROOT)
+            db_path = self.storage.open()
         self.dynamodb = DynamoDBLocal(config.dynamodb_port, db_path, log).start()
         moto_log = config.data_dir / "moto.log" if config.data_dir else None
         self.moto = MotoServer(config.aws_port, moto_log).start()
@@ -219,6 +234,8 @@ class LocalStack:
             self.moto.stop()
         if self.dynamodb is not None:
             self.dynamodb.stop()
+        if self.storage is not None:
+            self.storage.close()  # DynamoDB Local has exited: the last save is of a table at rest
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)

@@ -47,10 +47,10 @@ class Running:
         raise AssertionError(f"{dataset} was not READY at version {version}: {seen[-5:]}")
 
 
-@pytest.fixture
-def running(tmp_path: Path) -> Iterator[Running]:
+def _start(data_dir: Path, *options: str) -> Running:
+    """``python -m local`` (what ``make run`` runs) on free ports, once its HTTP API answers."""
     ports = {"--http-port": free_port(), "--aws-port": free_port(), "--dynamodb-port": free_port()}
-    command = [sys.executable, "-m", "local", "--data-dir", str(tmp_path)]
+    command = [sys.executable, "-m", "local", "--data-dir", str(data_dir), *options]
     for flag, port in ports.items():
         command += [flag, str(port)]
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}"}
@@ -64,10 +64,23 @@ def running(tmp_path: Path) -> Iterator[Running]:
             break
         except requests.ConnectionError:
             assert time.monotonic() < deadline, "the local stack did not start"
-            time.sleep(0.5)
-    yield Running(process, api, f"http://127.0.0.1:{ports['--aws-port']}", ports["--dynamodb-port"])
-    if process.poll() is None:
-        process.kill()
+            time.sleep(0.2)
+    return Running(process, api, f"http://127.0.0.1:{ports['--aws-port']}", ports["--dynamodb-port"])
+
+
+def _stop(running: Running) -> str:
+    running.process.send_signal(signal.SIGINT)
+    output, _ = running.process.communicate(timeout=60)
+    assert running.process.returncode == 0, output
+    return output
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    started = _start(tmp_path)
+    yield started
+    if started.process.poll() is None:
+        started.process.kill()
 
 
 def _tsv(rows: list[list[str]]) -> bytes:
@@ -105,9 +118,7 @@ def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Runni
     status, body = running.get("/lookup", ip=first_of_row_100, dataset="geo")
     assert (status, body["version"], body["data"]["col3"].startswith("X")) == (200, 2, True)
     # And Ctrl-C stops everything it started
-    running.process.send_signal(signal.SIGINT)
-    output, _ = running.process.communicate(timeout=60)
-    assert running.process.returncode == 0, output
+    output = _stop(running)
     assert "Stopped: nothing is left running." in output
     java = subprocess.run(
         ["pgrep", "-f", f"DynamoDBLocal.jar.* -port {running.dynamodb_port}$"], capture_output=True, check=False
@@ -121,3 +132,34 @@ def _port_open(port: int) -> bool:
 
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize("table", ["memory", "disk"])
+def test_loaded_datasets_answer_the_same_after_a_restart(tmp_path: Path, table: str) -> None:
+    # Given a dataset loaded through make run's entry point, and make run stopped with Ctrl-C
+    first = _start(tmp_path, "--table", table)
+    try:
+        rows = read_tsv(V4_FILE)[50_000:56_000]
+        first.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(rows))
+        first.wait_ready("geo", 1)
+        probes = [format_address(V4, start) for start in family_ranges(rows)[V4].starts[::500]]
+        before = [first.get("/lookup", ip=ip, dataset="geo") for ip in probes]
+        pid = first.process.pid
+    finally:
+        _stop(first)
+    assert not list(Path("/dev/shm").glob(f"fencepost-dynamodb-{pid}-*"))  # no working copy left in memory
+    kept = tmp_path / "dynamodb" / "shared-local-instance.db"
+    assert kept.exists() is (table == "disk")
+    # When it starts again
+    started = time.monotonic()
+    second = _start(tmp_path, "--table", table)
+    try:
+        record = second.wait_ready("geo", 1, timeout=120)
+        restart = time.monotonic() - started
+        # Then the dataset answers as before: kept on disk, or built again from the mirrored objects
+        assert [second.get("/lookup", ip=ip, dataset="geo") for ip in probes] == before
+        assert all(status == 200 for status, _ in before)
+        assert record["ranges"] == len(rows)
+        assert restart < 120, restart
+    finally:
+        _stop(second)
