@@ -17,23 +17,28 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, loading, lookups, prices, several, synthetic, workload
+from bench import cold_start, costs, loading, lookups, make_run, prices, several, synthetic, workload
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
 from infra import packaging
+from infra.lookup_api import METRICS_INTERVAL_SECONDS
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB
-from local.stack import ROOT, LocalStack, StackConfig
+from local.dynamodb import JAVA_OPTIONS, find_jar
+from local.stack import DISK, MEMORY, ROOT, LocalStack, StackConfig
 from tests.support import V4_FILE, V6_FILE, read_tsv
 
 RESULTS = ROOT / "bench-results"
 LOADER_WORKERS = 2  # loader invocations at once
 WRITE_THREADS = 8  # BatchWriteItem calls in flight per invocation
 CHUNK_ITEMS = 5000
+# The lookup function's environment as the template deploys it, where it changes what a warm call costs.
+DEPLOYED = {"METRICS_INTERVAL_SECONDS": str(METRICS_INTERVAL_SECONDS)}
 
 
 def say(text: str) -> None:
@@ -79,8 +84,93 @@ def _pipelines(synthetic_rows: int) -> dict[str, dict[str, Any]]:
     }
 
 
+@dataclass
+class StackFigures:
+    """What the bench measures on the local stack, for the sections that follow."""
+
+    loader: loading.LoadResult
+    best_load: loading.LoadResult
+    wcu_per_item: float
+    item_bytes: float
+    rcu_per_query: float
+    cached: list[workload.Latency]
+
+
 def run(args: argparse.Namespace) -> Report:
     report = Report.on_this_machine()
+    report.configuration = _configuration(args)
+    figures = _on_the_stack(args, report)
+    say(f"Loading {args.rows} rows through make run's configuration, table in memory and on disk, and restarting...")
+    lines = _slice(args.rows)
+    runs = [make_run.measure(lines, args.rows // 5, store) for store in (MEMORY, DISK)]
+    report.sections.insert(1, make_run.markdown(runs, figures.best_load))
+
+    say("Measuring handler overhead and cold imports in fresh processes...")
+    # As deployed (metric lines once a minute); the range cache off, every call makes its Query; on, every call
+    # after the first is a hit (one address again and again, or 100 addresses in one range).
+    off = {**DEPLOYED, "RANGE_CACHE_BYTES": "0"}
+    warm = _probe("warm", str(args.invocations), env=off)
+    warm_hit = _probe("warm", str(args.invocations), env=DEPLOYED)
+    batches = max(50, args.invocations // 100)
+    batch, batch_hit = _probe("batch", str(batches), env=off), _probe("batch", str(batches), env=DEPLOYED)
+    report.overhead(warm, _imports(args.imports))
+    say("Measuring cold imports from the Lambda asset, with and without its bytecode...")
+    report.sections.append(cold_start.markdown(cold_start.measure(packaging.build(), args.imports)))
+
+    say("Running the pure pipeline on the full files and a synthetic file...")
+    report.pipeline(_pipelines(args.synthetic))
+
+    say(f"Timing {args.several_lookups} lookups in one and in three datasets, 5 ms per Query...")
+    report.several(several.measure(args.several_lookups), several.measure(args.several_handler_lookups, delay=0.0))
+    say(f"Counting range-cache hits over {args.workload_lookups:,} lookups per model and size...")
+    rows = read_tsv(V4_FILE)
+    ratios = workload.hit_ratios(rows, args.workload_lookups)
+    report.sections.append(
+        workload.markdown(ratios, figures.cached, warm["median_us"] / 1e6, warm_hit["median_us"] / 1e6, len(rows))
+    )
+    measured = costs.Measured(
+        read_units_per_query=figures.rcu_per_query,
+        hit_ratio=workload.default_ratio(ratios).hit_ratio,
+        hit_us=warm_hit["median_us"],
+        miss_us=warm["median_us"],
+        batch_hit_us=batch_hit["median_us"],
+        batch_miss_us=batch["median_us"],
+        metric_line_bytes=costs.metric_line_bytes(),
+        access_log_bytes=costs.access_log_bytes(),
+    )
+    report.sections.append(costs.markdown(measured, LOOKUP_MEMORY_MB))
+    loader = figures.loader
+    report.costs(
+        wcu_per_item=figures.wcu_per_item,
+        item_bytes=figures.item_bytes,
+        items_per_range=loader.items / loader.rows,
+        loader_seconds_per_range=loader.invocation_seconds / loader.rows,
+        loader_memory_mb=LOADER_MEMORY_MB,
+        messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
+    )
+    return report
+
+
+def _configuration(args: argparse.Namespace) -> list[str]:
+    """What this run measured with, for the report's head."""
+    options = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sorted(vars(args).items()))
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False).stderr.splitlines()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    return [
+        f"`python -m bench {options}`",
+        f"code: {commit.stdout.strip() or 'not a git checkout'}; DynamoDB Local {find_jar().parent.name} on "
+        f"{java[0] if java else 'java'} ({' '.join(JAVA_OPTIONS)})",
+        f"sections 1, 2 and 6 (DynamoDB Local part): DynamoDB Local in memory; the loader with {LOADER_WORKERS} "
+        f"writers, chunks of {CHUNK_ITEMS:,} items, {WRITE_THREADS} threads each, no settling, range cache off",
+        "section 1b: `make run`'s configuration (`local.stack.StackConfig` defaults: 2 writers, chunks of 2,000 "
+        "items, 8 threads each, 2 s to settle; the table in memory, then on disk as `--table disk` keeps it)",
+        f"sections 3 and 7: the lookup function's environment as deployed ({', '.join(DEPLOYED)}), "
+        "DynamoDB replaced by an in-memory client",
+    ]
+
+
+def _on_the_stack(args: argparse.Namespace, report: Report) -> StackFigures:
+    """Sections 1 and 2, and the DynamoDB Local part of section 6: one local stack, in memory."""
     lines = _slice(args.rows)
     body = b"".join(lines)
     config = StackConfig.ephemeral(
@@ -94,7 +184,7 @@ def run(args: argparse.Namespace) -> Report:
             "WRITE_THREADS": str(WRITE_THREADS),
             "DELETE_GRACE_SECONDS": "3600",
             "DEADLINE_MARGIN_SECONDS": "20",
-            # Section 2 compares the handler's one Query with the bare Query: the range cache off (section 7 has it)
+            # Section 2 compares the handler's one Query with the bare Query: the range cache off (section 6 has it)
             "RANGE_CACHE_BYTES": "0",
         },
     )
@@ -109,9 +199,8 @@ def run(args: argparse.Namespace) -> Report:
         for attempt in range(args.repeat):
             loads.append(loading.project(stack, body, len(lines), f"bench{attempt}"))
             bounds.append(loading.bound(endpoint, items, LOADER_WORKERS * WRITE_THREADS))
-        report.loading(reference, max(loads, key=lambda r: r.rate), max(bounds, key=lambda r: r.rate))
-        wcu_per_item = bounds[0].consumed_wcu / bounds[0].items
-        loader = loads[0]
+        best = max(loads, key=lambda r: r.rate)
+        report.loading(reference, best, max(bounds, key=lambda r: r.rate))
 
         say(f"Timing {args.lookups} lookups three ways...")
         rng = random.Random(17)
@@ -122,46 +211,19 @@ def run(args: argparse.Namespace) -> Report:
         measured = lookups.run(stack, "bench0", reference.table, addresses)
         latencies = measured["latencies"]
         report.lookups({name: (median(v.samples), percentile(v.samples, 0.99)) for name, v in latencies.items()})
-        rcu_per_lookup = measured["rcu_per_lookup"]
         say(f"Timing {args.cache_samples} Zipf lookups with the range cache off and on, on DynamoDB Local...")
         slice_rows = [line.decode().rstrip("\n").split("\t") for line in lines]
         cached = workload.latencies(
             stack.client("dynamodb"), stack.config.table, "bench0", slice_rows, args.cache_samples
         )
-        handler_p50 = median(latencies["handler"].samples)
-        item_bytes = loading.mean_item_bytes(items)
-
-    say("Measuring handler overhead and cold imports in fresh processes...")
-    warm = _probe("warm", str(args.invocations), env={"RANGE_CACHE_BYTES": "0"})  # every call makes its Query
-    warm_hit = _probe("warm", str(args.invocations))  # one address again and again: every call a range-cache hit
-    report.overhead(warm, _imports(args.imports))
-    say("Measuring cold imports from the Lambda asset, with and without its bytecode...")
-    report.sections.append(cold_start.markdown(cold_start.measure(packaging.build(), args.imports)))
-
-    say("Running the pure pipeline on the full files and a synthetic file...")
-    report.pipeline(_pipelines(args.synthetic))
-
-    report.costs(
-        rcu_per_lookup=rcu_per_lookup,
-        wcu_per_item=wcu_per_item,
-        item_bytes=item_bytes,
-        items_per_range=loader.items / loader.rows,
-        lookup_seconds=handler_p50,
-        lookup_memory_mb=LOOKUP_MEMORY_MB,
-        loader_seconds_per_range=loader.invocation_seconds / loader.rows,
-        loader_memory_mb=LOADER_MEMORY_MB,
-        messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
+    return StackFigures(
+        loader=loads[0],
+        best_load=best,
+        wcu_per_item=bounds[0].consumed_wcu / bounds[0].items,
+        item_bytes=loading.mean_item_bytes(items),
+        rcu_per_query=measured["rcu_per_lookup"],
+        cached=cached,
     )
-
-    say(f"Timing {args.several_lookups} lookups in one and in three datasets, 5 ms per Query...")
-    report.several(several.measure(args.several_lookups), several.measure(args.several_handler_lookups, delay=0.0))
-    say(f"Counting range-cache hits over {args.workload_lookups:,} lookups per model and size...")
-    rows = read_tsv(V4_FILE)
-    ratios = workload.hit_ratios(rows, args.workload_lookups)
-    report.sections.append(
-        workload.markdown(ratios, cached, warm["median_us"] / 1e6, warm_hit["median_us"] / 1e6, len(rows))
-    )
-    return report
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,8 @@
 
 - ``import <module>``: seconds to import a handler module (or ``boto3`` plus creating a client);
 - ``warm``: microseconds per warm lookup invocation with DynamoDB replaced by an in-memory fake client;
+- ``batch``: the same for a ``POST /lookup`` of 100 addresses, all inside one range (so with the range cache on,
+  one Query and 99 hits; off, 100 Queries);
 - ``pipeline <file>``: the loader's planning path (read, validate, flatten, chunk) with its peak memory.
 """
 
@@ -84,12 +86,24 @@ class FakeClient:
         return {"Items": [self.range_item], "Count": 1, "ScannedCount": 1}
 
 
-def measure_warm(invocations: int, profile: str | None = None) -> dict[str, Any]:
+BATCH = 100
+
+
+def _batch_event() -> dict[str, Any]:
+    from tests.support import EVENTS
+
+    event: dict[str, Any] = json.loads((EVENTS / "lookup-post.json").read_text())
+    addresses = [f"1.0.{32 + n // 256}.{n % 256}" for n in range(BATCH)]  # inside 1.0.32.0/19, FakeClient's range
+    event["body"] = json.dumps({"ips": addresses, "dataset": "geo"})
+    return event
+
+
+def measure_warm(invocations: int, profile: str | None = None, *, batch: bool = False) -> dict[str, Any]:
     from fencepost.handlers import lookup
     from tests.support import EVENTS, LambdaContext
 
     lookup.tables.table.client = FakeClient()  # type: ignore[assignment]
-    event = json.loads((EVENTS / "lookup-get.json").read_text())
+    event = _batch_event() if batch else json.loads((EVENTS / "lookup-get.json").read_text())
     context = LambdaContext()
     response = lookup.handler(event, context)
     assert response["statusCode"] == 200, response
@@ -170,6 +184,8 @@ def main(argv: list[str]) -> int:
         result = measure_import(argv[2])
     elif what == "warm":
         result = measure_warm(int(argv[2]), argv[3] if len(argv) > 3 else None)
+    elif what == "batch":
+        result = measure_warm(int(argv[2]), batch=True)
     elif what == "pipeline":
         result = measure_pipeline(argv[2])
     else:

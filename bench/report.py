@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import platform
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ class Report:
     date: str
     machine: str
     sections: list[str] = field(default_factory=list)
+    configuration: list[str] = field(default_factory=list)  # what the run measured with, one line each
 
     @classmethod
     def on_this_machine(cls) -> Report:
@@ -118,24 +118,15 @@ class Report:
     def costs(
         self,
         *,
-        rcu_per_lookup: float,
         wcu_per_item: float,
         item_bytes: float,
         items_per_range: float,
-        lookup_seconds: float,
-        lookup_memory_mb: int,
         loader_seconds_per_range: float,
         loader_memory_mb: int,
         messages_per_range: float,
     ) -> None:
+        """What loading costs (lookups: section 7, ``bench.costs``)."""
         million = 1_000_000
-        billed_ms = math.ceil(lookup_seconds * 1e3)  # Lambda bills whole milliseconds
-        lookup = {
-            "DynamoDB reads": rcu_per_lookup * prices.DYNAMODB_READ_PER_MILLION_RRU,
-            "Lambda (requests + duration)": prices.LAMBDA_PER_MILLION_REQUESTS
-            + million * billed_ms / 1e3 * lookup_memory_mb / 1024 * prices.LAMBDA_ARM_PER_GB_SECOND,
-            "API Gateway HTTP API": prices.HTTP_API_PER_MILLION_REQUESTS,
-        }
         load = {
             "DynamoDB writes": wcu_per_item * items_per_range * prices.DYNAMODB_WRITE_PER_MILLION_WRU,
             "deleting it when replaced (the same writes again)": wcu_per_item
@@ -150,16 +141,10 @@ class Report:
         }
         storage = million * items_per_range * item_bytes / 1e9 * prices.DYNAMODB_STORAGE_PER_GB_MONTH
         lines = [
-            "### 5. Cost, from measured consumed capacity and us-east-1 prices of " + prices.PRICES_DATE,
+            "### 8. Cost of loading, from measured consumed capacity and us-east-1 prices of " + prices.PRICES_DATE,
             "",
-            f"- measured: {rcu_per_lookup:.2f} read units per lookup, {wcu_per_item:.2f} write units per item, "
-            f"{items_per_range:.4f} items per range, {item_bytes:.0f} bytes per item; a lookup billed as "
-            f"{billed_ms} ms at {lookup_memory_mb} MB (the handler's measured p50 here, DynamoDB Local included)",
-            "",
-            "| per million lookups | $ |",
-            "|---|---:|",
-            *(f"| {name} | {dollars:.3f} |" for name, dollars in lookup.items()),
-            f"| **total** | **{sum(lookup.values()):.3f}** |",
+            f"- measured: {wcu_per_item:.2f} write units per item, {items_per_range:.4f} items per range, "
+            f"{item_bytes:.0f} bytes per item",
             "",
             "| per million ranges loaded | $ |",
             "|---|---:|",
@@ -176,7 +161,7 @@ class Report:
         first_ratio = delayed.timings[FIRST].p50 / delayed.timings[ONE].p50
         extra = (bare.timings[ALL].p50 - bare.timings[ONE].p50) / 2
         lines = [
-            "### 6. Several datasets in one lookup: the per-dataset Queries run concurrently",
+            "### 5. Several datasets in one lookup: the per-dataset Queries run concurrently",
             "",
             f"The lookup function's app and handler wrapper, warm, over a store stub (`MemoryStore`) that adds a fixed "
             f"{delayed.delay * 1e3:g} ms per Query instead of DynamoDB Local (two cores running it cannot show "
@@ -210,4 +195,6 @@ class Report:
             "",
             "Measured by `make bench` against DynamoDB Local and the local S3/SQS on this machine, in one run.",
         ]
+        if self.configuration:
+            header += ["", "Configuration:", "", *(f"- {line}" for line in self.configuration)]
         return "\n\n".join(["\n".join(header), *self.sections]) + "\n"

@@ -86,7 +86,7 @@ def measure(lookups: int = 300, delay: float = 0.005, rows: int = 20_000, seed: 
     """Warm GET lookups of the same random addresses in each configuration, interleaved round-robin."""
     data = read_tsv(V4_FILE, rows)
     store = build_store(data, delay)
-    # The range cache off: this section measures the Queries of several datasets running at once (section 7 the cache)
+    # The range cache off: this section measures the Queries of several datasets running at once (section 6 the cache)
     settings = LookupSettings(table=TableSettings("bench"), caches=CacheLimits(range_bytes=0))
     obs = Observability(service="fencepost-lookup", tracing=False)
     api = create_app(settings, Lookup(store, settings.cache_ttl, limits=settings.caches), _NoListings(), obs)

@@ -127,12 +127,17 @@ def latencies(endpoint_client: Any, table: str, dataset: str, rows: list[list[st
     return [Latency(name, values) for name, values in out.items()]
 
 
+def default_ratio(ratios: list[HitRatio]) -> HitRatio:
+    """Zipf at the default size: the figure the targets and the cost section use."""
+    return next(r for r in ratios if r.model == "zipf" and r.cache_bytes == SIZES[-1])
+
+
 def markdown(ratios: list[HitRatio], timed: list[Latency], warm_off: float, warm_hit: float, rows: int) -> str:
     """Section 7 of the report; ``warm_off``/``warm_hit``: the overhead probe's median (seconds) with the range
     cache off and with every call a hit (the probe asks one address again and again)."""
-    default = next(r for r in ratios if r.model == "zipf" and r.cache_bytes == SIZES[-1])
+    default = default_ratio(ratios)
     lines = [
-        "### 7. The range cache: a Query saved for every address inside a stretch already answered",
+        "### 6. The range cache: a Query saved for every address inside a stretch already answered",
         "",
         f"Hit ratios: {default.lookups:,} lookups per row through `Lookup.answer`, one fresh container per cache size, "
         f"against a counting in-memory store holding the whole shared IPv4 file ({rows:,} rows). `uniform`: "

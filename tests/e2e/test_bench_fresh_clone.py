@@ -1,0 +1,68 @@
+"""``make bench`` in its smallest form, in a clean tree: no ``bench-results/`` and nothing a run leaves behind.
+
+The tree is this one's files as a clone would have them (tracked and not ignored); the installed tools a clone gets
+from ``make install`` (``node_modules``: DynamoDB Local) and the Lambda asset's build cache are linked in. The report
+must name its machine, date and configuration, and hold every section.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import ROOT
+
+SMALLEST = [
+    "--rows", "2000", "--repeat", "1", "--lookups", "50", "--invocations", "200", "--imports", "1",
+    "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000",
+    "--workload-lookups", "2000", "--cache-samples", "30",
+]  # fmt: skip
+SECTIONS = ["1", "1b", "2", "3", "4", "5", "6", "7", "8"]
+
+
+def _clean_tree(target: Path) -> Path:
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, (f.decode() for f in files)):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    (ROOT / "build").mkdir(exist_ok=True)
+    for installed in ("node_modules", "build"):
+        (target / installed).symlink_to(ROOT / installed)
+    return target
+
+
+def test_the_smallest_bench_runs_in_a_fresh_clone_and_says_what_it_measured(tmp_path: Path) -> None:
+    tree = _clean_tree(tmp_path / "clone")
+    assert not (tree / "bench-results").exists()
+    env = {**os.environ, "PYTHONPATH": f"{tree / 'lambdas'}{os.pathsep}{tree}"}
+
+    run = subprocess.run(
+        [sys.executable, "-m", "bench", *SMALLEST],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = (tree / "bench-results" / "latest.md").read_text()
+    assert re.search(r"^## Benchmarks \(\d{4}-\d\d-\d\d \d\d:\d\d UTC; \d+ cores, \S+, Python [\d.]+;", report, re.M)
+    assert "Configuration:" in report
+    assert "`python -m bench --cache-samples 30 " in report
+    assert "DynamoDB Local dynamodb_local_" in report
+    assert re.findall(r"^### (\d+b?)\. ", report, re.M) == SECTIONS
+    assert "### Cold import from the Lambda asset" in report
+    assert "Traceback" not in run.stderr
