@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lambdas"))
 
 from infra.application import create_app
-from infra.settings import SettingsError
+from infra.context import SettingsError
 
 
 def main() -> int:

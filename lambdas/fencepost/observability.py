@@ -120,7 +120,7 @@ class HandlerMetrics(EphemeralMetrics):
         self.lines += 1
         if not self.enabled:
             return
-        blob = self.serialize_metric_set()
+        blob: dict[str, Any] = dict(self.serialize_metric_set())
         if self.level is not None:
             blob["level"] = self.level
         line = json.dumps(blob, separators=(",", ":"))

@@ -8,7 +8,7 @@ import pytest
 from aws_cdk.assertions import Annotations, Match
 
 from infra.application import create_app
-from infra.settings import SettingsError
+from infra.context import SettingsError
 from tests.infra.conftest import Synthesize
 
 CAPACITY_PROPERTIES = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput")

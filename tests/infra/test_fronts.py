@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from infra.context import SettingsError
 from infra.front import FUNCTION_URL_CONCURRENCY
-from infra.settings import DeploySettings, SettingsError
+from infra.settings import DeploySettings
 from tests.infra.conftest import Synth, Synthesize
 
 URL = {"front": "function-url"}

@@ -9,7 +9,8 @@ import pytest
 
 from fencepost.core.limits import Limits
 from fencepost.settings import LoaderSettings
-from infra.settings import DeploySettings, SettingsError
+from infra.context import SettingsError
+from infra.settings import DeploySettings
 from tests.infra.conftest import Synth, Synthesize
 
 CONTEXT = {

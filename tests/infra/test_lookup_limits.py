@@ -11,7 +11,8 @@ from fencepost import cors
 from fencepost.budget import DEFAULT_BUDGET_BYTES
 from fencepost.settings import CACHES, LookupSettings
 from fencepost.settings import SettingsError as LookupSettingsError
-from infra.settings import DeploySettings, SettingsError
+from infra.context import SettingsError
+from infra.settings import DeploySettings
 from tests.infra.conftest import Synth, Synthesize
 
 LIMITS = {

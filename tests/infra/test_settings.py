@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from infra.application import REPO_ROOT
-from infra.settings import Auth, Capacity, DeploySettings, SettingsError, TableCapacity
+from infra.context import SettingsError
+from infra.settings import Auth, Capacity, DeploySettings, TableCapacity
 
 
 def _settings(**context: Any) -> DeploySettings:
