@@ -155,7 +155,7 @@ def _configuration(args: argparse.Namespace) -> list[str]:
     """What this run measured with, for the report's head."""
     options = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sorted(vars(args).items()))
     java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False).stderr.splitlines()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False)
     return [
         f"`python -m bench {options}`",
         f"code: {commit.stdout.strip() or 'not a git checkout'}; DynamoDB Local {find_jar().parent.name} on "
