@@ -12,6 +12,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
+	@echo "                TABLE=disk keeps the table in var/ (restarts in seconds) instead of rebuilding it"
 	@echo "make test       install what is needed, then lint, type-check and run the test suite"
 	@echo "make test-slow  the tests that load the full shared data files"
 	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
