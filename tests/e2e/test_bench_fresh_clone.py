@@ -1,7 +1,8 @@
 """``make bench`` in its smallest form, in a clean tree: no ``bench-results/`` and nothing a run leaves behind.
 
-The tree is this one's files as a clone would have them (tracked and not ignored); the installed tools a clone gets
-from ``make install`` (``node_modules``: DynamoDB Local) and the Lambda asset's build cache are linked in. The report
+The tree is this one's files as a clone would have them (tracked and not ignored), with ``../shared`` beside it; the
+installed tools a clone gets from ``make install`` (``node_modules``: DynamoDB Local) and the Lambda asset's build
+cache are linked in. The report
 must name its machine, date and configuration, and hold every section.
 """
 
@@ -39,6 +40,7 @@ def _clean_tree(target: Path) -> Path:
     (ROOT / "build").mkdir(exist_ok=True)
     for installed in ("node_modules", "build"):
         (target / installed).symlink_to(ROOT / installed)
+    (target.parent / "shared").symlink_to((ROOT.parent / "shared").resolve())  # beside the clone, as in CI
     return target
 
 
