@@ -15,6 +15,7 @@ an existing stack keeps its API and URL.
 from __future__ import annotations
 
 import json
+from typing import Final
 
 import aws_cdk as cdk
 import jsii
@@ -104,29 +105,32 @@ class HttpApiFront:
         return self.stage.url
 
 
+# The access log line's fields, in order; the caller's address last, only when addresses may be logged.
+ACCESS_LOG_FIELDS: Final = {
+    "requestId": "$context.requestId",
+    "requestTime": "$context.requestTime",
+    "httpMethod": "$context.httpMethod",
+    "path": "$context.path",
+    "status": "$context.status",
+    "protocol": "$context.protocol",
+    "responseLength": "$context.responseLength",
+    "responseLatency": "$context.responseLatency",
+    "integrationLatency": "$context.integrationLatency",
+    "integrationError": "$context.integrationErrorMessage",
+    "error": "$context.error.message",
+    "userAgent": "$context.identity.userAgent",
+}
+SOURCE_IP_FIELD: Final = {"sourceIp": "$context.identity.sourceIp"}
+
+
 @jsii.implements(apigwv2.IAccessLogSettings)
 class AccessLogs:
     """One JSON line per request into ``log_group``; the caller's address only when addresses may be logged."""
 
     def __init__(self, log_group: logs.ILogGroup, *, source_ip: bool) -> None:
-        self.fields = {
-            "requestId": "$context.requestId",
-            "requestTime": "$context.requestTime",
-            "httpMethod": "$context.httpMethod",
-            "path": "$context.path",
-            "status": "$context.status",
-            "protocol": "$context.protocol",
-            "responseLength": "$context.responseLength",
-            "responseLatency": "$context.responseLatency",
-            "integrationLatency": "$context.integrationLatency",
-            "integrationError": "$context.integrationErrorMessage",
-            "error": "$context.error.message",
-            "userAgent": "$context.identity.userAgent",
-        }
-        if source_ip:
-            self.fields["sourceIp"] = "$context.identity.sourceIp"
+        fields = {**ACCESS_LOG_FIELDS, **(SOURCE_IP_FIELD if source_ip else {})}
         self._destination = apigwv2.LogGroupLogDestination(log_group)
-        self._format = apigw.AccessLogFormat.custom(json.dumps(self.fields, separators=(",", ":")))
+        self._format = apigw.AccessLogFormat.custom(json.dumps(fields, separators=(",", ":")))
 
     @property
     def destination(self) -> apigwv2.IAccessLogDestination:

@@ -115,15 +115,19 @@ class HandlerMetrics(EphemeralMetrics):
                 self._write()
             self.clear_metrics()
 
+    def line(self) -> str:
+        """The metric set as one EMF line, with its ``level``."""
+        blob: dict[str, Any] = dict(self.serialize_metric_set())
+        if self.level is not None:
+            blob["level"] = self.level
+        return json.dumps(blob, separators=(",", ":"))
+
     def _write(self) -> None:
         self._written_at = self.clock()
         self.lines += 1
         if not self.enabled:
             return
-        blob: dict[str, Any] = dict(self.serialize_metric_set())
-        if self.level is not None:
-            blob["level"] = self.level
-        line = json.dumps(blob, separators=(",", ":"))
+        line = self.line()
         if self.sink is None:
             print(line)
             return
