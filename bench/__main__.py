@@ -88,6 +88,7 @@ def _pipelines(synthetic_rows: int) -> dict[str, dict[str, Any]]:
 class StackFigures:
     """What the bench measures on the local stack, for the sections that follow."""
 
+    lines: list[bytes]  # the slice loaded
     loader: loading.LoadResult
     best_load: loading.LoadResult
     wcu_per_item: float
@@ -101,8 +102,7 @@ def run(args: argparse.Namespace) -> Report:
     report.configuration = _configuration(args)
     figures = _on_the_stack(args, report)
     say(f"Loading {args.rows} rows through make run's configuration, table in memory and on disk, and restarting...")
-    lines = _slice(args.rows)
-    runs = [make_run.measure(lines, args.rows // 5, store) for store in (MEMORY, DISK)]
+    runs = [make_run.measure(figures.lines, args.rows // 5, store) for store in (MEMORY, DISK)]
     report.sections.insert(1, make_run.markdown(runs, figures.best_load))
 
     say("Measuring handler overhead and cold imports in fresh processes...")
@@ -217,6 +217,7 @@ def _on_the_stack(args: argparse.Namespace, report: Report) -> StackFigures:
             stack.client("dynamodb"), stack.config.table, "bench0", slice_rows, args.cache_samples
         )
     return StackFigures(
+        lines=lines,
         loader=loads[0],
         best_load=best,
         wcu_per_item=bounds[0].consumed_wcu / bounds[0].items,

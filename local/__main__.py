@@ -70,8 +70,9 @@ def _progress(stack: LocalStack, stop: threading.Event) -> None:
 
 
 def _kept(stack: LocalStack) -> str:
-    if stack.config.store == DISK:
-        return f"kept in {stack.config.data_dir}/dynamodb"
+    if stack.storage is not None:
+        where = "worked on in /dev/shm" if stack.storage.in_memory else "worked on there: no /dev/shm"
+        return f"kept in {stack.storage.durable}, {where}"
     return "in memory: rebuilt from the mirrored objects at each start"
 
 
