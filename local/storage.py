@@ -58,8 +58,14 @@ class WorkingCopy:
         _remove_orphans(self.memory_root)
         self.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=self.memory_root))
         saved = self.durable / DB_FILE
-        if saved.exists():
-            shutil.copyfile(saved, self.folder / DB_FILE)
+        try:
+            if saved.exists():
+                shutil.copyfile(saved, self.folder / DB_FILE)
+        except OSError:  # /dev/shm too small for the table: work on disk, slower, rather than not at all
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.memory_root = None
+            self.folder = self.durable
+            return self.folder
         self._saved_mtime = _changed_at(self.folder)
         self._saver = threading.Thread(target=self._save_when_quiet, name="dynamodb-saver", daemon=True)
         self._saver.start()

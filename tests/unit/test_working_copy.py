@@ -129,3 +129,24 @@ def test_copies_left_by_a_killed_run_are_removed_and_a_running_ones_kept(places:
 
     assert not orphan.exists()
     assert running.exists()
+
+
+def test_a_table_too_big_for_memory_is_worked_on_disk_and_nothing_is_left_in_memory(
+    places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    durable, memory = places
+    durable.mkdir(parents=True)
+    _write(durable / DB_FILE, "kept")
+
+    def full(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("local.storage.shutil.copyfile", full)
+    copy = WorkingCopy(durable, memory)
+
+    assert copy.open() == durable
+    assert copy.in_memory is False
+    assert list(memory.iterdir()) == []
+    _write(durable / DB_FILE, "written")
+    copy.close()
+    assert _read(durable / DB_FILE) == ["kept", "written"]
