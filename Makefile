@@ -5,6 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 PY_STAMP := $(VENV)/.installed
+# checkov pins libraries the project's own cannot share: it has a virtual environment of its own (infra/scan.py)
+SCAN_VENV := .venv-scan
+SCAN_STAMP := $(SCAN_VENV)/.installed
 NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
@@ -18,6 +21,7 @@ help:
 	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
 	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
+	@echo "make lint-template  cfn-lint (with serverless rules) and checkov over the synthesized templates"
 	@echo "make deploy     deploy to the AWS account of your current credentials (see infra/DEPLOY.md)"
 	@echo "make rollback DATASET=name   serve the previous version of a dataset again (local stack)"
 
@@ -29,12 +33,17 @@ $(PY_STAMP): requirements/dev.txt
 	$(PY) -c 'import pathlib, site; pathlib.Path(site.getsitepackages()[0], "fencepost-dev.pth").write_text("$(CURDIR)/lambdas\n$(CURDIR)\n")'
 	@touch $@
 
+$(SCAN_STAMP): requirements/scan.txt
+	$(PYTHON) -m venv $(SCAN_VENV)
+	$(SCAN_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements/scan.txt
+	@touch $@
+
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "npm (Node.js 20+) is needed for the CDK CLI and DynamoDB Local"; exit 1; }
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-install: $(PY_STAMP) $(NODE_STAMP)
+install: $(PY_STAMP) $(NODE_STAMP) $(SCAN_STAMP)
 
 lint: $(PY_STAMP)
 	$(BIN)/ruff check .
@@ -75,6 +84,6 @@ rollback: $(PY_STAMP)
 	$(PY) -m fencepost.admin rollback $(DATASET)
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis
 
 include infra/infra.mk

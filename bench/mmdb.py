@@ -87,13 +87,15 @@ def measure(path: Path) -> dict[str, Any]:
     """Read the file as the loader does, in this process (run it in a fresh one)."""
     from fencepost.core.build import Collector, ProblemLog
     from fencepost.core.formats import ReadOptions
-    from fencepost.core.mmdb import read_mmdb
+    from fencepost.core.limits import Limits
+    from fencepost.core.mmdb import Room, read_mmdb
 
     data = path.read_bytes()
     before = _peak_mb()
     collector = Collector()
     started = time.perf_counter()
-    summary = read_mmdb(path.name, data, ReadOptions(), collector, ProblemLog(), max_ranges=10**8, too_many="")
+    room = Room(ranges=10**8, bytes=1 << 40)
+    summary = read_mmdb(path.name, data, ReadOptions(), collector, ProblemLog(), limits=Limits(), room=room)
     read_seconds = time.perf_counter() - started
     read_peak = _peak_mb()
     pieces = {family: len(ranges.pieces()) for family, ranges in collector.families.items()}

@@ -63,7 +63,8 @@ class FunctionUrlFront:
                 scope,
                 "LookupThrottlesAlarm",
                 description="Lookups were refused (429) in two of the last three five-minute periods: the lookup "
-                "function is at its reserved concurrency (-c lookupConcurrency). Raise it if the traffic is wanted.",
+                "function is at its reserved concurrency (-c lookupConcurrency), or the account at its concurrency "
+                "limit. Raise the one that binds if the traffic is wanted.",
                 metric=function.metric_throttles(statistic="Sum", period=PERIOD),
                 periods=2,
                 of=3,

@@ -23,8 +23,9 @@ synth: install
 	$(OFFLINE_ENV) $(CDK) synth $(CDK_FLAGS) --quiet $(CDK_ARGS)
 	@echo "Template: $(TEMPLATE)"
 
-lint-template: synth
-	$(BIN)/cfn-lint --ignore-checks W3005 -- $(TEMPLATE)
+# The template make synth wrote (with CDK_ARGS), and the app in the contexts of infra/scan.py's CONTEXTS
+lint-template: synth $(SCAN_STAMP)
+	$(PY) -m infra.scan $(TEMPLATE)
 
 # Once per account and region, before the first deploy.
 bootstrap: install

@@ -32,13 +32,13 @@ from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
-from aws_cdk import aws_s3_notifications as s3n
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import METRICS_NAMESPACE, PythonFunction
+from infra.notifications import QueueDestination
 from infra.settings import CACHE_TTL_SECONDS, DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOADER_TIMEOUT_MINUTES
 from infra.storage import REPORTS_PREFIX
@@ -46,8 +46,9 @@ from infra.storage import REPORTS_PREFIX
 HANDLER: Final = "fencepost.handlers.loader.handler"
 TIMEOUT: Final = cdk.Duration.minutes(LOADER_TIMEOUT_MINUTES)
 MEMORY_MB: Final = LOADER_MEMORY_MB  # sized in infra/sizes.py from measurements
-# SQS event sources need a visibility timeout of at least six times the function timeout (the mapping fails to
-# deploy otherwise): a message stays hidden while an invocation, and Lambda's own retries of it, may still run.
+# An SQS event source is refused only when the queue's visibility timeout is shorter than the function's timeout;
+# AWS advises six times the timeout, which this follows: a message stays hidden while an invocation, and Lambda's
+# own retries of a throttled one, may still run.
 VISIBILITY_TIMEOUT: Final = cdk.Duration.minutes(TIMEOUT.to_minutes() * 6)
 # A message that fails this many receives goes to the dead-letter queue; the loader reads the same number as
 # MAX_RECEIVES to know when a receive is the last one.
@@ -76,7 +77,7 @@ class Loader(Construct):
         self.control_queue, self.control_dead_letters = _queue_with_dead_letters(self, "Control")
         self.data_queue, self.data_dead_letters = _queue_with_dead_letters(self, "Data")
         # Notifications go to the control queue only; only the loader itself sends to the data queue.
-        destination = s3n.SqsDestination(self.control_queue)
+        destination = QueueDestination(self.control_queue)
         bucket.add_event_notification(s3.EventType.OBJECT_CREATED, destination)
         bucket.add_event_notification(s3.EventType.OBJECT_REMOVED, destination)
 

@@ -21,7 +21,7 @@ from constructs import Construct
 from fencepost.core.folders import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
-from infra.front import Front
+from infra.front import UNRESERVED_MINIMUM, Front
 from infra.function_url import FunctionUrlFront
 from infra.functions import PythonFunction, flag
 from infra.http_api import HttpApiFront
@@ -86,6 +86,15 @@ class LookupApi(Construct):
             },
         )
         self.function = lookup.function
+        reserved = settings.front.reserved_concurrency
+        if reserved is not None:
+            cdk.Annotations.of(self.function).add_warning_v2(
+                "fencepost:reservedConcurrency",
+                f"lookupConcurrency={reserved} reserves {reserved} concurrent executions: the account's concurrency "
+                f"limit must be at least {reserved + UNRESERVED_MINIMUM} (Lambda keeps {UNRESERVED_MINIMUM} "
+                "unreserved) or the deploy fails; check it with `aws lambda get-account-settings --query "
+                "AccountLimit.ConcurrentExecutions`, or deploy with -c lookupConcurrency=off",
+            )
         # Lookups only ever read single items and Query one partition: nothing else on the table.
         table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
         # ``GET /datasets/{name}/diff`` reads the changes a build kept beside its report, and nothing else in S3.

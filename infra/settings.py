@@ -189,7 +189,8 @@ def _log_level(get: ContextGetter, key: str) -> str | None:
 
 def _loader_limits(get: ContextGetter) -> Limits:
     """``-c maxLineBytes=... -c maxObjectBytes=... -c maxBuildBytes=... -c maxBuildRows=...
-    -c maxDirectoryPartitions=...``: the loader's limits (each its function's ``MAX_...`` variable)."""
+    -c maxDirectoryPartitions=... -c maxColumns=...``: the loader's limits (each its function's ``MAX_...``
+    variable)."""
     values = {}
     for name in ENVIRONMENT:
         low, high = BOUNDS[name]

@@ -79,3 +79,32 @@ def leaves(record: Any, path: str = "") -> dict[str, str]:
             k: v for i, item in enumerate(record) for k, v in leaves(item, f"{path}.{i}" if path else str(i)).items()
         }
     return {path or "value": record if isinstance(record, str) else json.dumps(record)}
+
+
+def set_record(data: bytes, node: int, side: int, value: int) -> bytes:
+    """The file with one record of its search tree (``side`` 0: left, 1: right, of ``node``) set to ``value``."""
+    size = open_reader(data).metadata().record_size
+    out = bytearray(data)
+    at = node * size // 4
+    if size == 24:
+        out[at + 3 * side : at + 3 * side + 3] = value.to_bytes(3, "big")
+    elif size == 32:
+        out[at + 4 * side : at + 4 * side + 4] = value.to_bytes(4, "big")
+    else:  # 28: the middle byte holds the high nibbles of both records
+        low = value & 0xFFFFFF
+        out[at + 4 * side : at + 4 * side + 3] = low.to_bytes(3, "big")
+        high = (value >> 24) & 0x0F
+        out[at + 3] = (out[at + 3] & 0x0F) | (high << 4) if side == 0 else (out[at + 3] & 0xF0) | high
+    return bytes(out)
+
+
+def wide_records(networks: int, keys: int, *, name: str = "k{network}_{key}") -> bytes:
+    """An IPv4 database of ``networks`` /24s, each with a record of ``keys`` keys that no other record has: every
+    record brings ``keys`` columns of its own."""
+    return mmdb(
+        [
+            (f"10.{n // 256}.{n % 256}.0/24", {name.format(network=n, key=k): "x" for k in range(keys)})
+            for n in range(networks)
+        ],
+        ip_version=4,
+    )

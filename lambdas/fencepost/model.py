@@ -103,7 +103,7 @@ class DiffSummary:
     """How a build's answers differ from the version live when it was built (``fencepost.core.diffs``).
 
     ``baseline`` None: nothing to compare with (a first version, or a live version built before versions kept their
-    pieces), as ``note`` says; the counts are then 0 and no ``max_change_percent`` applies.
+    pieces), as ``note`` says; the counts are then 0 and only ``min_ranges`` of the gates applies (``core.gates``).
     """
 
     baseline: int | None = None
@@ -114,6 +114,21 @@ class DiffSummary:
     unchanged: int = 0
     changed_percent_ipv4: float = 0.0  # of the IPv4 address space, whose answer changed (found <-> NOT_FOUND too)
     changed_percent_ipv6: float = 0.0
+    live_pieces_ipv4: int = documented("The live version's IPv4 pieces, which the removed shares are of.", default=0)
+    live_pieces_ipv6: int = documented("The live version's IPv6 pieces.", default=0)
+    removed_percent_pieces_ipv4: float = documented(
+        "Share of the live version's IPv4 pieces any of whose addresses is gone or answers otherwise.", default=0.0
+    )
+    removed_percent_pieces_ipv6: float = documented("The same for IPv6.", default=0.0)
+    removed_percent_addresses_ipv4: float = documented(
+        "Share of the IPv4 addresses the live version answers that are gone or answer otherwise.", default=0.0
+    )
+    removed_percent_addresses_ipv6: float = documented("The same for IPv6.", default=0.0)
+    gate: str | None = documented(
+        "The folder setting of the gate that stopped this build (`min_ranges`, `max_removed_percent`, "
+        "`max_change_percent`); null when none did.",
+        default=None,
+    )
 
 
 @dataclass(slots=True)

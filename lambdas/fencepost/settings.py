@@ -177,8 +177,8 @@ class LoaderSettings:
 
 
 def _loader_limits(env: Mapping[str, str]) -> Limits:
-    """The loader's limits: ``MAX_LINE_BYTES``, ``MAX_OBJECT_BYTES``, ``MAX_BUILD_BYTES``, ``MAX_BUILD_ROWS`` and
-    ``MAX_DIRECTORY_PARTITIONS`` (``fencepost.core.limits``)."""
+    """The loader's limits: ``MAX_LINE_BYTES``, ``MAX_OBJECT_BYTES``, ``MAX_BUILD_BYTES``, ``MAX_BUILD_ROWS``,
+    ``MAX_DIRECTORY_PARTITIONS`` and ``MAX_COLUMNS`` (``fencepost.core.limits``)."""
     default = Limits()
     return Limits.of(
         {name: _int(env, variable, getattr(default, name), *BOUNDS[name]) for name, variable in ENVIRONMENT.items()}

@@ -12,10 +12,11 @@ from tests.fakes.datasets import FakeDatasets
 from tests.fakes.kernel import Clock, FakeTelemetry, Faults, Store
 from tests.fakes.queues import Envelope, FakeQueues
 from tests.fakes.tables import FakeBuilds, FakeVersions, FakeWriter
-from tests.fakes.world import DATASET, World, loader_settings
+from tests.fakes.world import DATASET, REPLACED_WHOLE, World, loader_settings
 
 __all__ = [
     "DATASET",
+    "REPLACED_WHOLE",
     "Clock",
     "Envelope",
     "FakeBucket",

@@ -1,4 +1,5 @@
-"""The checks every synth must pass: cdk-nag (AwsSolutions) and cfn-lint, and `cdk synth` itself, offline."""
+"""The checks every synth must pass: cdk-nag (AwsSolutions), cfn-lint with the serverless rules (checkov: in
+``test_scanners``), and `cdk synth` itself, offline."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cfnlint.api import ManualArgs, lint_file  # type: ignore[import-untyped]
 
+from infra import scan
 from infra.application import REPO_ROOT
 from tests.infra.conftest import Synth, Synthesize
 from tests.infra.test_stack import ALL_OPTIONS
@@ -69,12 +70,12 @@ def test_iam_auth_acknowledges_no_authorization_except_on_the_preflight_route(sy
 
 
 @pytest.mark.parametrize("name", sorted(CONTEXTS))
-def test_cfn_lint_passes_except_w3005(name: str, synthesize: Synthesize) -> None:
+def test_cfn_lint_with_the_serverless_rules_passes_but_the_checks_ignored_with_a_reason(
+    name: str, synthesize: Synthesize
+) -> None:
     synth = synthesize(**CONTEXTS[name])
 
-    matches = lint_file(synth.template_file, config=ManualArgs(ignore_checks=["W3005"], regions=["us-east-1"]))
-
-    assert [str(match) for match in matches] == []
+    assert scan.cfn_lint(synth.template_file) == []
 
 
 def test_cdk_synth_works_offline_without_credentials(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from infra.context import SettingsError
-from infra.front import FUNCTION_URL_CONCURRENCY
 from infra.settings import DeploySettings
 from tests.infra.conftest import Synth, Synthesize
 
@@ -87,9 +86,29 @@ def test_function_url_has_the_apis_cors_policy_without_options(url: Synth) -> No
     assert cors["MaxAge"] == 86_400
 
 
-def test_function_url_is_throttled_by_reserved_concurrency(url: Synth, synthesize: Synthesize) -> None:
-    assert url.props("lookup_function")["ReservedConcurrentExecutions"] == FUNCTION_URL_CONCURRENCY
-    assert synthesize(**URL, lookupConcurrency="200").props("lookup_function")["ReservedConcurrentExecutions"] == 200
+def _warnings(synth: Synth) -> list[str]:
+    """The synth's warnings (``cdk synth`` prints them), as its validation report lists the construct annotations."""
+    assert synth.report is not None
+    return [
+        violation["description"]
+        for plugin in synth.report["pluginReports"]
+        if plugin["pluginName"] == "Construct Annotations"
+        for violation in plugin["violations"]
+    ]
+
+
+def test_function_url_reserves_nothing_by_default_so_a_new_account_can_deploy_it(
+    url: Synth, synthesize: Synthesize
+) -> None:
+    # A new account's concurrency limit may be 10, and Lambda keeps 100 unreserved: any default reservation fails
+    assert "ReservedConcurrentExecutions" not in url.props("lookup_function")
+    assert not any("lookupConcurrency" in warning for warning in _warnings(url))
+    # A reservation is a cap the user asks for, and the synth says what it needs of the account
+    capped = synthesize(**URL, lookupConcurrency="200")
+    assert capped.props("lookup_function")["ReservedConcurrentExecutions"] == 200
+    [warning] = [w for w in _warnings(capped) if "lookupConcurrency" in w]
+    assert "the account's concurrency limit must be at least 300 (Lambda keeps 100 unreserved)" in warning
+    assert "aws lambda get-account-settings --query AccountLimit.ConcurrentExecutions" in warning
     assert "ReservedConcurrentExecutions" not in synthesize(**URL, lookupConcurrency="off").props("lookup_function")
 
 

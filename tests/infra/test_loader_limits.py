@@ -37,6 +37,7 @@ def test_the_loader_limits_reach_the_function_with_their_defaults(synthesize: Sy
         "MAX_BUILD_BYTES": "536870912",
         "MAX_BUILD_ROWS": "10000000",
         "MAX_DIRECTORY_PARTITIONS": "50000",
+        "MAX_COLUMNS": "1000",
     }
     # And the function reads them as its own defaults
     assert LoaderSettings.from_env({**environment, **BASE}).limits == Limits()

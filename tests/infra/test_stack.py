@@ -293,7 +293,11 @@ def test_queue_policies_let_only_this_bucket_send_and_only_to_the_control_queue(
     assert _queue_policy_allows(default, "control_queue") == [
         {
             "Action": ["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"],
-            "Condition": {"ArnLike": {"aws:SourceArn": default.arn("bucket")}},
+            "Condition": {
+                "ArnLike": {"aws:SourceArn": default.arn("bucket")},
+                # A bucket of the same name, re-created in another account, cannot send
+                "StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}},
+            },
             "Effect": "Allow",
             "Principal": {"Service": "s3.amazonaws.com"},
             "Resource": default.arn("control_queue"),

@@ -101,3 +101,41 @@ def test_a_geolite2_csv_folder_loads_as_one_dataset_joined_with_its_locations(st
     stack.drain()
     assert stack.dataset("city")["version"] == 3
     assert _lookup(stack, "city", "1.0.0.1")[0]["data"]["country_name"] == "Australien (AU)"
+    # The block whose geoname_id the locations file lacks loaded with empty location columns, and says so
+    problems = stack.dataset("city")["load"]["problems"]
+    assert problems[0] == {
+        "object": "city/GeoLite2-City-Locations-de.csv",
+        "line": None,
+        "reason": "1 of 4 rows have a geoname_id that city/GeoLite2-City-Locations-de.csv lacks, e.g. '9999999' "
+        "(at 1.0.2.0): their joined columns are empty",
+    }
+
+
+def test_a_join_that_misses_too_many_rows_or_a_table_with_a_key_twice_fails_and_the_live_version_answers(
+    stack: Stack,
+) -> None:
+    stack.put("city/GeoLite2-City-Blocks-IPv4.csv", BLOCKS_V4)
+    stack.put("city/GeoLite2-City-Locations-en.csv", LOCATIONS_EN)
+    stack.drain()
+    assert (stack.dataset("city")["status"], stack.dataset("city")["version"]) == ("READY", 1)
+    # max_unjoined_rows turns the warning into a failure
+    stack.put("city/_settings.json", json.dumps({"max_unjoined_rows": 0}))
+    stack.drain()
+    record = stack.dataset("city")
+    assert (record["status"], record["version"], record["load"]["version"]) == ("FAILED", 1, 2)
+    assert record["load"]["problems"][0]["reason"].endswith(
+        "their joined columns are empty; max_unjoined_rows allows 0"
+    )
+    # A locations file that holds a geoname_id twice with different values fails, naming both lines
+    stack.put("city/_settings.json", json.dumps({"max_unjoined_rows": 1}))
+    stack.put("city/GeoLite2-City-Locations-en.csv", LOCATIONS_EN + "2077456,en,OC,Oceania,AU,Oz,,,,,,,,0\n")
+    stack.drain()
+    record = stack.dataset("city")
+    assert (record["status"], record["version"]) == ("FAILED", 1)
+    assert record["load"]["problems"][0] == {
+        "object": "city/GeoLite2-City-Locations-en.csv",
+        "line": None,
+        "reason": "city/GeoLite2-City-Locations-en.csv has geoname_id '2077456' twice with different values, at "
+        "lines 2 and 4: a row could join either; remove one",
+    }
+    assert _lookup(stack, "city", "1.0.0.1")[0]["data"]["country_name"] == "Australia"  # version 1 answers

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from botocore.exceptions import ClientError
 
 from tests.integration.conftest import Stack
@@ -23,6 +24,24 @@ def _wide(columns: int) -> bytes:
     return f"{header}\n{row}\n".encode()
 
 
+def test_more_columns_than_max_columns_fail_the_load_once(stack: Stack) -> None:
+    stack.put("wide/good.csv", GOOD)
+    stack.drain()
+    before = _answers(stack, "wide")
+    stack.put("wide/good.csv", _wide(1001))
+    stack.drain()
+    record = stack.dataset("wide")
+    assert (record["status"], record["version"], record["load"]["version"]) == ("FAILED", 1, 2)
+    assert record["load"]["problems"][0] == {
+        "object": "wide/good.csv",
+        "line": None,
+        "reason": "the data has more than 1,000 metadata columns (MAX_COLUMNS): choose the columns to keep with "
+        '"columns" in _settings.json',
+    }
+    assert _answers(stack, "wide") == before
+
+
+@pytest.mark.parametrize("stack", [{"MAX_COLUMNS": "5000"}], indirect=True)
 def test_column_names_too_large_for_a_version_header_fail_the_load_once(stack: Stack) -> None:
     # Given a live version
     stack.put("wide/good.csv", GOOD)

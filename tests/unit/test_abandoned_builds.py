@@ -11,7 +11,7 @@ from fencepost.loading.messages import Lane
 from fencepost.model import UNFINISHED, BuildState, LoadStatus
 from fencepost.settings import LoaderSettings, TableSettings
 from infra.sizes import LOADER_TIMEOUT_MINUTES
-from tests.fakes import DATASET, Envelope, World, loader_settings
+from tests.fakes import DATASET, REPLACED_WHOLE, Envelope, World, loader_settings
 from tests.unit.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
 
 
@@ -23,7 +23,7 @@ def deliver_due(world: World) -> None:
 
 def test_a_late_chunk_writer_leaves_nothing_behind_once_clean_up_has_run() -> None:
     # Given version 1 live, and build 2 planned: its chunks wait on the data queue
-    world = World(loader_settings(chunk_items=50, stall_seconds=300))
+    world = World(loader_settings(chunk_items=50, stall_seconds=300), folder=REPLACED_WHOLE)
     load(world, A)
     world.upload(KEY, tsv(B))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
@@ -57,7 +57,7 @@ def test_a_late_chunk_writer_leaves_nothing_behind_once_clean_up_has_run() -> No
 
 def test_an_abandoned_build_is_deleted_only_after_its_writers_deadline() -> None:
     # Given a build abandoned at t
-    world = World(loader_settings(chunk_items=50, stall_seconds=300))
+    world = World(loader_settings(chunk_items=50, stall_seconds=300), folder=REPLACED_WHOLE)
     load(world, A)
     world.upload(KEY, tsv(B))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
@@ -83,7 +83,7 @@ def test_the_writers_deadline_is_the_loader_functions_timeout() -> None:
 )
 def test_a_build_abandoned_while_it_was_being_finalized_never_goes_live(moment: str) -> None:
     # Given version 1 live, and build 2 with all but its last chunk written
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     load(world, A)
     world.upload(KEY, tsv(B))
     world.settle(hold=lambda e: e.kind == "chunk" and e.fields["chunk"] == 3)
@@ -110,7 +110,7 @@ def test_a_build_abandoned_while_it_was_being_finalized_never_goes_live(moment: 
 
 def test_a_build_number_taken_for_a_superseded_request_never_takes_over_the_newer_load() -> None:
     # Given a change noted (request 1), whose build takes a number in the first of start_build's two writes
-    world = World()
+    world = World(folder=REPLACED_WHOLE)
     now = world.clock()
     world.datasets.note_request(DATASET, now)
 
@@ -130,7 +130,7 @@ def test_a_build_number_taken_for_a_superseded_request_never_takes_over_the_newe
 
 def test_a_lost_deletion_is_sent_again_by_the_sweep() -> None:
     # Given three versions loaded, the deletion of the first (scheduled, its build DELETING) lost on the way
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     for rows in (A, B, C):
         world.upload(KEY, tsv(rows))
         world.settle(hold=lambda e: e.kind == "delete")

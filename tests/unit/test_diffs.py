@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from fencepost.core.build import HOLE, FamilyRanges
 from fencepost.core.diffs import (
     Change,
     Diff,
+    Loss,
     PieceLine,
     answer_hash,
     changed_pieces,
@@ -49,27 +51,27 @@ def _h(values: tuple[str, ...], start: int, end: int) -> str:
     return answer_hash(values, (start, end))
 
 
+def _loss(v4: Loss = Loss(), v6: Loss = Loss()) -> dict[int, Loss]:  # noqa: B008 - Loss is an immutable tuple
+    return {V4: v4, V6: v6}
+
+
 # -- examples ------------------------------------------------------------------------------------------------------
 
 
 def test_identical_versions_are_all_unchanged() -> None:
     rows: list[Row] = [(V4, 0, 99, ("a",)), (V4, 10, 20, ("b",)), (V6, 2**100, 2**101, ("c",))]
     result = _diff(rows, rows)
-    assert result == Diff(unchanged=4)  # 0-9, 10-20, 21-99 and the IPv6 range
+    # 0-9, 10-20, 21-99 and the IPv6 range: all kept, none lost
+    assert result == Diff(unchanged=4, loss=_loss(Loss(3, 0, 100, 0), Loss(1, 0, 2**100 + 1, 0)))
     assert result.max_percent == 0.0
     assert not result.exceeds(0)
     assert list(changed_pieces(_version(rows), _version(rows))) == []
-    assert result.to_report() == {
-        "ranges": {"added": 0, "removed": 0, "changed": 0, "unchanged": 4},
-        "changed_addresses": {"ipv4": 0, "ipv6": 0},
-        "changed_percent": {"ipv4": 0.0, "ipv6": 0.0},
-    }
 
 
 def test_a_piece_whose_data_changed() -> None:
     old: list[Row] = [(V4, 0, 9, ("a",)), (V4, 10, 19, ("b",))]
     new: list[Row] = [(V4, 0, 9, ("a",)), (V4, 10, 19, ("B",))]
-    assert _diff(old, new) == Diff(unchanged=1, changed=1, changed_v4=10)
+    assert _diff(old, new) == Diff(unchanged=1, changed=1, changed_v4=10, loss=_loss(Loss(2, 1, 20, 10)))
     assert list(changed_pieces(_version(old), _version(new))) == [
         Change(V4, 10, 19, _h(("b",), 10, 19), _h(("B",), 10, 19))
     ]
@@ -79,10 +81,11 @@ def test_a_piece_split_in_two_changes_only_where_its_answer_changed() -> None:
     # The range's reported extent is part of the answer: halving it changes every address, even with equal data
     old: list[Row] = [(V4, 0, 99, ("a",))]
     new: list[Row] = [(V4, 0, 49, ("a",)), (V4, 50, 99, ("a",))]
-    assert _diff(old, new) == Diff(added=2, removed=1, changed_v4=100)
+    assert _diff(old, new) == Diff(added=2, removed=1, changed_v4=100, loss=_loss(Loss(1, 1, 100, 100)))
     # A nested range splits the outer piece in three; only the nested stretch answers something else
     nested: list[Row] = [(V4, 0, 99, ("a",)), (V4, 40, 59, ("b",))]
-    assert _diff(old, nested) == Diff(added=3, removed=1, changed_v4=20)
+    # The old piece is lost (some of its addresses answer otherwise), but only 20 of its 100 addresses
+    assert _diff(old, nested) == Diff(added=3, removed=1, changed_v4=20, loss=_loss(Loss(1, 1, 100, 20)))
     assert list(changed_pieces(_version(old), _version(nested))) == [
         Change(V4, 40, 59, _h(("a",), 0, 99), _h(("b",), 40, 59))
     ]
@@ -92,21 +95,23 @@ def test_a_removed_range_counts_as_changed_addresses() -> None:
     old: list[Row] = [(V4, 0, 9, ("a",)), (V4, 1 << 24, (2 << 24) - 1, ("b",))]
     new: list[Row] = [(V4, 0, 9, ("a",))]
     result = _diff(old, new)
-    assert result == Diff(unchanged=1, removed=1, changed_v4=1 << 24)
+    assert result == Diff(unchanged=1, removed=1, changed_v4=1 << 24, loss=_loss(Loss(2, 1, 10 + (1 << 24), 1 << 24)))
     assert result.percent_v4 == 100 / 256
-    assert result.to_report()["changed_percent"] == {"ipv4": 0.390625, "ipv6": 0.0}
+    assert result.loss[V4].pieces_fraction() == Fraction(1, 2)
+    assert result.loss[V4].addresses_fraction() == Fraction(1 << 24, 10 + (1 << 24))
     assert list(changed_pieces(_version(old), _version(new))) == [
         Change(V4, 1 << 24, (2 << 24) - 1, _h(("b",), 1 << 24, (2 << 24) - 1), None)
     ]
     # And the other way round, NOT_FOUND -> found
-    assert _diff(new, old) == Diff(unchanged=1, added=1, changed_v4=1 << 24)
+    assert _diff(new, old) == Diff(unchanged=1, added=1, changed_v4=1 << 24, loss=_loss(Loss(1, 0, 10, 0)))
 
 
 def test_a_whole_new_ipv6_range() -> None:
     old: list[Row] = [(V4, 5, 9, ("a",))]
     new: list[Row] = [(V4, 5, 9, ("a",)), (V6, 1 << 125, (1 << 126) - 1, ("x",))]
     result = _diff(old, new)
-    assert result == Diff(unchanged=1, added=1, changed_v6=1 << 125)
+    assert result == Diff(unchanged=1, added=1, changed_v6=1 << 125, loss=_loss(Loss(1, 0, 5, 0)))
+    assert result.loss[V6].addresses_fraction() == 0  # nothing held, nothing lost
     assert (result.percent_v4, result.percent_v6, result.max_percent) == (0.0, 12.5, 12.5)
     assert result.exceeds(12)
     assert not result.exceeds(12.5)
@@ -116,9 +121,10 @@ def test_ipv4_and_ipv6_are_counted_separately_and_a_single_ipv6_address_is_never
     old: list[Row] = [(V4, 0, 3, ("a",)), (V6, 0, 3, ("a",))]
     new: list[Row] = [(V4, 0, 3, ("b",)), (V6, 0, 2, ("a",)), (V6, 3, 3, ("a",))]
     result = _diff(old, new)
-    assert result == Diff(changed=1, added=2, removed=1, changed_v4=4, changed_v6=4)
+    lost = Loss(1, 1, 4, 4)
+    assert result == Diff(changed=1, added=2, removed=1, changed_v4=4, changed_v6=4, loss=_loss(lost, lost))
     one = Diff(changed_v6=1)
-    assert 0 < one.to_report()["changed_percent"]["ipv6"] == pytest.approx(100 / 2**128)
+    assert 0 < one.percent_v6 == pytest.approx(100 / 2**128)
     assert one.exceeds(0)
     assert not one.exceeds(1e-36)
     assert list(changed_pieces(_version(old), _version(new))) == [
@@ -135,7 +141,7 @@ def test_touching_changes_with_the_same_hashes_are_merged() -> None:
         Change(V4, 0, 9, "a" * 16, "b" * 16),  # the old pieces' cut does not show
         Change(V4, 10, 10, "c" * 16, None),
     ]
-    assert diff(old, new) == Diff(added=1, removed=3, changed_v4=11)
+    assert diff(old, new) == Diff(added=1, removed=3, changed_v4=11, loss=_loss(Loss(3, 3, 11, 11)))
 
 
 def test_piece_lines_round_trip_and_malformed_lines_are_refused() -> None:
@@ -265,14 +271,22 @@ def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, par
     changes = list(changed_pieces(iter(old_pieces), iter(new_pieces)))
     # Then the changed addresses are those whose answer differs, found <-> NOT_FOUND included
     for family in FAMILIES:
-        expected = 0
+        expected = covered = lost = 0
         for address, weight in _universe(family, centres[family]):
             before, after = _answer(old, family, address), _answer(new, family, address)
             expected += weight * (before != after)
+            covered += weight * (before is not None)
+            lost += weight * (before is not None and before != after)
             # And the changed stretches hold exactly those addresses, with both answers
             assert _changes_at(changes, family, address) == ((before, after) if before != after else None)
         assert (result.changed_v4 if family == V4 else result.changed_v6) == expected
         assert sum(c.end - c.start + 1 for c in changes if c.family == family) == expected
+        # And the loss counts what the old version answered, and the old pieces any of whose addresses changed
+        held = [p for p in old_pieces if p.family == family]
+        touched = [
+            p for p in held if any(c.family == family and c.start <= p.end and p.start <= c.end for c in changes)
+        ]
+        assert result.loss[family] == Loss(len(held), len(touched), covered, lost)
     # And the changed stretches are in order, disjoint, and merged where they touch with the same answers
     for first, second in itertools.pairwise(changes):
         assert (first.family, first.end) < (second.family, second.start)
@@ -286,4 +300,7 @@ def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, par
     assert result.changed == len(both) - result.unchanged
     assert (result.added, result.removed) == (len(new_pieces) - len(both), len(old_pieces) - len(both))
     # And comparing a version with itself changes nothing
-    assert diff(old_pieces, old_pieces) == Diff(unchanged=len(old_pieces))
+    same = diff(old_pieces, old_pieces)
+    assert same == Diff(
+        unchanged=len(old_pieces), loss={f: same.loss[f]._replace(pieces_lost=0, addresses_lost=0) for f in FAMILIES}
+    )

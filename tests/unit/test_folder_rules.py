@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from fencepost.core.addresses import V4
 from fencepost.core.build import HOLE, Collector
 from fencepost.core.folders import FolderError, FolderSettings
+from fencepost.core.gates import Gates
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, JoinSpec, apply_join, folder_join, read_table, tables_of
 from fencepost.core.rules import RuleError, apply_rules
@@ -102,11 +103,24 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
         settings_digest(FolderSettings(max_invalid_rows=3)) == "a5e9793c84c4efb7"
     )  # as computed before these settings existed
     assert settings_digest(parsed) != settings_digest(FolderSettings())
+    # The gates are each a setting: a folder with max_change_percent keeps its digest, the new gates at their
+    # defaults leave it alone, and any other value changes it
+    assert settings_digest(FolderSettings(gates=Gates(max_change_percent=10.0))) == "9dc38bcaab42afe0"
+    explicit = FolderSettings.parse(b'{"max_removed_percent": 25, "removed_allowance": 50, "min_ranges": 1}', "x")
+    assert settings_digest(explicit) == settings_digest(FolderSettings())
+    off = FolderSettings.parse(b'{"max_removed_percent": null}', "x")
+    assert off.gates.max_removed_percent is None
+    assert settings_digest(off) != settings_digest(FolderSettings())
     bads: list[dict[str, object]] = [
         {"constants": []},
         {"gap_when": {"asn": [0]}},
         {"locale": "english!"},
         {"join": {"on": "x"}},
+        {"max_removed_percent": 101},
+        {"max_removed_percent": "25"},
+        {"min_ranges": -1},
+        {"removed_allowance": 1.5},
+        {"max_change_percent": True},
     ]
     for bad in bads:
         with pytest.raises(FolderError, match=r"geo/_settings\.json"):
@@ -124,8 +138,14 @@ def test_an_explicit_join_completes_rows_from_the_table_and_leaves_unknown_keys_
     collector = Collector()
     collector.add(V4, 0, 9, ("7", "a"))
     collector.add(V4, 20, 29, ("9", "b"))  # no owner 9
-    assert apply_join(collector, ("owner_id", "tag"), spec, table) == ("owner_id", "tag", "owner", "email")
+    joined = apply_join(collector, ("owner_id", "tag"), spec, table)
+    assert joined.columns == ("owner_id", "tag", "owner", "email")
     assert collector.families[V4].values == [("7", "a", "Lab", "lab@example.com"), ("9", "b", "", "")]
+    # The row that missed is counted, with its key and where it is
+    assert (joined.rows, joined.unjoined, joined.examples) == (2, 1, (("9", "0.0.0.20"),))
+    assert joined.miss(spec, "geo/owners.csv") == (
+        "1 of 2 rows have a owner_id that geo/owners.csv lacks, e.g. '9' (at 0.0.0.20): their joined columns are empty"
+    )
     with pytest.raises(JoinError, match="not an object of the folder"):
         folder_join(["geo/ranges.csv"], spec, "en")
     with pytest.raises(JoinError, match="no columns"):
@@ -162,12 +182,38 @@ def test_a_geolite2_folder_joins_on_geoname_id_falling_back_to_the_registered_co
     collector = Collector()
     collector.add(V4, 0, 9, ("2151718", "2077456"))
     collector.add(V4, 10, 19, ("", "2077456"))  # no city: the registered country's location
-    columns = apply_join(collector, ("geoname_id", "registered_country_geoname_id"), join, table)
-    assert columns == ("geoname_id", "registered_country_geoname_id", "locale_code", "country_iso_code", "city_name")
+    joined = apply_join(collector, ("geoname_id", "registered_country_geoname_id"), join, table)
+    assert joined.unjoined == 0
+    assert joined.columns == (
+        "geoname_id",
+        "registered_country_geoname_id",
+        "locale_code",
+        "country_iso_code",
+        "city_name",
+    )
     assert collector.families[V4].values == [
         ("2151718", "2077456", "en", "AU", "Melbourne"),
         ("", "2077456", "en", "AU", ""),
     ]
+
+
+def test_a_join_reports_keys_the_table_lacks_and_refuses_a_table_that_holds_a_key_twice() -> None:
+    spec = JoinSpec("owners.csv", "owner_id")
+    table = read_table(["owner_id,owner\n", "7,Lab\n", "\n", "7,Lab\n", "8,Ops\n"], spec, "owners.csv")
+    assert table.rows == {"7": ("Lab",), "8": ("Ops",)}  # the same row twice, and a blank line: harmless
+    collector = Collector()
+    for k in range(12):
+        collector.add(V4, 10 * k, 10 * k + 9, (str(k),))
+    collector.add(V4, 200, 209, ("",))  # no key: joins nothing, misses nothing
+    joined = apply_join(collector, ("owner_id",), spec, table)
+    assert (joined.rows, joined.unjoined) == (13, 10)
+    assert [key for key, _ in joined.examples] == ["0", "1", "2", "3", "4"]  # the first five, in address order
+    assert joined.examples[2] == ("2", "0.0.0.20")
+    # A key twice with different values: which one a row gets would be an accident
+    with pytest.raises(JoinError, match=r"owners.csv has owner_id '7' twice with different values, at lines 2 and 4"):
+        read_table(["owner_id,owner\n", "7,Lab\n", "8,Ops\n", "7,Other\n"], spec, "owners.csv")
+    with pytest.raises(JoinError, match=r"owners\.csv line 3 has 3 cells; its header has 2"):
+        read_table(["owner_id,owner\n", "7,Lab\n", "8,Ops,extra\n"], spec, "owners.csv")
 
 
 def test_constants_or_a_join_that_would_overfill_an_item_are_refused() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from fencepost.core.limits import Limits
 from fencepost.model import LoadStatus
-from tests.fakes import DATASET, World, loader_settings
+from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
 from tests.faults import Killed, expected_items
 from tests.support import V4_FILE, read_tsv
 
@@ -25,7 +25,7 @@ def tsv(rows: list[list[str]]) -> str:
 
 
 def steps_of_second_load(chunk_items: int) -> list[str]:
-    world = World(loader_settings(chunk_items=chunk_items))
+    world = World(loader_settings(chunk_items=chunk_items), folder=REPLACED_WHOLE)
     world.upload(KEY, tsv(A))
     world.settle()
     world.faults.arm(None)
@@ -50,7 +50,7 @@ class Unexpected(ValueError):
 def test_an_unexpected_error_fails_the_build_with_its_reason_and_is_not_retried(step: str, chunk_items: int) -> None:
     # Given a live version, and a second load that meets an unexpected error at one step
     number = steps_of_second_load(chunk_items).index(step) + 1
-    world = World(loader_settings(chunk_items=chunk_items))
+    world = World(loader_settings(chunk_items=chunk_items), folder=REPLACED_WHOLE)
     world.upload(KEY, tsv(A))
     world.settle()
     world.faults.arm(number, error=Unexpected)
@@ -82,7 +82,7 @@ def test_an_unexpected_error_fails_the_build_with_its_reason_and_is_not_retried(
 def test_a_killed_invocation_is_still_a_crash_that_the_next_delivery_recovers_from() -> None:
     # Given a load whose planning invocation dies (nothing of the loader runs after a kill)
     number = steps_of_second_load(50).index("FakeVersions.put") + 1
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     world.upload(KEY, tsv(A))
     world.settle()
     world.faults.arm(number, error=Killed)
@@ -110,7 +110,7 @@ def test_a_version_whose_directory_is_over_the_limit_fails_before_anything_is_wr
     settings = loader_settings(chunk_items=50)
     if where == "function":
         settings = dataclasses.replace(settings, limits=Limits(max_directory_partitions=2))
-    world = World(settings)
+    world = World(settings, folder=REPLACED_WHOLE)
     world.upload(KEY, tsv(A))
     world.settle()
     if where == "folder":

@@ -17,7 +17,7 @@ import pytest
 from fencepost.dynamo.errors import StoreUnavailable
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, DiffSummary, LoadState, LoadStatus, Phase
-from tests.fakes import DATASET, Envelope, World, loader_settings
+from tests.fakes import DATASET, REPLACED_WHOLE, Envelope, World, loader_settings
 from tests.faults import expected_items
 from tests.support import V4_FILE, read_tsv
 
@@ -58,7 +58,7 @@ def chunk_of(build: int) -> Callable[[Envelope], bool]:
 
 def test_a_notification_builds_writes_chunks_and_goes_live() -> None:
     # Given an object of 150 rows, 50 items a chunk
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     # When S3's notification arrives and every message is delivered
     world.upload(KEY, tsv(A))
     world.settle()
@@ -90,7 +90,7 @@ def test_a_notification_builds_writes_chunks_and_goes_live() -> None:
 
 def test_a_one_chunk_build_goes_live_from_the_planning_invocation() -> None:
     # Given a small object: one chunk
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     world.upload("geo/small.tsv", tsv(SMALL))
     # When the notification and then the build message are delivered
     assert world.queues.deliver_next(Lane.CONTROL) is not None
@@ -147,7 +147,7 @@ DUPLICATES = [
 @pytest.mark.parametrize("chunk_items", [50, 500], ids=["chunks", "one-chunk"])
 def test_every_message_delivered_again_loads_each_version_once(duplicates: Duplicates, chunk_items: int) -> None:
     # Given queues that deliver every message (notification, build, chunk, delete) more than once
-    world = World(loader_settings(chunk_items=chunk_items))
+    world = World(loader_settings(chunk_items=chunk_items), folder=REPLACED_WHOLE)
     queues = world.queues
     queues.repeat, queues.echoes, queues.echo_delay = duplicates.repeat, duplicates.echoes, duplicates.echo_delay
     queues.twin_at = set(duplicates.twin_at)
@@ -202,7 +202,7 @@ RACES = [
 @pytest.mark.parametrize("race", RACES, ids=[race.name for race in RACES])
 def test_two_builds_of_one_dataset_converge_on_the_newest(race: Race) -> None:
     # Given build 1 planned, its chunks waiting on the data queue
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     world.upload("geo/a.tsv", tsv(A))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
     first = DiffSummary(note="the first version of the dataset: nothing to compare with")
@@ -245,7 +245,7 @@ class CrashRun:
 
 def crash_run(step: int, *, after: bool, chunk_items: int) -> CrashRun:
     """Load A, then B; kill the ``step``-th port call of loading C; deliver, sweep, clean up; check everything."""
-    world = World(loader_settings(chunk_items=chunk_items))
+    world = World(loader_settings(chunk_items=chunk_items), folder=REPLACED_WHOLE)
     load(world, A)
     load(world, B)
     world.faults.arm(step, after=after)
@@ -318,7 +318,7 @@ def test_a_crash_at_any_step_of_a_load_converges_on_the_complete_new_version(
 
 def test_a_chunk_failing_on_its_last_delivery_fails_the_load_and_keeps_the_live_version() -> None:
     # Given a live version
-    world = World(loader_settings(chunk_items=50, max_receives=3))
+    world = World(loader_settings(chunk_items=50, max_receives=3), folder=REPLACED_WHOLE)
     load(world, A)
     # When every write of the next version leaves half its items unfinished, delivery after delivery
     world.writer.leave_unfinished(0.5)
@@ -348,7 +348,7 @@ def test_a_chunk_failing_on_its_last_delivery_fails_the_load_and_keeps_the_live_
 
 def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes() -> None:
     # Given a writer whose first two puts leave items unfinished (throttled until the deadline)
-    world = World(loader_settings(chunk_items=50, max_receives=3, retry_base=5.0))
+    world = World(loader_settings(chunk_items=50, max_receives=3, retry_base=5.0), folder=REPLACED_WHOLE)
     world.writer.leave_unfinished(0.5, puts=2)
     # When an object is loaded
     load(world, A)
@@ -363,7 +363,7 @@ def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes() -> None:
 
 def test_lost_chunks_stall_the_load_and_the_sweep_fails_it() -> None:
     # Given a live version, and the next load whose chunks are planned
-    world = World(loader_settings(chunk_items=50, stall_seconds=1800))
+    world = World(loader_settings(chunk_items=50, stall_seconds=1800), folder=REPLACED_WHOLE)
     load(world, A)
     world.upload(KEY, tsv(B))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
@@ -404,7 +404,7 @@ def test_lost_chunks_stall_the_load_and_the_sweep_fails_it() -> None:
 )
 def test_an_unparsable_message_is_dropped_not_retried(body: str) -> None:
     # Given a message that is no message of the loader's
-    world = World()
+    world = World(folder=REPLACED_WHOLE)
     world.queues.post(body, Lane.DATA)
     # When it is delivered
     world.settle()
@@ -417,7 +417,7 @@ def test_an_unparsable_message_is_dropped_not_retried(body: str) -> None:
 
 def test_an_emptied_folder_retires_the_dataset_and_deletes_live_and_previous() -> None:
     # Given a live and a previous version
-    world = World(loader_settings(chunk_items=50, delete_grace=960.0))
+    world = World(loader_settings(chunk_items=50, delete_grace=960.0), folder=REPLACED_WHOLE)
     load(world, A)
     load(world, B)
     assert (world.record().live, world.record().previous) == (2, 1)
@@ -444,7 +444,7 @@ def test_an_emptied_folder_retires_the_dataset_and_deletes_live_and_previous() -
 
 def test_unchanged_objects_skip_the_build() -> None:
     # Given a live version
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     load(world, A)
     sent = len(world.queues.sent)
     # When the same bytes are uploaded again (the same ETag)
@@ -465,7 +465,7 @@ def test_unchanged_objects_skip_the_build() -> None:
 
 def test_records_read_from_the_fakes_are_copies() -> None:
     # The rules themselves are checked on the fakes and on DynamoDB Local alike: tests/integration/test_contracts.py
-    world = World()
+    world = World(folder=REPLACED_WHOLE)
     world.datasets.note_request("geo", world.clock())
     copy = world.datasets.get("geo")
     assert copy is not None
@@ -478,7 +478,7 @@ def test_records_read_from_the_fakes_are_copies() -> None:
 
 def test_an_older_build_never_goes_live_over_a_newer_load_that_found_the_folder_unchanged() -> None:
     # Given version 1 live (object A), and build 2 (object B) planned, its chunks waiting
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     load(world, A)
     world.upload(KEY, tsv(B))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
@@ -497,7 +497,7 @@ def test_an_older_build_never_goes_live_over_a_newer_load_that_found_the_folder_
 
 
 def steps_of_third_load(chunk_items: int, max_receives: int = 3) -> list[str]:
-    world = World(loader_settings(chunk_items=chunk_items, max_receives=max_receives))
+    world = World(loader_settings(chunk_items=chunk_items, max_receives=max_receives), folder=REPLACED_WHOLE)
     load(world, A)
     load(world, B)
     world.faults.arm(None)
@@ -512,7 +512,7 @@ def test_a_load_whose_version_went_live_is_never_reported_failed(path: str) -> N
     trace = steps_of_third_load(chunk_items, max_receives)
     switch = trace.index("FakeServing.switch_live") + 1
     assert trace[switch] == "FakeDatasets.end_load"  # the step after the switch (trace is 0-based, steps 1-based)
-    world = World(loader_settings(chunk_items=chunk_items, max_receives=max_receives))
+    world = World(loader_settings(chunk_items=chunk_items, max_receives=max_receives), folder=REPLACED_WHOLE)
     load(world, A)
     load(world, B)
     if path == "killed-then-swept":
@@ -534,7 +534,7 @@ def test_a_load_whose_version_went_live_is_never_reported_failed(path: str) -> N
 def test_a_crash_between_writing_a_version_and_its_build_record_leaves_nothing_behind(crashed: str) -> None:
     # Given a crash just before the build record, or the version it records, of the third load is written
     step = steps_of_third_load(50).index(crashed) + 1
-    world = World(loader_settings(chunk_items=50))
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
     load(world, A)
     load(world, B)
     world.faults.arm(step)

@@ -17,7 +17,7 @@ from fencepost.core.archives import is_binary_key
 from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats import FileError, ReadOptions
 from fencepost.core.limits import Limits
-from fencepost.core.mmdb import MmdbSummary, default_column, read_mmdb
+from fencepost.core.mmdb import MmdbSummary, Room, default_column, read_mmdb
 from fencepost.loading.reading import LoadFailure, Reader
 from fencepost.model import ObjectRef
 from tests.fakes import FakeTelemetry
@@ -44,14 +44,9 @@ NETWORKS: list[tuple[str, Any]] = [
 
 def _read(data: bytes, options: ReadOptions | None = None, max_ranges: int = 10**7) -> tuple[Collector, MmdbSummary]:
     collector = Collector()
+    room = Room(ranges=max_ranges, bytes=1 << 30)
     summary = read_mmdb(
-        "geo/x.mmdb",
-        data,
-        options or ReadOptions(),
-        collector,
-        ProblemLog(),
-        max_ranges=max_ranges,
-        too_many="too many",
+        "geo/x.mmdb", data, options or ReadOptions(), collector, ProblemLog(), limits=Limits(), room=room
     )
     return collector, summary
 
@@ -174,7 +169,7 @@ def test_a_database_whose_records_are_not_maps() -> None:
 def test_too_many_ranges_and_corrupt_files_are_file_errors() -> None:
     data = mmdb(NETWORKS, aliases=[SIX_TO_FOUR])
     assert _read(data, max_ranges=len(NETWORKS))[1].ranges == len(NETWORKS)  # one range a network: just fits
-    with pytest.raises(FileError, match="too many"):
+    with pytest.raises(FileError, match="more than 10,000,000 rows"):
         _read(data, max_ranges=len(NETWORKS) - 1)
     for broken in (b"", b"not a database", data[: len(data) // 2], data[:40] + b"\xff" * 200 + data[240:]):
         with pytest.raises(FileError, match=r"MaxMind DB"):

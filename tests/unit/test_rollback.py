@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from fencepost.model import LivePointer, LoadStatus, ObjectRef, Phase, VersionHeader
-from tests.fakes import DATASET, World, loader_settings
+from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
 from tests.unit.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
 
 DAY = 86_400.0
@@ -26,7 +26,7 @@ def header(world: World, version: int) -> VersionHeader:
 
 def two_versions() -> World:
     """Version 1 (rows A) then version 2 (rows B) of one object, both loaded and settled."""
-    world = World(loader_settings(chunk_items=50, delete_grace=GRACE))
+    world = World(loader_settings(chunk_items=50, delete_grace=GRACE), folder=REPLACED_WHOLE)
     load(world, A)
     load(world, B)
     assert (world.record().live, world.record().previous) == (2, 1)

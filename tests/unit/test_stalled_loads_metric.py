@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fencepost.loading.messages import Lane
 from fencepost.model import LoadStatus
-from tests.fakes import World, loader_settings
+from tests.fakes import REPLACED_WHOLE, World, loader_settings
 from tests.support import V4_FILE, read_tsv
 
 ROWS = read_tsv(V4_FILE, 300)
@@ -17,7 +17,7 @@ def tsv(rows: list[list[str]]) -> str:
 
 def test_a_load_the_sweep_fails_is_counted_as_stalled_and_failed() -> None:
     # Given a live version, and a next load whose chunks are lost
-    world = World(loader_settings(chunk_items=50, stall_seconds=1800))
+    world = World(loader_settings(chunk_items=50, stall_seconds=1800), folder=REPLACED_WHOLE)
     world.upload(KEY, tsv(ROWS[:150]))
     world.settle()
     world.upload(KEY, tsv(ROWS[150:]))
@@ -45,7 +45,7 @@ def test_a_load_the_sweep_fails_is_counted_as_stalled_and_failed() -> None:
 
 
 def test_loads_that_progress_are_never_counted_as_stalled() -> None:
-    world = World(loader_settings(chunk_items=50, stall_seconds=1800))
+    world = World(loader_settings(chunk_items=50, stall_seconds=1800), folder=REPLACED_WHOLE)
     world.upload(KEY, tsv(ROWS[:150]))
     world.settle()
 

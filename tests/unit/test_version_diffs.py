@@ -11,6 +11,7 @@ from fencepost.core.diffs import parse_piece_line
 from fencepost.core.folders import changes_key, pieces_key
 from fencepost.model import DiffSummary, LoadStatus
 from tests.fakes import DATASET, World, loader_settings
+from tests.feeds import drop_list
 
 V1 = "start,end,country\n1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.1.255,CN\n2001:db8::,2001:db8::ffff,ZZ\n"
 # 1.0.1.0/24 now answers JP; 2.0.0.0/24 is new; the IPv6 range is gone
@@ -118,3 +119,53 @@ def test_a_deleted_version_takes_its_pieces_and_changes_files_but_the_latest_loa
     assert world.record().status == LoadStatus.FAILED
     assert changes_key(DATASET, 4) in world.bucket.objects
     assert pieces_key(DATASET, 4) not in world.bucket.objects  # never live: no build's baseline
+
+
+def _drop_list() -> str:
+    return "".join(f"{row[0]},{row[1]},drop\n" for row in drop_list())
+
+
+def test_a_truncated_blocklist_is_refused_by_default_and_the_live_version_keeps_answering() -> None:
+    # Given a DROP-style list of 1,000 IPv4 /20s and 200 IPv6 /32s, live, with the old gate at 10%
+    world = World(loader_settings(chunk_items=500))
+    world.upload(f"{DATASET}/_settings.json", json.dumps({"max_change_percent": 10, "columns": ["list"]}))
+    _loaded(world, _drop_list())
+    served = world.items(1)
+    assert len(served) == 1200
+    # When the same object is replaced by its first 4 lines
+    _loaded(world, "".join(_drop_list().splitlines(keepends=True)[:4]))
+    # Then the build fails on the removed share, naming the gate and both figures, and version 1 keeps answering
+    record = world.record()
+    assert (record.status, record.live, record.load.version) == (LoadStatus.FAILED, 1, 2)
+    reason = record.load.problems[0].reason
+    assert reason.startswith("99.6% of the IPv4 pieces version 1 serves (996 of 1,000) are gone or answer otherwise")
+    assert "max_removed_percent allows 25%" in reason
+    assert world.items(1) == served
+    assert world.range_versions() == {1}
+    # And load.diff holds every figure, the gate that refused it included
+    diff = record.load.diff
+    assert diff is not None
+    assert (diff.gate, diff.live_pieces_ipv4, diff.live_pieces_ipv6) == ("max_removed_percent", 1000, 200)
+    assert (diff.removed_percent_pieces_ipv4, diff.removed_percent_pieces_ipv6) == (99.6, 100.0)
+    assert diff.removed_percent_addresses_ipv4 == 99.6
+    assert diff.changed_percent_ipv4 < 0.1
+    assert record.to_api()["load"]["diff"]["gate"] == "max_removed_percent"
+    # And accepting the change is a settings change: the same objects build
+    world.upload(f"{DATASET}/_settings.json", json.dumps({"max_removed_percent": None, "columns": ["list"]}))
+    world.settle()
+    record = world.record()
+    assert (record.status, record.live) == (LoadStatus.READY, 3)
+    assert record.load.diff is not None
+    assert record.load.diff.gate is None
+    assert len(world.items(3)) == 4
+
+
+def test_min_ranges_refuses_even_a_first_version() -> None:
+    world = World(loader_settings())
+    world.upload(f"{DATASET}/_settings.json", json.dumps({"min_ranges": 4}))
+    _loaded(world, V1)
+    record = world.record()
+    assert (record.status, record.live) == (LoadStatus.FAILED, None)
+    assert record.load.problems[0].reason.startswith("the objects hold 3 ranges; min_ranges asks for at least 4")
+    assert record.load.diff is not None
+    assert record.load.diff.gate == "min_ranges"

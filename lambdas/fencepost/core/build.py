@@ -174,14 +174,25 @@ class Collector:
 
 
 class ProblemLog:
-    """Every problem counted; the first ``keep`` kept for the report."""
+    """Every problem counted; the first ``keep`` kept for the report. ``count`` counts invalid rows (what
+    ``max_invalid_rows`` allows); a warning (``warn``) is reported first and fails nothing."""
 
     def __init__(self, keep: int = 10_000) -> None:
         self.keep = keep
         self.kept: list[Problem] = []
         self.count = 0
+        self.warnings = 0
 
     def add(self, problem: Problem) -> None:
         self.count += 1
         if len(self.kept) < self.keep:
             self.kept.append(problem)
+
+    def warn(self, problem: Problem) -> None:
+        self.warnings += 1
+        self.kept.insert(0, problem)
+        del self.kept[self.keep :]
+
+    @property
+    def total(self) -> int:
+        return self.count + self.warnings

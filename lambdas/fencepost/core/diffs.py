@@ -15,9 +15,9 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 from fencepost.core.addresses import BITS, FAMILIES, TOP, V4, V6
 from fencepost.core.build import FamilyRanges, Pieces
@@ -85,11 +85,37 @@ def parse_piece_line(line: str) -> PieceLine:
     return PieceLine(int(family), int(start, 16), int(end, 16), digest)
 
 
+class Loss(NamedTuple):
+    """What one family of the old version lost: its pieces and the addresses they cover, and how many of each no
+    longer answer the same (a piece counts once any of its addresses does; NOT_FOUND now counts as well)."""
+
+    pieces: int = 0
+    pieces_lost: int = 0
+    addresses: int = 0
+    addresses_lost: int = 0
+
+    def pieces_fraction(self) -> Fraction:
+        """The exact share of the old pieces lost, between 0 and 1 (0 when there were none)."""
+        return Fraction(self.pieces_lost, self.pieces) if self.pieces else Fraction(0)
+
+    def addresses_fraction(self) -> Fraction:
+        """The exact share of the addresses the old pieces covered that are lost, between 0 and 1."""
+        return Fraction(self.addresses_lost, self.addresses) if self.addresses else Fraction(0)
+
+    def fractions(self) -> tuple[Fraction, Fraction]:
+        return self.pieces_fraction(), self.addresses_fraction()
+
+
+def _no_loss() -> dict[int, Loss]:
+    return dict.fromkeys(FAMILIES, Loss())
+
+
 @dataclass(frozen=True, slots=True)
 class Diff:
     """Counts of a comparison. Pieces are matched by their bounds: same bounds and hash are ``unchanged``, same
     bounds and another hash ``changed``; the others are ``added`` (new) or ``removed`` (old).
-    ``changed_v4``/``changed_v6`` count the addresses whose answer differs, exactly."""
+    ``changed_v4``/``changed_v6`` count the addresses whose answer differs, exactly, of the whole address space;
+    ``loss`` measures the same against what the old version held, per family."""
 
     unchanged: int = 0
     changed: int = 0
@@ -97,6 +123,7 @@ class Diff:
     removed: int = 0
     changed_v4: int = 0
     changed_v6: int = 0
+    loss: dict[int, Loss] = field(default_factory=_no_loss)
 
     def fraction(self, family: int) -> Fraction:
         """The exact share of ``family``'s address space whose answer changed, between 0 and 1."""
@@ -118,26 +145,6 @@ class Diff:
         """Whether either family changed in more than ``percent`` of its addresses, decided exactly (no rounding)."""
         limit = Fraction(percent) / 100
         return any(self.fraction(family) > limit for family in FAMILIES)
-
-    def to_report(self) -> dict[str, Any]:
-        """JSON-ready counts; percents to 6 significant digits (a non-zero share never shows as 0).
-
-        IPv6 address counts may exceed 2**53 (and 38 digits): they are exact ints, not for a JSON number in JS."""
-        return {
-            "ranges": {
-                "added": self.added,
-                "removed": self.removed,
-                "changed": self.changed,
-                "unchanged": self.unchanged,
-            },
-            "changed_addresses": {"ipv4": self.changed_v4, "ipv6": self.changed_v6},
-            "changed_percent": {"ipv4": _rounded(self.percent_v4), "ipv6": _rounded(self.percent_v6)},
-        }
-
-
-def _rounded(percent: float) -> float:
-    # Six significant digits, not decimal places: the smallest share (one IPv6 address, ~2.9e-37 %) stays non-zero.
-    return float(f"{percent:.6g}")
 
 
 def _checked(lines: Iterable[PieceLine], which: str) -> Iterator[PieceLine]:
@@ -197,17 +204,24 @@ class Sweep:
 
     def __init__(self, old: Iterable[PieceLine], new: Iterable[PieceLine]) -> None:
         self._segments = _segments(old, new)
-        self._olds = self._news = self._matched = self._unchanged = 0
+        self._news = self._matched = self._unchanged = 0
         self._changed = dict.fromkeys(FAMILIES, 0)
+        self._olds = dict.fromkeys(FAMILIES, 0)
+        self._olds_lost = dict.fromkeys(FAMILIES, 0)
+        self._covered = dict.fromkeys(FAMILIES, 0)
+        self._covered_lost = dict.fromkeys(FAMILIES, 0)
         self._done = False
 
     def changes(self) -> Iterator[Change]:
         """The stretches whose answer changed, in order; touching stretches with the same old and new hashes
         merged. Read once."""
         pending: Change | None = None
+        lost: PieceLine | None = None  # the last old piece counted as lost
         for family, start, end, o, n in self._segments:
-            self._olds += o is not None and start == o.start
             self._news += n is not None and start == n.start
+            if o is not None:
+                self._olds[family] += start == o.start
+                self._covered[family] += end - start + 1
             if o is not None and n is not None and (o.start, o.end) == (n.start, n.end):
                 self._matched += 1  # same bounds: this stretch is the whole of both pieces
                 self._unchanged += o.hash == n.hash
@@ -215,6 +229,11 @@ class Sweep:
             if before == after:
                 continue
             self._changed[family] += end - start + 1
+            if o is not None:
+                self._covered_lost[family] += end - start + 1
+                if lost is not o:
+                    self._olds_lost[family] += 1
+                    lost = o
             if pending is not None and (pending.family, pending.end + 1, pending.old_hash, pending.new_hash) == (
                 family,
                 start,
@@ -234,13 +253,18 @@ class Sweep:
         """The comparison's counts; only once ``changes`` has been read to the end."""
         if not self._done:
             raise RuntimeError("the sweep's changes have not all been read")
+        loss = {
+            family: Loss(self._olds[family], self._olds_lost[family], self._covered[family], self._covered_lost[family])
+            for family in FAMILIES
+        }
         return Diff(
             unchanged=self._unchanged,
             changed=self._matched - self._unchanged,
             added=self._news - self._matched,
-            removed=self._olds - self._matched,
+            removed=sum(self._olds.values()) - self._matched,
             changed_v4=self._changed[V4],
             changed_v6=self._changed[V6],
+            loss=loss,
         )
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fencepost.core.formats import ReadOptions
+from fencepost.core.gates import NAMES as GATES
+from fencepost.core.gates import Gates
 from fencepost.core.joins import JoinSpec
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import ENVIRONMENT, FolderLimits
@@ -89,7 +91,9 @@ class FolderSettings:
     ``merge_neighbours``: join touching ranges whose metadata is identical;
     ``limits``: the loader's limits lowered for this folder (``{"max_build_rows": 1000}``; never raised);
     ``constants``: fixed columns added to every row; ``gap_when``: rows that mean "no data" (``core.rules``);
-    ``join``: a lookup table to complete the rows with; ``locale``: the GeoLite2 locations file (``core.joins``).
+    ``join``: a lookup table to complete the rows with; ``locale``: the GeoLite2 locations file (``core.joins``);
+    ``max_unjoined_rows``: how many rows may miss the join before the load fails (None: any number, a warning);
+    ``gates``: what stops a build that shrinks or changes too much (``core.gates``).
     """
 
     columns: tuple[str, ...] | None = None
@@ -103,7 +107,8 @@ class FolderSettings:
     gap_when: Pairs = ()
     join: JoinSpec | None = None
     locale: str = "en"
-    max_change_percent: float | None = None  # a build changing more of IPv4 or IPv6 space than this fails
+    gates: Gates = field(default_factory=Gates)  # digested as its fields, each a setting added later
+    max_unjoined_rows: int | None = None
 
     @property
     def read_options(self) -> ReadOptions:
@@ -118,7 +123,7 @@ class FolderSettings:
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
-        known |= {"join", "locale", "max_change_percent"}
+        known |= {"join", "locale", "max_unjoined_rows", *GATES}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -147,11 +152,13 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(locale, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?", locale):
         raise FolderError(f'{where}: locale must be a language code such as "en", "de" or "pt-BR"')
     found["locale"] = locale
-    limit = document.get("max_change_percent")
-    if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 <= limit <= 100:
-            raise FolderError(f"{where}: max_change_percent must be a number from 0 to 100")
-        found["max_change_percent"] = float(limit)
+    unjoined = document.get("max_unjoined_rows")
+    if unjoined is not None:
+        found["max_unjoined_rows"] = _count(unjoined, where, "max_unjoined_rows")
+    try:
+        found["gates"] = Gates(**Gates.parse(document))
+    except ValueError as error:
+        raise FolderError(f"{where}: {error}") from None
     return found
 
 
@@ -172,9 +179,9 @@ def _optional_bool(value: Any, name: str, where: str) -> bool | None:
     raise FolderError(f"{where}: {name} must be true or false")
 
 
-def _count(value: Any, where: str) -> int:
+def _count(value: Any, where: str, name: str = "max_invalid_rows") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise FolderError(f"{where}: max_invalid_rows must be a whole number, 0 or more")
+        raise FolderError(f"{where}: {name} must be a whole number, 0 or more")
     return value
 
 

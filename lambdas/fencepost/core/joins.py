@@ -3,7 +3,12 @@
 ``"join": {"object": "locations.csv", "on": "geoname_id", "columns": ["country_name", "city_name"]}`` reads the
 folder's ``locations.csv`` (a CSV table with a header holding a ``geoname_id`` column, not a range file) and adds
 its ``country_name`` and ``city_name`` to each range row, looked up by the row's ``geoname_id`` (without
-``columns``: every table column but the key). A row whose key the table lacks gets empty values.
+``columns``: every table column but the key).
+
+What a join cannot match is reported, never silent: rows whose key the table lacks get empty values and are counted,
+with examples (a warning, or a failure beyond the folder's ``max_unjoined_rows``); a key the table holds twice with
+different values fails the load naming both lines (which would win is nobody's choice); a table row with the wrong
+number of cells fails it too. A row with no key at all (empty) joins nothing and is no miss.
 
 MaxMind's GeoLite2 / GeoIP2 CSV folders need no setting: ``*-Blocks-IPv4.csv`` and ``*-Blocks-IPv6.csv`` are
 joined with ``*-Locations-<locale>.csv`` (``"locale"``, default ``en``) on ``geoname_id``, falling back to
@@ -19,12 +24,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fencepost.core.addresses import format_address
 from fencepost.core.build import HOLE, Collector
 
 _BLOCKS = re.compile(r"(?:^|/)[^/]*-Blocks-IPv[46]\.csv(?:\.gz)?$")
 _LOCATIONS = re.compile(r"(?:^|/)[^/]*-Locations-([A-Za-z-]+)\.csv(?:\.gz)?$")
 GEONAME = "geoname_id"
 REGISTERED = "registered_country_geoname_id"
+EXAMPLES = 5  # keys a missed join names
 
 
 class JoinError(ValueError):
@@ -106,7 +113,8 @@ class Table:
 
 
 def read_table(lines: Iterable[str], spec: JoinSpec, name: str) -> Table:
-    """The table of ``spec`` from its text lines (CSV with a header naming the key column ``spec.on``)."""
+    """The table of ``spec`` from its text lines (CSV with a header naming the key column ``spec.on``). Raises
+    ``JoinError`` for a row with the wrong number of cells, or a key held twice with different values."""
     reader = csv.reader(lines)
     header = [cell.strip() for cell in next(reader, [])]
     if spec.on not in header:
@@ -117,14 +125,46 @@ def read_table(lines: Iterable[str], spec: JoinSpec, name: str) -> Table:
         raise JoinError(f"{name} has no columns {missing}; its header is {header[:20]}")
     key_at, picks = header.index(spec.on), [header.index(column) for column in wanted]
     rows: dict[str, tuple[str, ...]] = {}
+    first_line: dict[str, int] = {}
     for cells in reader:
-        if len(cells) == len(header):
-            rows[cells[key_at].strip()] = tuple(cells[index].strip() for index in picks)
+        if not cells:
+            continue  # a blank line
+        if len(cells) != len(header):
+            raise JoinError(f"{name} line {reader.line_num} has {len(cells)} cells; its header has {len(header)}")
+        key, values = cells[key_at].strip(), tuple(cells[index].strip() for index in picks)
+        held = rows.setdefault(key, values)
+        if held != values:
+            raise JoinError(
+                f"{name} has {spec.on} {key[:80]!r} twice with different values, at lines {first_line[key]} and "
+                f"{reader.line_num}: a row could join either; remove one"
+            )
+        first_line.setdefault(key, reader.line_num)
     return Table(tuple(wanted), rows)
 
 
-def apply_join(collector: Collector, columns: Sequence[str], spec: JoinSpec, table: Table) -> tuple[str, ...]:
-    """Add the table's columns to every collected row; the columns of the result."""
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """The columns after a join, and the rows whose key the table lacked: how many, and a few of their keys
+    (each with the first address of a row that has it)."""
+
+    columns: tuple[str, ...]
+    rows: int
+    unjoined: int = 0
+    examples: tuple[tuple[str, str], ...] = ()
+
+    def miss(self, spec: JoinSpec, table: str) -> str | None:
+        """What the missed rows are, for the build's problems; None when every row with a key joined."""
+        if not self.unjoined:
+            return None
+        keys = ", ".join(f"{key[:80]!r} (at {address})" for key, address in self.examples)
+        return (
+            f"{self.unjoined:,} of {self.rows:,} rows have a {spec.on} that {table} lacks, e.g. {keys}: their "
+            "joined columns are empty"
+        )
+
+
+def apply_join(collector: Collector, columns: Sequence[str], spec: JoinSpec, table: Table) -> Joined:
+    """Add the table's columns to every collected row; the columns of the result, and the rows that missed."""
     names = tuple(columns)
     if spec.on not in names:
         raise JoinError(f"the range files have no column {spec.on!r} to join on; their columns are {list(names)}")
@@ -135,11 +175,26 @@ def apply_join(collector: Collector, columns: Sequence[str], spec: JoinSpec, tab
     fallback = names.index(spec.fallback) if spec.fallback in names else None
     empty = ("",) * len(table.columns)
 
+    def key_of(values: tuple[str, ...]) -> str:
+        return values[on] or (values[fallback] if fallback is not None else "")
+
+    rows = unjoined = 0
+    examples: dict[str, str] = {}
+    for family, ranges in collector.families.items():
+        for start, values in zip(ranges.starts, ranges.values, strict=True):
+            if values is HOLE:
+                continue
+            rows += 1
+            key = key_of(values)
+            if key and key not in table.rows:
+                unjoined += 1
+                if len(examples) < EXAMPLES and key not in examples:
+                    examples[key] = format_address(family, start)
+
     def change(values: tuple[str, ...]) -> tuple[str, ...]:
         if values is HOLE:
             return values
-        key = values[on] or (values[fallback] if fallback is not None else "")
-        return values + table.rows.get(key, empty)
+        return values + table.rows.get(key_of(values), empty)
 
     collector.remap(change)
-    return names + table.columns
+    return Joined(names + table.columns, rows, unjoined, tuple(examples.items()))

@@ -22,6 +22,9 @@ DEFAULT_MAX_OBJECT_BYTES: Final = 512 << 20  # 2.7x the synthetic 5M-row file
 DEFAULT_MAX_BUILD_BYTES: Final = 512 << 20  # planning memory grows ~3 bytes per byte of metadata
 DEFAULT_MAX_BUILD_ROWS: Final = 10_000_000  # 2x the synthetic file; ~2.6 GB of the loader's 3,008 MB
 DEFAULT_MAX_DIRECTORY_PARTITIONS: Final = 50_000  # 73x the shared IPv6 file; ~4 MB per version a lookup caches
+DEFAULT_MAX_COLUMNS: Final = (
+    1_000  # real files have tens: IP2Location DB26 has 26 fields, GeoIP2 City records a few dozen
+)
 
 # The environment variable that sets each limit (and the name a folder's settings use for it: the field's name).
 ENVIRONMENT: Final = {
@@ -30,6 +33,7 @@ ENVIRONMENT: Final = {
     "max_build_bytes": "MAX_BUILD_BYTES",
     "max_build_rows": "MAX_BUILD_ROWS",
     "max_directory_partitions": "MAX_DIRECTORY_PARTITIONS",
+    "max_columns": "MAX_COLUMNS",
 }
 
 
@@ -40,6 +44,7 @@ BOUNDS: Final = {
     "max_build_bytes": (1024, 64 << 30),
     "max_build_rows": (1, 1_000_000_000),
     "max_directory_partitions": (1, (1 << 20) + 256),  # every /20 of IPv6 and every /8 of IPv4
+    "max_columns": (1, 16_384),  # a version's column names take at most 64 KB (core.items): 16,384 of 1 byte
 }
 
 
@@ -62,6 +67,7 @@ class Limits:
     max_build_bytes: int = DEFAULT_MAX_BUILD_BYTES  # every object of a build together, decompressed
     max_build_rows: int = DEFAULT_MAX_BUILD_ROWS  # lines read by a build (blank lines, headers, bad rows count)
     max_directory_partitions: int = DEFAULT_MAX_DIRECTORY_PARTITIONS  # partitions a version's directory lists
+    max_columns: int = DEFAULT_MAX_COLUMNS  # metadata columns of a version
     lowered_by: str = field(default="", compare=False)  # the settings object that lowered some of them
     lowered: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -118,6 +124,19 @@ class Limits:
         return (
             f"the dataset's objects hold more than {self.max_build_rows:,} rows together "
             f"({self.source('max_build_rows')}; every line counts): split the dataset into several folders"
+        )
+
+    def too_many_columns(self) -> str:
+        return (
+            f"the data has more than {self.max_columns:,} metadata columns ({self.source('max_columns')}): "
+            'choose the columns to keep with "columns" in _settings.json'
+        )
+
+    def records_too_large(self, records: int, columns: int, room: int) -> str:
+        return (
+            f"the file's {records:,} distinct records, as rows of {columns:,} columns (8 bytes a cell, plus their "
+            f"text), would take more than the {room:,} bytes left of {self.max_build_bytes:,} "
+            f'({self.source("max_build_bytes")}): choose the columns to keep with "columns" in _settings.json'
         )
 
     def directory_too_large(self, partitions: int) -> str:

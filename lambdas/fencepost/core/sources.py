@@ -11,17 +11,20 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from fencepost.core import gates
 from fencepost.core.folders import FolderSettings
 
-ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_change_percent")
+ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", *gates.NAMES)
 
 
 def settings_digest(settings: FolderSettings) -> str:
     """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
     fields = dataclasses.asdict(settings)
-    unset = FolderSettings()
-    for name in ADDED_LATER:  # unset, they leave the digest as it was before they existed
-        if getattr(settings, name) == getattr(unset, name):
+    fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document
+    unset = dataclasses.asdict(FolderSettings())
+    unset.update(unset.pop("gates"))
+    for name in ADDED_LATER:  # unset (or at their defaults), they leave the digest as it was before they existed
+        if fields[name] == unset[name]:
             fields.pop(name)
     canonical = json.dumps(fields, sort_keys=True, default=_canonical, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]

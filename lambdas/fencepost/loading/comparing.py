@@ -3,8 +3,7 @@
 Every build keeps its sorted pieces (bounds and a hash of each answer) in the bucket, beside its report
 (``core.folders.pieces_key``). The next build compares its own pieces with the live version's file by a streaming
 merge (``core.diffs``): the live version is never read back from DynamoDB, and only this build's pieces are held
-in memory. A folder's ``max_change_percent`` fails a build whose answers changed for a larger share of the IPv4
-or of the IPv6 address space than it allows; the live version keeps answering.
+in memory. The comparison's figures are what the folder's gates (``core.gates``) decide on.
 """
 
 from __future__ import annotations
@@ -17,10 +16,11 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.addresses import format_address
+from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.build import FamilyRanges, Pieces
 from fencepost.core.diffs import Change, Diff, Sweep, parse_piece_line, piece_lines
 from fencepost.core.folders import changes_key, pieces_key
+from fencepost.core.gates import Gates
 from fencepost.loading.ports import KeptFiles, Telemetry
 from fencepost.model import DiffSummary
 
@@ -35,17 +35,17 @@ class Comparison:
     summary: DiffSummary
     found: Diff | None = None  # None: there was no baseline
 
-    def refusal(self, max_change_percent: float | None) -> str | None:
-        """Why the gate stops this build; None when it may go on."""
-        if max_change_percent is None or self.found is None or not self.found.exceeds(max_change_percent):
+    def refusal(self, gates: Gates, ranges: int) -> tuple[str, str] | None:
+        """The gate that stops a build of ``ranges`` ranges and why (with the figure and the limit); None when it
+        may go on."""
+        refused = gates.refusal(ranges, self.found, self.summary.baseline)
+        if refused is None:
             return None
-        summary = self.summary
-        return (
-            f"the answers changed for {summary.changed_percent_ipv4:g}% of the IPv4 and "
-            f"{summary.changed_percent_ipv6:g}% of the IPv6 address space since version {summary.baseline}; "
-            f"max_change_percent allows {max_change_percent:g}%: the live version keeps answering (upload "
-            "_settings.json again with a higher limit, or none, to let these objects build)"
+        how = (
+            "the live version keeps answering (to accept this change, upload _settings.json again with a higher "
+            f"{refused.gate}, or null for none, then restore it)"
         )
+        return refused.gate, f"{refused.reason}: {how}"
 
 
 @dataclass(kw_only=True, frozen=True, slots=True)
@@ -79,22 +79,35 @@ class Comparer:
         )
         self.files.put_lines(changes_key(dataset, build), _change_lines(sweep.changes(), families, pieces, columns))
         found = sweep.result()
-        summary = DiffSummary(
-            baseline,
-            None,
-            found.added,
-            found.removed,
-            found.changed,
-            found.unchanged,
-            found.percent_v4,
-            found.percent_v6,
-        )
+        summary = _summary(baseline, found)
         self.telemetry.metrics.add_metric(name="ChangedPercent", unit=MetricUnit.Percent, value=found.max_percent)
+        removed = max(float(share * 100) for loss in found.loss.values() for share in loss.fractions())
+        self.telemetry.metrics.add_metric(name="RemovedPercent", unit=MetricUnit.Percent, value=removed)
         return Comparison(summary, found)
 
     def forget(self, dataset: str, build: int) -> None:
         """Delete the pieces a build kept: it will never go live, so no build compares with it."""
         self.files.delete_files([pieces_key(dataset, build)])
+
+
+def _summary(baseline: int, found: Diff) -> DiffSummary:
+    v4, v6 = found.loss[V4], found.loss[V6]
+    return DiffSummary(
+        baseline,
+        None,
+        found.added,
+        found.removed,
+        found.changed,
+        found.unchanged,
+        found.percent_v4,
+        found.percent_v6,
+        live_pieces_ipv4=v4.pieces,
+        live_pieces_ipv6=v6.pieces,
+        removed_percent_pieces_ipv4=float(v4.pieces_fraction() * 100),
+        removed_percent_pieces_ipv6=float(v6.pieces_fraction() * 100),
+        removed_percent_addresses_ipv4=float(v4.addresses_fraction() * 100),
+        removed_percent_addresses_ipv6=float(v6.addresses_fraction() * 100),
+    )
 
 
 def _change_lines(

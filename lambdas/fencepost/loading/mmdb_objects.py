@@ -1,8 +1,9 @@
 """MaxMind DB objects in a build: read whole (``Blobs.read_bytes``) within the build's limits, their networks
 collected by ``fencepost.core.mmdb``, with progress reported and the deadline kept as for line files.
 
-The object's bytes count against ``max_object_bytes`` and ``max_build_bytes`` (decompressed); the ranges it adds
-(its networks, their IPv4 copies and alias copies) count against ``max_build_rows``, as lines do.
+The object's bytes count against ``max_object_bytes`` and ``max_build_bytes`` (decompressed), and so do its records
+as rows (what is left of ``max_build_bytes``, ``core.mmdb.records``); the ranges it adds (its networks, their IPv4
+copies and alias copies) count against ``max_build_rows``, as lines do.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from fencepost.core.archives import is_binary_key
 from fencepost.core.formats import FileError, ReadOptions
-from fencepost.core.mmdb import MmdbSummary, read_mmdb
+from fencepost.core.mmdb import MmdbSummary, Room, read_mmdb
 
 if TYPE_CHECKING:
     from fencepost.loading.reading import Read, Reader
@@ -47,8 +48,8 @@ def read_mmdb_object(
         options,
         read.collector,
         read.problems,
-        max_ranges=limits.max_build_rows - read.lines,
-        too_many=limits.too_many_rows(),
+        limits=limits,
+        room=Room(ranges=limits.max_build_rows - read.lines, bytes=limits.max_build_bytes - read.bytes - len(data)),
         tick=_ticker(reader, key, read, at),
     )
     read.lines += summary.ranges
@@ -65,7 +66,7 @@ def _ticker(reader: Reader, key: str, read: Read, at: tuple[str, int, float]) ->
     dataset, build, deadline = at
     next_report = reader.monotonic() + PROGRESS_EVERY
 
-    def tick(nodes: int) -> None:
+    def tick(done: int) -> None:
         nonlocal next_report
         now = reader.monotonic()
         if now >= deadline:
@@ -76,7 +77,7 @@ def _ticker(reader: Reader, key: str, read: Read, at: tuple[str, int, float]) ->
             )
         if now >= next_report:
             reader.datasets.update_load(dataset, build, reader.clock(), rows_read=read.lines)
-            reader.telemetry.logger.info("reading", extra={"dataset": dataset, "object": key, "tree_nodes": nodes})
+            reader.telemetry.logger.info("reading", extra={"dataset": dataset, "object": key, "work": done})
             next_report = now + PROGRESS_EVERY
 
     return tick

@@ -157,7 +157,15 @@ class Planner:
         fail = self.failures.fail_load
         try:
             join = folder_join([obj.key for obj in objects], settings.join, settings.locale)
-            read = self.reader.read(dataset, build, objects, settings.read_options, delivery.deadline, join=join)
+            read = self.reader.read(
+                dataset,
+                build,
+                objects,
+                settings.read_options,
+                delivery.deadline,
+                join=join,
+                max_unjoined=settings.max_unjoined_rows,
+            )
             read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
         except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
             fail(
@@ -174,7 +182,7 @@ class Planner:
         if read.problems.count > settings.max_invalid_rows:
             allowed = settings.max_invalid_rows
             summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
-            total = read.problems.count + 1
+            total = read.problems.total + 1
             fail(
                 dataset, build, [summary, *read.problems.kept], total, rows=read.rows, objects=objects, started=started
             )
@@ -192,7 +200,7 @@ class Planner:
             deadline=delivery.deadline,
             settings=digest,
             baseline=None if record.retired else record.live,
-            max_change_percent=settings.max_change_percent,
+            gates=settings.gates,
         )
 
     def _retire(self, dataset: str, build: int, record: DatasetRecord) -> None:

@@ -10,13 +10,14 @@ directory would span more partitions than the limit allows fails before anything
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
 from fencepost.core.folders import report_key, settings_keys
+from fencepost.core.gates import Gates
 from fencepost.core.problems import for_record
 from fencepost.dynamo.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
@@ -66,9 +67,9 @@ class Publisher:
         deadline: float,
         settings: str | None = None,
         baseline: int | None = None,
-        max_change_percent: float | None = None,
+        gates: Gates | None = None,
     ) -> None:
-        """Flatten, compare with the ``baseline`` (live) version and apply the gate, then write the version."""
+        """Flatten, compare with the ``baseline`` (live) version and apply the ``gates``, then write the version."""
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
         book = chunks.Book(families, pieces)
@@ -76,16 +77,18 @@ class Publisher:
         partitions = sum(len(directory.partitions) for directory in directories.values())
         if partitions > read.limits.max_directory_partitions:
             problems = [Problem("", None, read.limits.directory_too_large(partitions)), *read.problems.kept]
-            total = read.problems.count + 1
+            total = read.problems.total + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
         comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
-        refusal = comparison.refusal(max_change_percent)
+        refusal = comparison.refusal(gates or Gates(), read.rows)
         if refusal is not None:
+            gate, reason = refusal
             self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
-            self.datasets.update_load(dataset, build, self.clock(), diff=comparison.summary)  # why it failed
-            problems = [Problem(settings_keys(dataset)[-1], None, refusal), *read.problems.kept]
-            total = read.problems.count + 1
+            diff = replace(comparison.summary, gate=gate)
+            self.datasets.update_load(dataset, build, self.clock(), diff=diff)  # the figures that failed it
+            problems = [Problem(settings_keys(dataset)[-1], None, reason), *read.problems.kept]
+            total = read.problems.total + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
         aliases = tuple(sorted(read.aliases))

@@ -80,9 +80,11 @@ class Reader:
         deadline: float,
         *,
         join: JoinSpec | None = None,
+        max_unjoined: int | None = None,
     ) -> Read:
         """Every range object's rows into one collector, in key order, the columns agreeing; then, with ``join``,
-        the rows completed from the folder's lookup table (``core.joins``). Raises ``LoadFailure``."""
+        the rows completed from the folder's lookup table (``core.joins``): rows whose key the table lacks are a
+        warning, or a failure when they are more than ``max_unjoined``. Raises ``LoadFailure``."""
         try:
             read = Read(self.limits.lowered_for(options.limits))
         except LimitError as error:
@@ -108,7 +110,7 @@ class Reader:
             read.rows += summary.rows
             if not first:
                 read.columns, first = summary.columns, obj.key
-                _check_storable(read.columns, obj.key)
+                _check_storable(read.columns, obj.key, read.limits)
             elif summary.columns != read.columns:
                 raise LoadFailure(
                     f"{obj.key} has the metadata columns {list(summary.columns)} but {first} has "
@@ -117,21 +119,32 @@ class Reader:
                     earlier=read.problems.kept,
                 )
         if join is not None:
-            self._join(dataset, build, join, read=read, deadline=deadline)
+            self._join(dataset, build, join, read=read, deadline=deadline, max_unjoined=max_unjoined)
         self.telemetry.metrics.add_metric(name="RowsRead", unit=MetricUnit.Count, value=read.rows)
         return read
 
-    def _join(self, dataset: str, build: int, join: JoinSpec, *, read: Read, deadline: float) -> None:
+    def _join(
+        self, dataset: str, build: int, join: JoinSpec, *, read: Read, deadline: float, max_unjoined: int | None
+    ) -> None:
         key = join.object  # the table's whole key (``core.joins.folder_join``)
         lines = self._watch(dataset, build, key, self.files.lines(key), read=read, deadline=deadline)
         try:
             table = read_table(text_lines(lines), join, key)
-            read.columns = apply_join(read.collector, read.columns, join, table)
+            joined = apply_join(read.collector, read.columns, join, table)
         except FileError as error:
             raise LoadFailure(error.reason, object_key=key, line=error.line, earlier=read.problems.kept) from None
         except (JoinError, ItemTooLarge) as error:
             raise LoadFailure(str(error), object_key=key, earlier=read.problems.kept) from None
-        _check_storable(read.columns, key)
+        read.columns = joined.columns
+        _check_storable(read.columns, key, read.limits)
+        miss = joined.miss(join, key)
+        if miss is None:
+            return
+        if max_unjoined is not None and joined.unjoined > max_unjoined:
+            allows = f"; max_unjoined_rows allows {max_unjoined:,}"
+            raise LoadFailure(miss + allows, object_key=key, earlier=read.problems.kept)
+        read.problems.warn(Problem(key, None, miss))
+        self.telemetry.metrics.add_metric(name="UnjoinedRows", unit=MetricUnit.Count, value=joined.unjoined)
 
     def _watch(
         self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, read: Read, deadline: float
@@ -185,8 +198,10 @@ def _check_listable(objects: list[ObjectRef]) -> None:
         )
 
 
-def _check_storable(columns: tuple[str, ...], key: str) -> None:
-    """A version stores its column names in its header item: they must fit it."""
+def _check_storable(columns: tuple[str, ...], key: str, limits: Limits) -> None:
+    """A version stores its column names in its header item: they must fit it, and be no more than the limit."""
+    if len(columns) > limits.max_columns:
+        raise LoadFailure(limits.too_many_columns(), object_key=key)
     size = column_names_bytes(columns)
     if size > COLUMN_NAMES_BYTES:
         raise LoadFailure(

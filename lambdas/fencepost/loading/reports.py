@@ -44,7 +44,7 @@ class Reports:
                 "objects": [asdict(obj) for obj in objects],
                 "ranges": rows,
                 "items": items,
-                "problems_total": problems.count,
+                "problems_total": problems.total,
                 "problems_listed": len(problems.kept),
                 "problems": [asdict(problem) for problem in problems.kept],
                 "started_at": iso(started) if started else None,

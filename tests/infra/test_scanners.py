@@ -1,0 +1,47 @@
+"""The template scanners (``infra.scan``): cfn-lint with the serverless rules and checkov find nothing in the templates
+users deploy but the checks skipped, each with its reason in one file per scanner, and a new finding fails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from infra import scan
+from tests.infra.conftest import Synth, Synthesize
+
+
+@pytest.mark.parametrize("name", sorted(scan.CONTEXTS))
+def test_checkov_finds_nothing_but_the_checks_skipped_with_a_reason(name: str, synthesize: Synthesize) -> None:
+    synth = synthesize(**scan.CONTEXTS[name])
+
+    assert scan.checkov(synth.template_file) == []
+
+
+@pytest.mark.parametrize("config", [scan.CHECKOV_CONFIG, scan.CFN_LINT_CONFIG], ids=["checkov", "cfn-lint"])
+def test_every_skipped_check_says_why_on_its_line(config: Path) -> None:
+    skipped = scan.skipped(config)
+    assert len(skipped) >= 7
+    assert {check: reason for check, reason in skipped.items() if len(reason) < 40} == {}
+
+
+def _with(synth: Synth, tmp_path: Path, change: str) -> Path:
+    """The template with one resource made worse, written beside the test."""
+    template = json.loads(synth.template_file.read_text())
+    resources = template["Resources"]
+    if change == "public bucket":
+        del resources[synth.ids["bucket"]]["Properties"]["PublicAccessBlockConfiguration"]
+    else:  # a function without its timeout
+        del resources[synth.ids["lookup_function"]]["Properties"]["Timeout"]
+    path = tmp_path / "Fencepost.template.json"
+    path.write_text(json.dumps(template))
+    return path
+
+
+def test_a_new_finding_of_either_scanner_fails_the_scan(synthesize: Synthesize, tmp_path: Path) -> None:
+    synth = synthesize()
+    [found] = scan.scan([_with(synth, tmp_path, "public bucket")]).values()
+    assert any(line.startswith("CKV_AWS_") and "public" in line.lower() for line in found), found
+    [found] = scan.scan([_with(synth, tmp_path, "no timeout")]).values()
+    assert any(line.startswith("[ES1006: Lambda Default Timeout]") for line in found), found  # cfn-lint-serverless
