@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, costs, loading, lookups, make_run, prices, several, synthetic, workload
+from bench import cold_start, costs, hardening, loading, lookups, make_run, prices, several, synthetic, workload
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
@@ -119,6 +119,8 @@ def run(args: argparse.Namespace) -> Report:
 
     say("Running the pure pipeline on the full files and a synthetic file...")
     report.pipeline(_pipelines(args.synthetic))
+    say("Deciding the gates on real and sparse feeds, and reading crafted MaxMind DB files...")
+    report.sections.append(hardening.measure(gate_rows=args.gate_rows, scale=args.crafted_scale))
 
     say(f"Timing {args.several_lookups} lookups in one and in three datasets, 5 ms per Query...")
     report.several(several.measure(args.several_lookups), several.measure(args.several_handler_lookups, delay=0.0))
@@ -243,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         "--workload-lookups", type=int, default=1_000_000, help="lookups per model and range-cache size"
     )
     parser.add_argument("--cache-samples", type=int, default=3000, help="timed lookups, range cache off and on")
+    parser.add_argument("--gate-rows", type=int, help="rows of the shared IPv4 file the gates decide on (all)")
+    parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

@@ -5,9 +5,10 @@ its rows; a DROP-style list (1,000 IPv4 /20s, 200 IPv6 /32s) cut to a tenth, and
 compared as a build compares itself with the live version (pieces files, one streaming merge) and decided by the
 default gates (``core.gates``).
 
-Crafted MaxMind DB files: R networks, each with a record of 1,000 keys no other record has (R x 1,000 columns
-without a ``columns`` setting), read as the loader reads them with its default limits, each in a fresh process:
-seconds until it fails (or is read), how, and the peak resident memory (``VmHWM``) above the process's own.
+Crafted MaxMind DB files, read as the loader reads them with its default limits, each in a fresh process: seconds
+until it fails (or is read), how, and the peak resident memory (``VmHWM``) above the process's own. ``wide``: R
+networks, each with a record of 1,000 keys no other record has (R x 1,000 columns without a ``columns`` setting);
+``sparse``: R networks, each with a record of one key of 900 (900 columns, R rows of 900 cells, nearly all empty).
 ``--baseline DIR`` reads them with another checkout's code too (its ``lambdas/``), for a before-and-after.
 """
 
@@ -22,19 +23,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from bench.mmdb import _peak_mb
-from tests.mmdb_files import wide_records
+from tests.mmdb_files import mmdb, wide_records
 
 ROOT = Path(__file__).resolve().parent.parent
-SIZES = (300, 400, 600, 2000)  # networks of the crafted files
-BASELINE_SIZES = (300, 400)  # with code whose cost grows with the square of the file, larger ones take minutes
+SIZES = {"wide": (300, 400, 600, 2000), "sparse": (20_000, 100_000)}  # networks of the crafted files
+# With code whose cost grows with the square of the file, larger ones take minutes
+BASELINE_SIZES = {"wide": (300, 400), "sparse": (20_000, 100_000)}
 
 
-def gate_cases() -> list[dict[str, Any]]:
-    """Each case's figures and the default gates' verdict."""
+def gate_cases(rows: int | None = None) -> list[dict[str, Any]]:
+    """Each case's figures and the default gates' verdict; ``rows``: of the shared IPv4 file (None: all)."""
     # Imported here: ``--read`` runs in a process that may hold another checkout's code
     from fencepost.core.addresses import FAMILIES, V4, V6
     from fencepost.core.diffs import Diff, diff, parse_piece_line, piece_lines
@@ -50,7 +53,7 @@ def gate_cases() -> list[dict[str, Any]]:
     def _diff(old: list[list[str]], new: list[list[str]]) -> Diff:
         return diff(iter(lines(old)), iter(lines(new)))
 
-    real = read_tsv(V4_FILE)
+    real = read_tsv(V4_FILE, rows)
     picked = set(random.Random(22).sample(range(len(real)), len(real) // 50))
     updated = [[r[0], r[1], "ZZ" if r[2] != "ZZ" else "AQ"] if k in picked else r for k, r in enumerate(real)]
     drop = drop_list()
@@ -107,23 +110,34 @@ def read_crafted(path: Path) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - started, "peak_mb": _peak_mb() - before, "outcome": outcome}
 
 
-def crafted_cases(code: Path, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+def _crafted(kind: str, size: int) -> bytes:
+    if kind == "wide":
+        return wide_records(size, 1000)
+    return mmdb(
+        [(f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}/32", {f"key{n % 900}": f"v{n}"}) for n in range(size)],
+        ip_version=4,
+    )
+
+
+def crafted_cases(code: Path, sizes: Mapping[str, tuple[int, ...]]) -> list[dict[str, Any]]:
     found = []
     with tempfile.TemporaryDirectory() as folder:
-        for size in sizes:
-            path = Path(folder) / f"wide-{size}.mmdb"
-            path.write_bytes(wide_records(size, 1000))
+        for kind, size in ((kind, size) for kind, counts in sizes.items() for size in counts):
+            path = Path(folder) / f"{kind}-{size}.mmdb"
+            path.write_bytes(_crafted(kind, size))
             command = [sys.executable, "-m", "bench.hardening", "--read", str(path)]
             paths = [str(code / "lambdas"), str(ROOT), os.environ.get("PYTHONPATH", "")]
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
             done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT, env=env)
-            found.append({"networks": size, "file_mb": path.stat().st_size / 1e6, **json.loads(done.stdout)})
+            found.append(
+                {"kind": kind, "networks": size, "file_mb": path.stat().st_size / 1e6, **json.loads(done.stdout)}
+            )
     return found
 
 
 def markdown(gates: list[dict[str, Any]], crafted: dict[str, list[dict[str, Any]]]) -> str:
     lines = [
-        "### Gates on real and sparse feeds, and crafted MaxMind DB files",
+        "### 4b. Gates on real and sparse feeds, and crafted MaxMind DB files",
         "",
         "Default gates (`max_removed_percent` 25, `removed_allowance` 50, `min_ranges` 1, no `max_change_percent`). "
         "Removed: share of the live version's pieces (or addresses) gone or answering otherwise; changed: share of "
@@ -141,41 +155,45 @@ def markdown(gates: list[dict[str, Any]], crafted: dict[str, list[dict[str, Any]
         )
     lines += [
         "",
-        "Crafted MaxMind DB files (each network's record has 1,000 keys of its own), read with the default limits "
-        "in a fresh process each:",
+        "Crafted MaxMind DB files, read with the default limits in a fresh process each (wide: each network's "
+        "record has 1,000 keys of its own; sparse: each has one key of 900):",
         "",
-        "| code | networks | file MB | seconds | peak MB above start | outcome |",
-        "|---|---:|---:|---:|---:|---|",
+        "| code | file | networks | file MB | seconds | peak MB above start | outcome |",
+        "|---|---|---:|---:|---:|---:|---|",
     ]
     for code, cases in crafted.items():
         for case in cases:
             lines.append(
-                f"| {code} | {case['networks']:,} | {case['file_mb']:.1f} | {case['seconds']:.2f} "
+                f"| {code} | {case['kind']} | {case['networks']:,} | {case['file_mb']:.1f} | {case['seconds']:.2f} "
                 f"| {case['peak_mb']:.0f} | {case['outcome']} |"
             )
     return "\n".join(lines)
 
 
-def measure(
-    baseline: Path | None = None, sizes: tuple[int, ...] = SIZES, baseline_sizes: tuple[int, ...] = BASELINE_SIZES
-) -> str:
-    crafted = {"this checkout": crafted_cases(ROOT, sizes)}
+def measure(baseline: Path | None = None, *, gate_rows: int | None = None, scale: float = 1.0) -> str:
+    """The section; ``scale`` multiplies the crafted files' networks (a quick run: 0.1)."""
+
+    def scaled(sizes: Mapping[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+        return {kind: tuple(max(1, round(size * scale)) for size in counts) for kind, counts in sizes.items()}
+
+    crafted = {"this checkout": crafted_cases(ROOT, scaled(SIZES))}
     if baseline is not None:
-        crafted[f"baseline ({baseline})"] = crafted_cases(baseline, baseline_sizes)
-    return markdown(gate_cases(), crafted)
+        crafted[f"baseline ({baseline})"] = crafted_cases(baseline, scaled(BASELINE_SIZES))
+    return markdown(gate_cases(gate_rows), crafted)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.hardening", description=__doc__)
     parser.add_argument("--baseline", type=Path, help="another checkout whose code reads the crafted files too")
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="networks of the crafted files")
-    parser.add_argument("--baseline-sizes", type=int, nargs="+", default=list(BASELINE_SIZES))
+    parser.add_argument("--gate-rows", type=int, help="rows of the shared IPv4 file for the gates (default: all)")
+    parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted files' networks")
+
     parser.add_argument("--read", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.read:
         print(json.dumps(read_crafted(args.read)))
         return 0
-    print(measure(args.baseline, tuple(args.sizes), tuple(args.baseline_sizes)))
+    print(measure(args.baseline, gate_rows=args.gate_rows, scale=args.crafted_scale))
     return 0
 
 

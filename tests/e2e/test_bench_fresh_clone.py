@@ -20,9 +20,9 @@ from tests.support import ROOT
 SMALLEST = [
     "--rows", "2000", "--repeat", "1", "--lookups", "50", "--invocations", "200", "--imports", "1",
     "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000",
-    "--workload-lookups", "2000", "--cache-samples", "30",
+    "--workload-lookups", "2000", "--cache-samples", "30", "--gate-rows", "20000", "--crafted-scale", "0.1",
 ]  # fmt: skip
-SECTIONS = ["1", "1b", "2", "3", "4", "5", "6", "7", "8"]
+SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "6", "7", "8"]
 
 
 def _clean_tree(target: Path) -> Path:

@@ -28,7 +28,16 @@ from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
 from fencepost.loading.reading import Read
 from fencepost.loading.reports import Reports, iso
 from fencepost.loading.writing import ChunkWriter
-from fencepost.model import RECORD_PROBLEMS, BuildRecord, ObjectRef, Phase, Problem, VersionHeader, VersionInfo
+from fencepost.model import (
+    RECORD_PROBLEMS,
+    BuildRecord,
+    DiffSummary,
+    ObjectRef,
+    Phase,
+    Problem,
+    VersionHeader,
+    VersionInfo,
+)
 
 
 class VersionWrites(Protocol):
@@ -83,13 +92,7 @@ class Publisher:
         comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
         refusal = comparison.refusal(gates or Gates(), read.rows)
         if refusal is not None:
-            gate, reason = refusal
-            self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
-            diff = replace(comparison.summary, gate=gate)
-            self.datasets.update_load(dataset, build, self.clock(), diff=diff)  # the figures that failed it
-            problems = [Problem(settings_keys(dataset)[-1], None, reason), *read.problems.kept]
-            total = read.problems.total + 1
-            self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
+            self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return
         aliases = tuple(sorted(read.aliases))
         info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
@@ -164,3 +167,22 @@ class Publisher:
         )
         if record is not None and record.complete:
             self.going_live.finalize(dataset, build)
+
+    def _refuse(
+        self,
+        dataset: str,
+        build: int,
+        refusal: tuple[str, str],
+        summary: DiffSummary,
+        read: Read,
+        *,
+        objects: list[ObjectRef],
+        started: float,
+    ) -> None:
+        """Fail a build a gate stopped, with the gate's reason and the figures that failed it in ``load.diff``."""
+        gate, reason = refusal
+        self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
+        self.datasets.update_load(dataset, build, self.clock(), diff=replace(summary, gate=gate))
+        problems = [Problem(settings_keys(dataset)[-1], None, reason), *read.problems.kept]
+        total = read.problems.total + 1
+        self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)

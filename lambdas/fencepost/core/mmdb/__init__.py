@@ -115,6 +115,18 @@ def read_mmdb(
     except _CORRUPT as error:
         raise FileError(None, f"not a readable MaxMind DB file ({type(error).__name__}: {error})") from None
     values = records.values(name, problems)
+    stored, added = _add_ranges(tree, values, ranges, work)
+    aliases = [(address << (128 - depth), depth) for address, depth in tree.aliases if (address, depth) != (0xFFFF, 96)]
+    if tree.bits == 128:  # an IPv6 file answers ::a.b.c.d as it answers a.b.c.d
+        aliases.append((0, 96))
+    return MmdbSummary(tuple(records.columns), stored, added, tuple(sorted(map(alias_text, aliases))))
+
+
+def _add_ranges(
+    tree: Tree, values: dict[int, tuple[str, ...] | None], ranges: RangeSink, work: Work
+) -> tuple[int, int]:
+    """Add every network with a storable record as its ranges (the IPv4 subtree as IPv4, mapped addresses
+    left to IPv4); the networks stored and the ranges added."""
     added = stored = 0
 
     def add(family: int, start: int, end: int, record: tuple[str, ...]) -> None:
@@ -137,10 +149,7 @@ def read_mmdb(
             add(V4, start, min(end, _V4_TOP), record)
         if end > _V4_TOP:
             add(V6, max(start, _V4_TOP + 1), end, record)
-    aliases = [(address << (128 - depth), depth) for address, depth in tree.aliases if (address, depth) != (0xFFFF, 96)]
-    if tree.bits == 128:  # an IPv6 file answers ::a.b.c.d as it answers a.b.c.d
-        aliases.append((0, 96))
-    return MmdbSummary(tuple(records.columns), stored, added, tuple(sorted(map(alias_text, aliases))))
+    return stored, added
 
 
 assert MAPPED_FIRST == 0xFFFF << 32  # the alias (0xFFFF, 96) above is ::ffff:0:0/96
