@@ -11,7 +11,7 @@ SCAN_STAMP := $(SCAN_VENV)/.installed
 NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install lint fmt test test-slow run rollback bench fuzz clean
+.PHONY: help install lint fmt test test-slow run rollback bench fuzz plan clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -20,6 +20,7 @@ help:
 	@echo "make test-slow  the tests that load the full shared data files"
 	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
 	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
+	@echo "make plan FILE=path [FILE=...]  what loading these files (and LOOKUPS=<per second>) will do on AWS"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
 	@echo "make lint-template  cfn-lint (with serverless rules) and checkov over the synthesized templates"
 	@echo "make deploy     deploy to the AWS account of your current credentials (see infra/DEPLOY.md)"
@@ -69,6 +70,11 @@ run: install
 # The API fuzzed from its OpenAPI document for longer than make test does (FUZZ_EXAMPLES per operation and mode).
 fuzz: install
 	FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),2000) $(BIN)/pytest tests/e2e/test_fuzz.py -p no:cacheprovider
+
+# What a load (and a lookup rate) will do on each table mode on AWS, from the capacity model; STUDY=1: the study's
+# loads and reads beside the model's. PLAN_ARGS passes more, e.g. PLAN_ARGS="--json --within 5m".
+plan: $(PY_STAMP)
+	$(PY) -m fencepost.plan $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
 
 # Speed, memory and cost side by side (about 5 minutes); results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"

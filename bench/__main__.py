@@ -22,10 +22,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, costs, hardening, loading, lookups, make_run, prices, several, synthetic, workload
+from bench import cold_start, costs, hardening, loading, lookups, make_run, several, synthetic, workload
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
+from fencepost.capacity import prices
 from infra import packaging
 from infra.lookup_api import METRICS_INTERVAL_SECONDS
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from bench import prices
+from fencepost.capacity import prices
 
 MILLION: Final = 1_000_000
 BATCH: Final = 100

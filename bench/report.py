@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import prices
 from bench.loading import LoadResult
 from bench.several import ALL, CONFIGURATIONS, DATASETS, FIRST, ONE, Several
+from fencepost.capacity import prices
 
 
 def mark(ok: bool) -> str:

@@ -35,6 +35,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from fencepost.settings import CHUNK_ITEMS, WRITE_THREADS
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import METRICS_NAMESPACE, PythonFunction
@@ -58,8 +59,6 @@ SWEEP_EVERY: Final = cdk.Duration.minutes(5)
 METRICS_SERVICE: Final = "fencepost-loader"
 
 SETTLE_SECONDS: Final = 10
-CHUNK_ITEMS: Final = 5000
-WRITE_THREADS: Final = 8
 
 
 class Loader(Construct):

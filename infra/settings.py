@@ -13,29 +13,19 @@ from typing import Final
 
 from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
 from fencepost.caches import MIB, CacheLimits
+from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
+from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.settings import CACHES
+from fencepost.settings import CACHES, LOADER_CONCURRENCY
 from infra.context import ContextGetter, SettingsError, choice, given, optional_int, switch, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
 
 # What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
 # 4,000 writes per second and 12,000 reads per second"). Warm throughput below this buys nothing and, since warm
-# throughput can never be lowered, is refused at synth.
-ON_DEMAND_BASELINE_READ_UNITS: Final = 12_000
-ON_DEMAND_BASELINE_WRITE_UNITS: Final = 4_000
-
-# Prewarm: 10,000 WCU gives the table at least 10 partitions (one partition takes 1,000 WCU / 3,000 RCU), enough for
-# the ~6,000 writes/s measured by the design's blog post. Reads default to 12,000 RCU, the read rate a new
-# on-demand table serves, so switching a live table to PROVISIONED for a load never gives lookups less read
-# capacity than on-demand's starting point (3,000 RCU would throttle lookups above ~6,000/s during the load
-# window). The extra 9,000 RCU cost $1.17 per hour while provisioned; the load window is minutes.
-PREWARM_WRITE_UNITS: Final = 10_000
-PREWARM_READ_UNITS: Final = 12_000
-
-# Warm mode defaults: the same write rate as prewarm, reads at the on-demand baseline (raising reads is charged and
-# lookups are read one item per address).
-WARM_WRITE_UNITS: Final = 10_000
-WARM_READ_UNITS: Final = ON_DEMAND_BASELINE_READ_UNITS
+# throughput can never be lowered, is refused at synth. The modes' defaults are the capacity model's
+# (fencepost.capacity), which the planner reads too.
+ON_DEMAND_BASELINE_READ_UNITS: Final = int(ON_DEMAND_NEW_READ_UNITS)
+ON_DEMAND_BASELINE_WRITE_UNITS: Final = int(ON_DEMAND_NEW_WRITE_UNITS)
 
 # How long a lookup container caches a dataset's live version. The loader gets the same value: it tells how long
 # lookups may still read the previous version after a switch.
@@ -46,10 +36,6 @@ CACHE_TTL_SECONDS: Final = 60
 RATE_LIMIT: Final = 1_000
 BURST_LIMIT: Final = 2_000
 
-# Concurrent loader invocations the data queue's event source may run (chunk writes and deletions; Lambda's minimum
-# for an SQS event source is 2). Ten gives a pre-warmed table enough parallel writers (8 threads each, capped by
-# writeRate) and leaves most of an account's default 1,000 concurrent executions to lookups.
-LOADER_CONCURRENCY: Final = 10
 # Concurrent loader invocations the control queue's event source may run (S3 notifications and build requests), on
 # top of LOADER_CONCURRENCY. Notifications take milliseconds; a build reads its folder's files and may take minutes.
 # Two (the minimum) lets a notification or a second dataset's build through while one build runs; chunk writes

@@ -8,9 +8,7 @@ DB file whole, never more than ``max_object_bytes`` of it once decompressed (``r
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +20,7 @@ from fencepost.core.archives import unpacked
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
 from fencepost.core.formats import FileError
 from fencepost.core.limits import Limits
-from fencepost.core.lines import split_lines
+from fencepost.core.lines import object_lines
 from fencepost.core.members import gzip_members
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
@@ -38,21 +36,6 @@ def make_s3_client() -> S3Client:
 
 class BucketUnavailable(DependencyUnavailable):
     """S3 refused or did not answer."""
-
-
-class _Prefixed:
-    """A readable stream with some bytes already taken from its front put back."""
-
-    def __init__(self, head: bytes, body: Any) -> None:
-        self.head = head
-        self.body = body
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:
-            head, self.head = self.head, b""
-            return head + (self.body.read(size - len(head)) if size > len(head) else b"")
-        data: bytes = self.body.read(size)
-        return data
 
 
 class Bucket:
@@ -141,16 +124,8 @@ class Bucket:
         return read
 
     def _lines(self, key: str, body: Any) -> Iterator[bytes]:
-        head = body.read(2)
-        stream: Any = _Prefixed(head, body)
-        if head == b"\x1f\x8b":
-            stream = gzip.GzipFile(fileobj=stream, mode="rb")
-        line = 0
         try:
-            for line, text in enumerate(split_lines(stream.read, self.limits), 1):  # noqa: B007 - reported on failure
-                yield text
-        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
-            raise FileError(line + 1, f"the gzip data is truncated or corrupt ({error})") from None
+            yield from object_lines(body, self.limits)
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
 

@@ -5,11 +5,20 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
 from fencepost.caches import MIB, CacheLimits
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
+
+# The loader's shape, declared once for the stack, the function and the planner: the data queue's concurrent
+# invocations (chunk writes and deletions; Lambda's minimum for an SQS event source is 2: ten give a pre-warmed
+# table enough parallel writers and leave most of an account's default 1,000 concurrent executions to lookups), the
+# BatchWriteItem calls each keeps in flight, and the items of a chunk message.
+LOADER_CONCURRENCY: Final = 10
+WRITE_THREADS: Final = 8
+CHUNK_ITEMS: Final = 5000
 
 
 class SettingsError(ValueError):
@@ -136,8 +145,8 @@ class LoaderSettings:
     data_queue_url: str
     cache_ttl: float = 60.0  # the lookups' TTL: an old version is deleted no sooner than this plus 15 minutes
     settle_seconds: int = 10  # a burst of changes to a folder within this many seconds makes one build
-    chunk_items: int = 5000
-    write_threads: int = 8
+    chunk_items: int = CHUNK_ITEMS
+    write_threads: int = WRITE_THREADS
     write_rate: float = 0.0  # items per second per invocation; 0 is unlimited
     max_receives: int = 5  # the queue's maxReceiveCount: the last delivery of a failing chunk fails the load
     deadline_margin: float = 20.0  # seconds kept back from the invocation's time limit
@@ -159,8 +168,8 @@ class LoaderSettings:
             data_queue_url=_required(env, "DATA_QUEUE_URL", "the loader's queue for chunk writes and deletions"),
             cache_ttl=cache_ttl,
             settle_seconds=_int(env, "SETTLE_SECONDS", 10, 0, 900),
-            chunk_items=_int(env, "CHUNK_ITEMS", 5000, 1, 100_000),
-            write_threads=_int(env, "WRITE_THREADS", 8, 1, 64),
+            chunk_items=_int(env, "CHUNK_ITEMS", CHUNK_ITEMS, 1, 100_000),
+            write_threads=_int(env, "WRITE_THREADS", WRITE_THREADS, 1, 64),
             write_rate=_float(env, "WRITE_RATE", 0.0, 0.0, 1_000_000.0),
             max_receives=_int(env, "MAX_RECEIVES", 5, 1, 1000),
             deadline_margin=_float(env, "DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0),

@@ -44,7 +44,9 @@ class _Counted:
         return data
 
 
-class _Prefixed:
+class Prefixed:
+    """A readable stream with some bytes already taken from its front put back."""
+
     def __init__(self, head: bytes, body: Readable) -> None:
         self.head, self.body = head, body
 
@@ -66,7 +68,7 @@ def unpacked(key: str, body: Readable, limit: int) -> bytes:
     Raises ``FileError`` for corrupt gzip, an unreadable archive, or an archive without an ``.mmdb`` member.
     """
     head = body.read(2)
-    stream: Readable = _Prefixed(head, body)
+    stream: Readable = Prefixed(head, body)
     try:
         if head == b"\x1f\x8b":
             stream = gzip.GzipFile(fileobj=cast("IO[bytes]", stream), mode="rb")

@@ -7,8 +7,11 @@ once with the number of the line where it happened (a small gzip may expand to g
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Callable, Iterator
 
+from fencepost.core.archives import Prefixed, Readable
 from fencepost.core.formats import FileError
 from fencepost.core.limits import Limits
 
@@ -48,3 +51,18 @@ def split_lines(read: Callable[[int], bytes], limits: Limits, size: int = READ_S
             raise FileError(number + 1, limits.object_too_large())
     if start:
         yield b"".join(start)
+
+
+def object_lines(body: Readable, limits: Limits) -> Iterator[bytes]:
+    """An object's lines, as ``split_lines`` gives them; gzip (by its magic bytes, whatever the name) is unpacked
+    on the way, and a truncated or corrupt one raises ``FileError`` at the line where it broke."""
+    head = body.read(2)
+    stream: Readable = Prefixed(head, body)
+    if head == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[call-overload]
+    line = 0
+    try:
+        for line, text in enumerate(split_lines(stream.read, limits), 1):  # noqa: B007 - reported on failure
+            yield text
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise FileError(line + 1, f"the gzip data is truncated or corrupt ({error})") from None

@@ -1,11 +1,9 @@
-"""Bulk writes: BatchWriteItem from several threads, retried with backoff until a deadline, optionally rate-limited."""
+"""Bulk writes: BatchWriteItem from several threads, paced to what the table accepts, until a deadline."""
 
 from __future__ import annotations
 
-import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -13,11 +11,14 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fencepost.core.keys import PK
+from fencepost.core.pacing import Backoff, Pacer, Work, table_level
 from fencepost.dynamo.client import REFUSALS, Table, error_code, refused
 from fencepost.dynamo.codec import Item
 from fencepost.dynamo.errors import StoreUnavailable
 
 BATCH_SIZE = 25  # BatchWriteItem's limit
+PACER_MEMORY = 60.0  # seconds
 
 # Answers that mean "not now": the batch is sent again after a pause. Anything else is a fault of the request.
 _RETRYABLE = {
@@ -37,33 +38,10 @@ class WriteOutcome:
     unfinished: list[dict[str, Any]] = field(default_factory=list)  # requests not written by the deadline
 
 
-class RateLimiter:
-    """A token bucket shared by writer threads: at most ``rate`` items per second (0: unlimited)."""
-
-    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = rate
-        self.clock = clock
-        self.tokens = rate
-        self.stamp = clock()
-        self.lock = threading.Lock()
-
-    def acquire(self, count: int) -> None:
-        if self.rate <= 0:
-            return
-        while True:
-            with self.lock:
-                now = self.clock()
-                self.tokens = min(self.rate, self.tokens + (now - self.stamp) * self.rate)
-                self.stamp = now
-                if self.tokens >= count or self.tokens >= self.rate:
-                    self.tokens -= count
-                    return
-                wait = (count - self.tokens) / self.rate
-            time.sleep(wait)
-
-
 class BulkWriter:
-    """Puts and deletes in batches of 25, ``threads`` calls in flight."""
+    """Puts and deletes in batches of 25, ``threads`` calls in flight, paced to what the table accepts
+    (``fencepost.core.pacing``): the rate is cut when DynamoDB refuses, at the level it names, and raised again
+    while it accepts; refused items wait for their key while other keys go on. ``rate`` is a ceiling (0: none)."""
 
     def __init__(
         self,
@@ -79,6 +57,8 @@ class BulkWriter:
         self.rate = rate
         self.clock = clock
         self.sleep = sleep
+        self._pacer: Pacer | None = None  # what the table accepted, kept across calls of a warm container
+        self._used = float("-inf")
 
     def put(self, items: Sequence[Item], *, deadline: float) -> WriteOutcome:
         return self.write([{"PutRequest": {"Item": item}} for item in items], deadline=deadline)
@@ -94,55 +74,68 @@ class BulkWriter:
     def write(self, requests: Sequence[dict[str, Any]], *, deadline: float) -> WriteOutcome:
         """BatchWriteItem until every request is written or ``deadline`` (a ``clock()`` value) passes.
 
-        Unprocessed items and throttling are retried with exponential backoff and full jitter; what is not written
-        by the deadline comes back in ``unfinished``. A request DynamoDB refuses as invalid raises ``StoreRefused``;
-        one it refuses for another reason, ``StoreUnavailable``.
+        What is not written by the deadline comes back in ``unfinished``; nothing is written twice or lost. A
+        request DynamoDB refuses as invalid raises ``StoreRefused``; one it refuses for another reason,
+        ``StoreUnavailable``.
         """
-        batches = deque(list(requests[offset : offset + BATCH_SIZE]) for offset in range(0, len(requests), BATCH_SIZE))
+        work: Work[dict[str, Any]] = Work(requests, key_of)
         outcome = WriteOutcome()
         lock = threading.Lock()
-        limiter = RateLimiter(self.rate, self.clock) if self.rate > 0 else None
-
-        def give_up(batch: list[Any]) -> None:
-            with lock:
-                outcome.unfinished.extend(batch)
-                while batches:
-                    outcome.unfinished.extend(batches.popleft())
+        pacer = self._pacer_at(self.clock())
+        keys = Backoff()
 
         def writer() -> None:
             while True:
                 with lock:
-                    if not batches:
+                    now = self.clock()
+                    if now >= deadline:
+                        outcome.unfinished.extend(work.drain())
                         return
-                    batch: list[Any] = batches.popleft()
-                attempt = 0
-                while batch:
-                    if self.clock() >= deadline:
-                        give_up(batch)
+                    batch, wait = work.take(BATCH_SIZE, now)
+                    if not batch and wait is None:
                         return
-                    if limiter is not None:
-                        limiter.acquire(len(batch))
-                    sent = len(batch)
-                    batch, refused = self._send(batch)
+                    pause = pacer.reserve(len(batch), now) if batch else min(wait or 0.0, 0.25)
+                if pause > 0:
+                    self.sleep(max(0.0, min(pause, deadline - self.clock())))
+                if not batch:
+                    continue
+                sent = self.clock()
+                if sent >= deadline:
                     with lock:
-                        outcome.written += sent - len(batch)
-                        if refused:
-                            outcome.throttled += 1
-                            outcome.retries += len(batch)
-                    if refused:
-                        pause = random.uniform(0, min(5.0, 0.05 * 2**attempt))
-                        self.sleep(max(0.0, min(pause, deadline - self.clock())))
-                        attempt += 1
+                        work.give_back(batch)
+                    continue
+                left, reasons = self._send(batch)
+                with lock:
+                    now = self.clock()
+                    outcome.written += len(batch) - len(left)
+                    keys.accepted(key_of(request) for request in batch if request not in left)
+                    if left:
+                        outcome.throttled += 1
+                        outcome.retries += len(left)
+                        share, whole = len(left) / len(batch), table_level(reasons)
+                        pacer.refused(now, share=share, whole_table=whole, sent=sent, items=len(batch) - len(left))
+                        keys.refused([key_of(request) for request in left], now)
+                        work.defer(left, keys, now)
                     else:
-                        attempt = 0
+                        pacer.accepted(now, len(batch))
+                    work.finished(len(batch))
 
         with ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="writer") as pool:
             for future in [pool.submit(writer) for _ in range(self.threads)]:
                 future.result()
+        self._used = self.clock()
         return outcome
 
-    def _send(self, batch: list[Any]) -> tuple[list[Any], bool]:
-        """One BatchWriteItem: what is left to send, and whether DynamoDB held anything back."""
+    def _pacer_at(self, now: float) -> Pacer:
+        """The container's pacer: its rate still holds after a pause of up to ``PACER_MEMORY`` seconds (the next
+        chunk of the same load); after a longer one it starts afresh."""
+        if self._pacer is None or now - self._used > PACER_MEMORY:
+            self._pacer = Pacer(ceiling=self.rate, now=now)
+        self._used = now
+        return self._pacer
+
+    def _send(self, batch: list[Any]) -> tuple[list[Any], list[str]]:
+        """One BatchWriteItem: what is left to send, and the ``ThrottlingReasons`` of a refusal."""
         name = self.table.name
         try:
             response = self.table.client.batch_write_item(RequestItems={name: batch})
@@ -151,8 +144,14 @@ class BulkWriter:
                 raise refused("BatchWriteItem", error) from error
             if error_code(error) not in _RETRYABLE:
                 raise StoreUnavailable(f"DynamoDB refused a batch write: {error}") from error
-            return batch, True
+            found: Any = error.response.get("ThrottlingReasons", [])
+            return batch, [str(reason.get("reason", "")) for reason in found if isinstance(reason, dict)]
         except BotoCoreError:
-            return batch, True
-        left = list(response.get("UnprocessedItems", {}).get(name, []))
-        return left, bool(left)
+            return batch, []
+        return list(response.get("UnprocessedItems", {}).get(name, [])), []
+
+
+def key_of(request: dict[str, Any]) -> str:
+    """The partition key of a write request (a put or a delete)."""
+    item = request["PutRequest"]["Item"] if "PutRequest" in request else request["DeleteRequest"]["Key"]
+    return str(item.get(PK, {}).get("S", ""))

@@ -1,4 +1,4 @@
-"""Published us-east-1 prices used by the cost section, with the date they were read."""
+"""Published us-east-1 prices, with the date they were read: the planner's load costs and the bench's cost sections."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ PRICES_SOURCE = (
 
 DYNAMODB_READ_PER_MILLION_RRU = 0.125  # on-demand, after the November 2024 price cut
 DYNAMODB_WRITE_PER_MILLION_WRU = 0.625
+# Provisioned capacity, billed by the hour (AWS's provisioned pricing page, us-east-1; not in ../shared/REFERENCE.md)
+DYNAMODB_WCU_HOUR = 0.00065
+DYNAMODB_RCU_HOUR = 0.00013
 DYNAMODB_STORAGE_PER_GB_MONTH = 0.25
 LAMBDA_ARM_PER_GB_SECOND = 0.0000133334
 LAMBDA_PER_MILLION_REQUESTS = 0.20
