@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fencepost.capacity.modes import ModeError, parse_mode
 from fencepost.model import DatasetRecord, LoadStatus
 from local.dynamodb import LocalStackError
 from local.mirror import Mirror, reconcile
@@ -76,13 +77,22 @@ def _kept(stack: LocalStack) -> str:
     return "in memory: rebuilt from the mirrored objects at each start"
 
 
+def _capacity(stack: LocalStack) -> str:
+    if stack.front is None:
+        return "off: DynamoDB Local as it is, unlimited (CAPACITY=on-demand-new etc. emulates DynamoDB's partitions)"
+    behind = stack.dynamodb.endpoint if stack.dynamodb else ""
+    record = stack.front.record or "not kept"
+    return f"emulated ({stack.front.describe()}), DynamoDB Local behind it at {behind}; per second: {record}"
+
+
 def _banner(stack: LocalStack) -> str:
     api, s3 = stack.api_url, stack.aws_endpoint
     return f"""
 Fencepost is running locally.
   HTTP API        {api}   (OpenAPI: {api}/openapi.json)
   S3 and SQS      {s3}   (bucket: {stack.config.bucket})
-  DynamoDB Local  {stack.dynamodb.endpoint if stack.dynamodb else ""}   (table: {stack.config.table}, {_kept(stack)})
+  DynamoDB        {stack.dynamodb_endpoint if stack.dynamodb else ""}   (table: {stack.config.table}, {_kept(stack)})
+  Capacity        {_capacity(stack)}
 
 Try:
   curl '{api}/lookup?ip=8.8.8.8&dataset=sample'
@@ -106,8 +116,21 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the table in memory (loads at full speed; rebuilt from the mirrored objects at each start) or "
         "on disk (restarts in seconds; loads about a third slower)",
     )
+    parser.add_argument(
+        "--capacity",
+        default=os.environ.get("CAPACITY", "off"),
+        help="off (default: unlimited), on-demand-new, warm=<WRU>, provisioned=<WCU>, "
+        "provisioned=<WCU>,then-on-demand: DynamoDB's partitions emulated in front of DynamoDB Local",
+    )
+    parser.add_argument("--capacity-scale", type=float, default=float(os.environ.get("CAPACITY_SCALE", "1")))
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    try:
+        parse_mode(args.capacity)
+    except ModeError as error:
+        parser.error(str(error))
+    if not 0.001 <= args.capacity_scale <= 100:
+        parser.error("CAPACITY_SCALE must be from 0.001 to 100")
 
     config = StackConfig(
         dynamodb_port=args.dynamodb_port,
@@ -115,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         http_port=args.http_port,
         data_dir=args.data_dir,
         store=args.table,
+        capacity=args.capacity,
+        capacity_scale=args.capacity_scale,
     )
     stack = LocalStack(config)
     stopping = threading.Event()

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from fencepost.capacity.modes import parse_mode
+from local.capacity import CapacityFront
 from local.dynamodb import (
     DynamoDBLocal,
     LocalStackError,
@@ -67,6 +69,11 @@ class StackConfig:
     control_workers: int = 1  # and on the control queue, which never waits behind the data queue
     sweep_every: float = 60.0
     log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
+    # The capacity emulator in front of DynamoDB Local (local.capacity): "off" (DynamoDB Local as it is: unlimited),
+    # or a mode of fencepost.capacity.modes ("on-demand-new", "warm=12000", "provisioned=10000,then-on-demand"),
+    # every capacity figure multiplied by capacity_scale. It listens on dynamodb_port; DynamoDB Local moves behind.
+    capacity: str = "off"
+    capacity_scale: float = 1.0
     # Keep the functions' EMF metric lines: in <data_dir>/metrics.log, never on the terminal; a stack without a data
     # dir writes them to standard output, as Lambda does (the benchmarks). Off: counted, never written.
     metrics: bool = True
@@ -92,6 +99,7 @@ class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.dynamodb: DynamoDBLocal | None = None
+        self.front: CapacityFront | None = None
         self.storage: WorkingCopy | None = None
         self.moto: MotoServer | None = None
         self.queues: Queues | None = None
@@ -113,8 +121,16 @@ class LocalStack:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.config.http_port}"
 
+    @property
+    def dynamodb_endpoint(self) -> str:
+        """Where every DynamoDB client goes: the capacity emulator when there is one, else DynamoDB Local."""
+        if self.front is not None:
+            return self.front.endpoint
+        assert self.dynamodb is not None
+        return self.dynamodb.endpoint
+
     def client(self, service: str) -> Any:
-        endpoint = self.dynamodb.endpoint if service == "dynamodb" and self.dynamodb else self.aws_endpoint
+        endpoint = self.dynamodb_endpoint if service == "dynamodb" and self.dynamodb else self.aws_endpoint
         return local_client(endpoint, service)
 
     # -- life cycle --------------------------------------------------------------------------------------------
@@ -126,18 +142,7 @@ class LocalStack:
                 raise LocalStackError(f"port {port} (for {what}) is busy: stop what uses it or choose another port")
         if config.http_port is not None and port_in_use(config.http_port):
             raise LocalStackError(f"port {config.http_port} (for the HTTP API) is busy: choose another port")
-        db_path, log = None, None
-        if config.data_dir:
-            config.data_dir.mkdir(parents=True, exist_ok=True)
-            log = config.data_dir / "dynamodb.log"
-        if config.store not in (MEMORY, DISK):
-            raise LocalStackError(f"the table is kept in {MEMORY!r} or on {DISK!r}, not {config.store!r}")
-        if config.store == DISK:
-            if config.data_dir is None:
-                raise LocalStackError("a table kept on disk needs a data dir")
-            self.storage = WorkingCopy(config.data_dir / "dynamodb", MEMORY_ROOT)
-            db_path = self.storage.open()
-        self.dynamodb = DynamoDBLocal(config.dynamodb_port, db_path, log).start()
+        self._start_dynamodb()
         moto_log = config.data_dir / "moto.log" if config.data_dir else None
         self.moto = MotoServer(config.aws_port, moto_log).start()
         self._create_resources()
@@ -161,6 +166,28 @@ class LocalStack:
             self.http = serve(self.lookup.handler, "127.0.0.1", config.http_port)
         return self
 
+    def _start_dynamodb(self) -> None:
+        """DynamoDB Local (its table in memory or on disk), and the capacity emulator in front of it if asked."""
+        config = self.config
+        db_path, log = None, None
+        if config.data_dir:
+            config.data_dir.mkdir(parents=True, exist_ok=True)
+            log = config.data_dir / "dynamodb.log"
+        if config.store not in (MEMORY, DISK):
+            raise LocalStackError(f"the table is kept in {MEMORY!r} or on {DISK!r}, not {config.store!r}")
+        if config.store == DISK:
+            if config.data_dir is None:
+                raise LocalStackError("a table kept on disk needs a data dir")
+            self.storage = WorkingCopy(config.data_dir / "dynamodb", MEMORY_ROOT)
+            db_path = self.storage.open()
+        mode = parse_mode(config.capacity)  # a bad mode stops the start before anything runs
+        behind = config.dynamodb_port if mode.unlimited else free_port()
+        self.dynamodb = DynamoDBLocal(behind, db_path, log).start()
+        if not mode.unlimited:
+            front = CapacityFront(config.dynamodb_port, self.dynamodb.endpoint, mode, scale=config.capacity_scale)
+            front.record = config.data_dir / "capacity.jsonl" if config.data_dir else None
+            self.front = front.start()
+
     def _create_resources(self) -> None:
         assert self.dynamodb is not None
         ddb = self.client("dynamodb")
@@ -177,7 +204,7 @@ class LocalStack:
             "AWS_SECRET_ACCESS_KEY": "local",
             "AWS_DEFAULT_REGION": "us-east-1",
             "AWS_REGION": "us-east-1",
-            "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb.endpoint,
+            "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_endpoint,
             "AWS_ENDPOINT_URL_S3": self.aws_endpoint,
             "AWS_ENDPOINT_URL_SQS": self.aws_endpoint,
             "TABLE_NAME": self.config.table,
@@ -232,6 +259,8 @@ class LocalStack:
             self.http.server_close()
         if self.moto is not None:
             self.moto.stop()
+        if self.front is not None:
+            self.front.stop()
         if self.dynamodb is not None:
             self.dynamodb.stop()
         if self.storage is not None:

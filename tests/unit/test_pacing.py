@@ -27,9 +27,12 @@ def test_a_first_refusal_far_above_what_the_table_took_cuts_to_what_it_took() ->
     assert pacer.rate == pytest.approx(1000.0 * pacing.GROWTH**3)
     pacer.refused(3.5, share=0.9, whole_table=False, sent=3.5, items=3)
     assert pacer.rate == 1003.0  # one cut, to the 1,003 items taken in the last second
-    # A table that took nothing at all: never more than a quarter gone at once
-    pacer.refused(6.0, share=1.0, whole_table=True, sent=6.0)
-    assert pacer.rate == 1003.0 * pacing.DEEPEST_CUT
+    # Refusals that no lower rate stops (every call refused, second after second): never below a quarter of the
+    # most the table took in a second
+    best = pacer.best
+    for second in range(6, 30):
+        pacer.refused(float(second), share=1.0, whole_table=True, sent=float(second))
+    assert pacer.rate == pacing.HOLD * best
 
 
 def test_the_rate_grows_until_refused_then_cuts_by_the_level_named_and_climbs_back() -> None:

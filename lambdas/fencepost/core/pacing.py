@@ -12,7 +12,9 @@ refused (a new table's partitions are unknown), then:
   of a cut change nothing: DynamoDB counts capacity by the second;
 - raises it again while calls are accepted whole: by ``FAST_INCREASE`` a second well below the rate last refused,
   by ``INCREASE`` near it (one refused call at the top of each cycle of ten seconds or so);
-- never goes above ``ceiling`` (the ``writeRate`` setting; 0 for none), nor below ``FLOOR``.
+- never goes above ``ceiling`` (the ``writeRate`` setting; 0 for none), nor below ``FLOOR``, nor below ``HOLD`` of
+  the most the table took in a second since the pacer began (a container keeps it while it writes): refusals a
+  lower rate does not stop (random faults) cannot take it down to nothing.
 
 Fresh items keep the order the build shuffled them in, so each partition keeps its share of the rate. Items sent
 back (``Work.defer``) wait for their key (``Backoff``: exponentially longer while it keeps refusing), spread over
@@ -38,6 +40,8 @@ FAST_INCREASE: Final = 0.2  # per second, while well below it (after a deep cut)
 NEAR: Final = 0.85  # "near": at least this share of the rate last refused
 TABLE_CUT: Final = 0.5
 DEEPEST_CUT: Final = 0.25  # at most this much of the rate is left by one cut, whatever the table took
+HOLD: Final = 0.25  # never below this share of the most the table took in a second (refusals that a lower rate
+# does not stop, random faults, must not take the rate down to nothing)
 KEY_CUT: Final = 0.8
 CUT_SPACING: Final = 1.0  # seconds: DynamoDB counts capacity by the second
 KEY_BACKOFF: Final = (0.5, 5.0)  # first and longest wait of a refused key, seconds: its partition is full this second
@@ -60,6 +64,7 @@ class Pacer:
         self.refused_at = float("inf")  # the rate at the last cut: what the table did not take
         self.since = now
         self.taken: deque[tuple[float, int]] = deque()  # (when, items accepted) over the last second
+        self.best = 0.0  # the most the table took in a second, since this pacer began
 
     def reserve(self, count: int, now: float) -> float:
         """Seconds to wait before sending ``count`` items (0: now); the items are counted as sent."""
@@ -91,10 +96,9 @@ class Pacer:
         if (now if sent is None else sent) - self.last_cut < CUT_SPACING:
             return
         cut = TABLE_CUT if whole_table else max(TABLE_CUT, min(KEY_CUT, 1.0 - share))
-        window = min(1.0, now - self.since)
-        took = sum(count for _, count in self.taken) / window if window >= 0.5 else float("inf")
+        took = self._rate_taken(now)
         self.refused_at = self.rate
-        self.rate = max(FLOOR, self.rate * DEEPEST_CUT, min(self.rate * cut, took))
+        self.rate = max(FLOOR, HOLD * self.best, self.rate * DEEPEST_CUT, min(self.rate * cut, took))
         self.last_cut = now
         self.ready = max(self.ready, now)
 
@@ -102,6 +106,14 @@ class Pacer:
         self.taken.append((now, items))
         while self.taken and self.taken[0][0] < now - 1.0:
             self.taken.popleft()
+        took = self._rate_taken(now)
+        if took != float("inf"):
+            self.best = max(self.best, took)
+
+    def _rate_taken(self, now: float) -> float:
+        """Items a second the table took over the last second (unknown, infinite, in the first half second)."""
+        window = min(1.0, now - self.since)
+        return sum(count for _, count in self.taken) / window if window >= 0.5 else float("inf")
 
 
 class Backoff:

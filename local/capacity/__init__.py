@@ -1,0 +1,168 @@
+"""The capacity emulator: an HTTP endpoint that speaks DynamoDB's JSON protocol, in front of DynamoDB Local.
+
+Every request is accounted on the capacity model of its table (``fencepost.capacity``, real time) before it is
+forwarded (``accounting``): what DynamoDB would refuse is refused here, in DynamoDB's own error format
+(``ProvisionedThroughputExceededException`` with ``ThrottlingReasons``, ``RequestLimitExceeded``), and a batch's
+refused items come back in ``UnprocessedItems`` / ``UnprocessedKeys``. ``ReturnConsumedCapacity`` answers carry
+the model's units. The loader, the lookup function, the AWS CLI and any SDK see what DynamoDB would answer.
+
+What each partition accepted and refused is logged every ``LOG_EVERY`` seconds while requests come, and written a
+line a second to ``capacity.jsonl`` (``make run``: ``var/capacity.jsonl``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.client import HTTPConnection
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from fencepost.capacity.modes import Mode
+from fencepost.capacity.table import Second
+from local.capacity.operations import Operations, Reply
+
+LOG_EVERY: Final = 10.0
+FORWARDED: Final = ("content-type", "x-amz-target", "authorization", "x-amz-date", "x-amz-security-token")
+
+
+class CapacityFront:
+    def __init__(
+        self,
+        port: int,
+        backend: str,
+        mode: Mode,
+        *,
+        scale: float = 1.0,
+        record: Path | None = None,
+        say: Callable[[str], None] = print,
+    ) -> None:
+        self.port, self.backend, self.mode, self.scale = port, backend, mode, scale
+        self.record, self.say = record, say
+        self.operations = Operations(mode, scale, self._second, self._forward)
+        self._server: ThreadingHTTPServer | None = None
+        self._local = threading.local()
+        self._window: dict[str, list[Second]] = {}
+        self._logged = time.monotonic()
+        self._lock = threading.Lock()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def describe(self) -> str:
+        return f"{self.mode.name}, scale {self.scale:g}"
+
+    def start(self) -> CapacityFront:
+        front = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                reply = front.operations.handle(headers.get("x-amz-target", ""), headers, body)
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def do_GET(self) -> None:
+                self.do_POST()
+
+            def log_message(self, *_: Any) -> None:  # the terminal shows the capacity lines only
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="capacity-front", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    # -- forwarding --------------------------------------------------------------------------------------------
+
+    def _forward(self, headers: dict[str, str], body: bytes) -> Reply:
+        """The request as DynamoDB Local answers it (one kept connection a thread)."""
+        connection: HTTPConnection | None = getattr(self._local, "connection", None)
+        for attempt in range(2):
+            if connection is None:
+                parts = urlsplit(self.backend)
+                connection = HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=60)
+                self._local.connection = connection
+            try:
+                sent = {name: value for name, value in headers.items() if name in FORWARDED}
+                connection.request("POST", "/", body=body, headers=sent)
+                response = connection.getresponse()
+                data = response.read()
+                kept = {name: value for name, value in response.getheaders() if name.lower() != "content-length"}
+                return Reply(response.status, kept, data)
+            except (ConnectionError, OSError):
+                connection.close()
+                connection = self._local.connection = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    # -- what each second held ---------------------------------------------------------------------------------
+
+    def _second(self, table: str, second: Second) -> None:
+        with self._lock:
+            if self.record is not None:
+                line = {
+                    "table": table,
+                    "second": second.second,
+                    "partitions": second.table_partitions,
+                    "write": second.write,
+                    "write_throttled": second.write_throttled,
+                    "read": second.read,
+                    "by_partition": [
+                        {key: value for key, value in vars_of(p).items() if value or key in ("index", "number")}
+                        for p in second.partitions
+                    ],
+                }
+                with self.record.open("a") as handle:
+                    handle.write(json.dumps(line, separators=(",", ":")) + "\n")
+            self._window.setdefault(table, []).append(second)
+            if time.monotonic() - self._logged >= LOG_EVERY:
+                self._logged = time.monotonic()
+                for name, seconds in self._window.items():
+                    self.say(summary(name, seconds))
+                self._window.clear()
+
+
+def vars_of(partition: Any) -> dict[str, Any]:
+    return {name: getattr(partition, name) for name in partition.__slots__}
+
+
+def summary(table: str, seconds: list[Second]) -> str:
+    """One line for the terminal: a table's accepted and refused units a second, and its busiest partitions."""
+    span = max(1, seconds[-1].second - seconds[0].second + 1)
+    written = sum(s.write for s in seconds) / span
+    refused = sum(s.write_throttled for s in seconds) / span
+    read = sum(s.read for s in seconds) / span
+    per: dict[int, list[float]] = {}
+    for second in seconds:
+        for p in second.partitions:
+            if not p.index:
+                counts = per.setdefault(p.number, [0.0, 0.0])
+                counts[0] += p.write / span
+                counts[1] += p.write_throttled / span
+    busiest = sorted(per.items(), key=lambda entry: -sum(entry[1]))[:4]
+    parts = ", ".join(f"#{n} {ok:,.0f}/{no:,.0f}" for n, (ok, no) in busiest)
+    return (
+        f"[{time.strftime('%H:%M:%S')}] capacity {table}: {written:,.0f} write units/s accepted, {refused:,.0f}/s "
+        f"throttled, {read:,.0f} read units/s, {seconds[-1].table_partitions} partitions "
+        f"(busiest, accepted/throttled a second: {parts})"
+    )
