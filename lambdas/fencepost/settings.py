@@ -148,6 +148,7 @@ class LoaderSettings:
     chunk_items: int = CHUNK_ITEMS
     write_threads: int = WRITE_THREADS
     write_rate: float = 0.0  # items per second per invocation; 0 is unlimited
+    write_pacing: bool = True  # the writer paces itself (fencepost.core.pacing); off: as before, for comparison
     max_receives: int = 5  # the queue's maxReceiveCount: the last delivery of a failing chunk fails the load
     deadline_margin: float = 20.0  # seconds kept back from the invocation's time limit
     retry_base: float = 5.0  # a handed-back message returns after retry_base * 2**(deliveries - 1) seconds
@@ -171,6 +172,7 @@ class LoaderSettings:
             chunk_items=_int(env, "CHUNK_ITEMS", CHUNK_ITEMS, 1, 100_000),
             write_threads=_int(env, "WRITE_THREADS", WRITE_THREADS, 1, 64),
             write_rate=_float(env, "WRITE_RATE", 0.0, 0.0, 1_000_000.0),
+            write_pacing=_bool(env, "WRITE_PACING", True),
             max_receives=_int(env, "MAX_RECEIVES", 5, 1, 1000),
             deadline_margin=_float(env, "DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0),
             retry_base=_float(env, "RETRY_BASE_SECONDS", 5.0, 0.0, 300.0),

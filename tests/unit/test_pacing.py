@@ -176,3 +176,20 @@ def test_the_writer_paces_itself_to_a_hot_partition_and_writes_every_item_once()
     )
     assert busiest / clock[0] >= 0.8 * 1000  # the hot partition's items went at 80% or more of its 1,000 a second
     assert key_of({"PutRequest": {"Item": items[0]}}) == items[0]["PK"]["S"]
+
+
+def test_without_pacing_the_writer_retries_into_the_throttle_but_loses_nothing() -> None:
+    # The writer as it was before pacing (WRITE_PACING=off), on a partition that takes 1,000 items a second
+    clock = [0.0]
+    model = TableModel(parse_mode("on-demand-new"))
+    client = _ModelClient(model, clock)
+
+    def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    writer = BulkWriter(_Table(client), pacing=False, clock=lambda: clock[0], sleep=sleep)  # type: ignore[arg-type]
+    items = [{"PK": {"S": "geo#1#4/1"}, "SK": {"N": str(n)}} for n in range(5000)]
+    outcome = writer.put(items, deadline=float("inf"))
+    assert outcome.unfinished == []
+    assert sorted(client.written.values()) == [1] * 5000
+    assert outcome.throttled == client.refused_calls > 10  # it sent into the throttle, and sent again

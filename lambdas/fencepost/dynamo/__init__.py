@@ -46,8 +46,8 @@ class Tables:
         table = Table(client, name)
         return cls(table, DatasetTable(table), BuildTable(table), VersionTable(table), RangeTable(table))
 
-    def writer(self, *, threads: int = 1, rate: float = 0.0) -> BulkWriter:
-        return BulkWriter(self.table, threads=threads, rate=rate)
+    def writer(self, *, threads: int = 1, rate: float = 0.0, pacing: bool = True) -> BulkWriter:
+        return BulkWriter(self.table, threads=threads, rate=rate, pacing=pacing)
 
     # What the lookup reads (``fencepost.lookup.LookupStore``):
 

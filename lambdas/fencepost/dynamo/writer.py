@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -41,7 +42,9 @@ class WriteOutcome:
 class BulkWriter:
     """Puts and deletes in batches of 25, ``threads`` calls in flight, paced to what the table accepts
     (``fencepost.core.pacing``): the rate is cut when DynamoDB refuses, at the level it names, and raised again
-    while it accepts; refused items wait for their key while other keys go on. ``rate`` is a ceiling (0: none)."""
+    while it accepts; refused items wait for their key while other keys go on. ``rate`` is a ceiling (0: none).
+    ``pacing=False`` is the writer as it was before (``WRITE_PACING=off``, kept to compare the two): no rate but the
+    ceiling, and each thread sends its refused items again after an exponential pause with full jitter."""
 
     def __init__(
         self,
@@ -49,12 +52,14 @@ class BulkWriter:
         *,
         threads: int = 1,
         rate: float = 0.0,
+        pacing: bool = True,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.table = table
         self.threads = max(1, threads)
         self.rate = rate
+        self.pacing = pacing
         self.clock = clock
         self.sleep = sleep
         self._pacer: Pacer | None = None  # what the table accepted, kept across calls of a warm container
@@ -78,57 +83,18 @@ class BulkWriter:
         request DynamoDB refuses as invalid raises ``StoreRefused``; one it refuses for another reason,
         ``StoreUnavailable``.
         """
-        work: Work[dict[str, Any]] = Work(requests, key_of)
-        outcome = WriteOutcome()
-        lock = threading.Lock()
-        pacer = self._pacer_at(self.clock())
-        keys = Backoff()
-
-        def writer() -> None:
-            while True:
-                with lock:
-                    now = self.clock()
-                    if now >= deadline:
-                        outcome.unfinished.extend(work.drain())
-                        return
-                    batch, wait = work.take(BATCH_SIZE, now)
-                    if not batch and wait is None:
-                        return
-                    pause = pacer.reserve(len(batch), now) if batch else min(wait or 0.0, 0.25)
-                if pause > 0:
-                    self.sleep(max(0.0, min(pause, deadline - self.clock())))
-                if not batch:
-                    continue
-                sent = self.clock()
-                if sent >= deadline:
-                    with lock:
-                        work.give_back(batch)
-                    continue
-                left, reasons = self._send(batch)
-                with lock:
-                    now = self.clock()
-                    outcome.written += len(batch) - len(left)
-                    keys.accepted(key_of(request) for request in batch if request not in left)
-                    if left:
-                        outcome.throttled += 1
-                        outcome.retries += len(left)
-                        share, whole = len(left) / len(batch), table_level(reasons)
-                        pacer.refused(now, share=share, whole_table=whole, sent=sent, items=len(batch) - len(left))
-                        keys.refused([key_of(request) for request in left], now)
-                        work.defer(left, keys, now)
-                    else:
-                        pacer.accepted(now, len(batch))
-                    work.finished(len(batch))
-
+        run = _Run(self, Work(requests, key_of), self._pacer_at(self.clock()), deadline)
         with ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="writer") as pool:
-            for future in [pool.submit(writer) for _ in range(self.threads)]:
+            for future in [pool.submit(run.thread) for _ in range(self.threads)]:
                 future.result()
         self._used = self.clock()
-        return outcome
+        return run.outcome
 
     def _pacer_at(self, now: float) -> Pacer:
         """The container's pacer: its rate still holds after a pause of up to ``PACER_MEMORY`` seconds (the next
         chunk of the same load); after a longer one it starts afresh."""
+        if not self.pacing:  # the ceiling alone (none: unlimited)
+            return Pacer(ceiling=self.rate, start=float("inf"), now=now)
         if self._pacer is None or now - self._used > PACER_MEMORY:
             self._pacer = Pacer(ceiling=self.rate, now=now)
         self._used = now
@@ -155,3 +121,66 @@ def key_of(request: dict[str, Any]) -> str:
     """The partition key of a write request (a put or a delete)."""
     item = request["PutRequest"]["Item"] if "PutRequest" in request else request["DeleteRequest"]["Key"]
     return str(item.get(PK, {}).get("S", ""))
+
+
+class _Run:
+    """One ``write``: the requests, what became of them, and the threads' shared pacing, behind one lock."""
+
+    def __init__(self, writer: BulkWriter, work: Work[dict[str, Any]], pacer: Pacer, deadline: float) -> None:
+        self.writer, self.work, self.pacer, self.deadline = writer, work, pacer, deadline
+        self.outcome = WriteOutcome()
+        self.keys = Backoff()
+        self.lock = threading.Lock()
+
+    def thread(self) -> None:
+        clock, sleep, deadline = self.writer.clock, self.writer.sleep, self.deadline
+        held: list[dict[str, Any]] = []  # pacing off: the batch this thread sends again, as before pacing
+        attempt = 0
+        while True:
+            with self.lock:
+                now = clock()
+                if now >= deadline:
+                    self.outcome.unfinished.extend([*held, *self.work.drain()])
+                    return
+                batch, wait = (held, 0.0) if held else self.work.take(BATCH_SIZE, now)
+                if not batch and wait is None:
+                    return
+                pause = self.pacer.reserve(len(batch), now) if batch else min(wait or 0.0, 0.25)
+            if pause > 0:
+                sleep(max(0.0, min(pause, deadline - clock())))
+            if not batch:
+                continue
+            sent = clock()
+            if sent >= deadline:
+                with self.lock:
+                    self.work.give_back(batch)
+                held = []
+                continue
+            left, reasons = self.writer._send(batch)
+            held = self._came_back(batch, left, reasons, sent)
+            attempt = attempt + 1 if held else 0
+            if held:
+                sleep(max(0.0, min(random.uniform(0, min(5.0, 0.05 * 2.0**attempt)), deadline - clock())))
+
+    def _came_back(
+        self, batch: list[dict[str, Any]], left: list[dict[str, Any]], reasons: list[str], sent: float
+    ) -> list[dict[str, Any]]:
+        """Account a call's answer; what this thread must send again itself (pacing off), else nothing."""
+        with self.lock:
+            now, outcome, work = self.writer.clock(), self.outcome, self.work
+            outcome.written += len(batch) - len(left)
+            outcome.throttled += bool(left)
+            outcome.retries += len(left)
+            if not self.writer.pacing:  # each thread sends its batch again after a pause; nothing slows down
+                work.finished(len(batch) - len(left))
+                return left
+            if left:
+                share, whole = len(left) / len(batch), table_level(reasons)
+                self.pacer.refused(now, share=share, whole_table=whole, sent=sent, items=len(batch) - len(left))
+                self.keys.refused([key_of(request) for request in left], now)
+                work.defer(left, self.keys, now)
+            else:
+                self.keys.accepted(key_of(request) for request in batch)
+                self.pacer.accepted(now, len(batch))
+            work.finished(len(batch))
+            return []

@@ -48,7 +48,7 @@ service = LoadingService(
     datasets=tables.datasets,
     builds=tables.builds,
     versions=tables.versions,
-    writer=tables.writer(threads=settings.write_threads, rate=settings.write_rate),
+    writer=tables.writer(threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing),
     bucket=bucket,
     outbox=queues,
     telemetry=obs,

@@ -135,11 +135,11 @@ def plan(args: argparse.Namespace) -> Planned:
     shown = [p for p in plans if p.mode in SHOWN or (best is not None and p.mode == best.mode)]
     reads = plan_reads(build, args.lookups_per_second, args.skew) if args.lookups_per_second else None
     spread = hottest_share_spread(build, "on-demand-new")
-    recommendation = _recommend(best, plans, args.within)
+    recommendation = recommend(best, plans, args.within)
     return Planned(build, shown, recommendation, spread, args.within, args.workers, args.threads, reads)
 
 
-def _recommend(best: ModePlan | None, plans: list[ModePlan], within: float) -> dict[str, str]:
+def recommend(best: ModePlan | None, plans: list[ModePlan], within: float) -> dict[str, str]:
     if best is None:
         fastest = min(plans, key=lambda p: p.seconds)
         why = f"no mode loads it within {_clock(within)}; the fastest, {fastest.mode}, takes {_clock(fastest.seconds)}"
