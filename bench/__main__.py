@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, costs, hardening, loading, lookups, make_run, several, synthetic, workload
+from bench import cold_start, costs, hardening, loading, lookups, make_run, partitions, several, synthetic, workload
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
@@ -143,6 +143,8 @@ def run(args: argparse.Namespace) -> Report:
     )
     report.sections.append(costs.markdown(measured, LOOKUP_MEMORY_MB))
     loader = figures.loader
+    say("Reproducing the study on the capacity model, and loading through the capacity emulator...")
+    partition_section = partitions.section(args, RESULTS)
     report.costs(
         wcu_per_item=figures.wcu_per_item,
         item_bytes=figures.item_bytes,
@@ -151,6 +153,7 @@ def run(args: argparse.Namespace) -> Report:
         loader_memory_mb=LOADER_MEMORY_MB,
         messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
     )
+    report.sections.append(partition_section)
     return report
 
 
@@ -169,6 +172,9 @@ def _configuration(args: argparse.Namespace) -> list[str]:
         "items, 8 threads each, 2 s to settle; the table in memory, then on disk as `--table disk` keeps it)",
         f"sections 3 and 7: the lookup function's environment as deployed ({', '.join(DEPLOYED)}), "
         "DynamoDB replaced by an in-memory client",
+        "section 9: the capacity model (fencepost.capacity) in virtual time for the study's loads and our loader as "
+        f"deployed; then `python -m local --capacity <table> --capacity-scale {args.capacity_scale:g}` (make run's "
+        "configuration, the capacity emulator in front of DynamoDB Local), one process a load",
     ]
 
 
@@ -247,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cache-samples", type=int, default=3000, help="timed lookups, range cache off and on")
     parser.add_argument("--gate-rows", type=int, help="rows of the shared IPv4 file the gates decide on (all)")
+    partitions.add_arguments(parser)
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -21,8 +21,9 @@ SMALLEST = [
     "--rows", "2000", "--repeat", "1", "--lookups", "50", "--invocations", "200", "--imports", "1",
     "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000",
     "--workload-lookups", "2000", "--cache-samples", "30", "--gate-rows", "20000", "--crafted-scale", "0.1",
+    "--partition-rows", "3000", "--partition-rows-v6", "2000", "--capacity-scale", "0.25",
 ]  # fmt: skip
-SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "6", "7", "8"]
+SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "6", "7", "8", "9"]
 
 
 def _clean_tree(target: Path) -> Path:
@@ -67,4 +68,5 @@ def test_the_smallest_bench_runs_in_a_fresh_clone_and_says_what_it_measured(tmp_
     assert "DynamoDB Local dynamodb_local_" in report
     assert re.findall(r"^### (\d+b?)\. ", report, re.M) == SECTIONS
     assert "### Cold import from the Lambda asset" in report
+    assert (tree / "bench-results" / "partitions.svg").read_text().startswith("<svg")
     assert "Traceback" not in run.stderr

@@ -169,7 +169,7 @@ class FakeWriter:
         for item in items[:written]:
             self.store.put(item["PK"]["S"], int(item["SK"]["N"]), dict(item))
         unfinished = [{"PutRequest": {"Item": item}} for item in items[written:]]
-        return WriteOutcome(written=written, throttled=1 if unfinished else 0, unfinished=unfinished)
+        return WriteOutcome(written=written, calls=1, throttled=1 if unfinished else 0, unfinished=unfinished)
 
     @port
     def delete(self, keys: Sequence[Item], *, deadline: float) -> WriteOutcome:

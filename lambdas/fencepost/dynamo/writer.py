@@ -34,6 +34,7 @@ _RETRYABLE = {
 @dataclass(slots=True)
 class WriteOutcome:
     written: int = 0
+    calls: int = 0  # BatchWriteItem calls made
     throttled: int = 0  # calls refused or answered with unprocessed items
     retries: int = 0  # items sent again after such an answer
     unfinished: list[dict[str, Any]] = field(default_factory=list)  # requests not written by the deadline
@@ -169,6 +170,7 @@ class _Run:
         with self.lock:
             now, outcome, work = self.writer.clock(), self.outcome, self.work
             outcome.written += len(batch) - len(left)
+            outcome.calls += 1
             outcome.throttled += bool(left)
             outcome.retries += len(left)
             if not self.writer.pacing:  # each thread sends its batch again after a pause; nothing slows down

@@ -69,6 +69,7 @@ class ChunkWriter:
         outcome = self.writer.put(items, deadline=deadline)
         metrics = self.telemetry.metrics
         metrics.add_metric(name="ItemsWritten", unit=MetricUnit.Count, value=outcome.written)
+        metrics.add_metric(name="WriteCalls", unit=MetricUnit.Count, value=outcome.calls)
         metrics.add_metric(name="Throttles", unit=MetricUnit.Count, value=outcome.throttled)
         metrics.add_metric(name="Retries", unit=MetricUnit.Count, value=outcome.retries)
         if outcome.unfinished:

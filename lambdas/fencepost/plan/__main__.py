@@ -21,7 +21,7 @@ from fencepost.plan.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, d
 from fencepost.plan.loads import plan_mode as simulate
 from fencepost.plan.reads import ReadPlan, plan_reads
 from fencepost.plan.study import as_json, our_loads, study_loads, study_reads, study_rows
-from fencepost.settings import LOADER_CONCURRENCY, WRITE_THREADS
+from fencepost.settings import CHUNK_ITEMS, LOADER_CONCURRENCY, WRITE_THREADS
 
 SHARED_IPV4 = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "iptoasn-ip2country-v4-20241107.tsv.gz"
 
@@ -129,8 +129,9 @@ def plan(args: argparse.Namespace) -> Planned:
     files = _files(args.files)
     data = [path for path in files if path.name != SETTINGS_NAME]
     dataset = args.dataset or (args.files[0].name if args.files[0].is_dir() else data[0].name.split(".")[0])
-    build = read_build(files, re.sub(r"[^A-Za-z0-9._-]", "-", dataset)[:64] or "data")
-    plans = [simulate(build, mode, workers=args.workers, threads=args.threads) for mode in CANDIDATES]
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", dataset)[:64] or "data"
+    build = read_build(files, name, chunk_items=args.chunk_items)
+    plans = [simulate(build, mode, workers=args.workers, threads=args.threads, scale=args.scale) for mode in CANDIDATES]
     best = cheapest_within(plans, args.within)
     shown = [p for p in plans if p.mode in SHOWN or (best is not None and p.mode == best.mode)]
     reads = plan_reads(build, args.lookups_per_second, args.skew) if args.lookups_per_second else None
@@ -190,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", help="the dataset's name (its keys hold it; default: the folder or file name)")
     parser.add_argument("--workers", type=int, default=LOADER_CONCURRENCY, help="loaderConcurrency")
     parser.add_argument("--threads", type=int, default=WRITE_THREADS, help="BatchWriteItem calls per invocation")
+    parser.add_argument("--chunk-items", type=int, default=CHUNK_ITEMS, help="items a chunk message holds")
+    parser.add_argument("--scale", type=float, default=1.0, help="every capacity figure times this (CAPACITY_SCALE)")
     parser.add_argument("--lookups-per-second", type=float, default=0.0, help="a lookup rate to plan the reads for")
     parser.add_argument("--skew", default="zipf", help="zipf, uniform, or a file of addresses (one a line)")
     parser.add_argument("--study", action="store_true", help="the study's loads and reads beside the model's")

@@ -35,6 +35,7 @@ class StudyLoad:
     writes_per_second: float
     seconds: float
     throttled_share: float
+    per_second: tuple[float, ...] = ()  # writes accepted each second, for the chart (left out of the JSON)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,13 @@ def study_loads(starts: Sequence[int], *, seed: int = 1) -> list[StudyLoad]:
         sim.start(loop)
         sim.run()
         seconds = loop.log.finished
-        found.append(StudyLoad(name, mode, figure, len(items) / seconds, seconds, loop.log.throttled_share))
+        first = sim.seconds[0].second if sim.seconds else 0
+        series = [0.0] * (sim.seconds[-1].second - first + 1 if sim.seconds else 0)
+        for second in sim.seconds:
+            series[second.second - first] = second.write
+        found.append(
+            StudyLoad(name, mode, figure, len(items) / seconds, seconds, loop.log.throttled_share, tuple(series))
+        )
     return found
 
 
@@ -135,7 +142,7 @@ def our_loads(build: Build, *, workers: int = LOADER_CONCURRENCY, threads: int =
 
 def as_json(loads: Sequence[StudyLoad], reads: Sequence[StudyRead], ours: Sequence[OurLoad]) -> dict[str, Any]:
     return {
-        "loads": [asdict(load) for load in loads],
+        "loads": [{k: v for k, v in asdict(load).items() if k != "per_second"} for load in loads],
         "reads": [asdict(read) for read in reads],
         "our_loader": [asdict(load) for load in ours],
     }
