@@ -44,7 +44,7 @@ HOLD: Final = 0.25  # never below this share of the most the table took in a sec
 # does not stop, random faults, must not take the rate down to nothing)
 KEY_CUT: Final = 0.8
 CUT_SPACING: Final = 1.0  # seconds: DynamoDB counts capacity by the second
-KEY_BACKOFF: Final = (0.5, 5.0)  # first and longest wait of a refused key, seconds: its partition is full this second
+KEY_BACKOFF: Final = (0.1, 2.0)  # first and longest wait of a refused key, seconds
 TABLE_LEVEL: Final = ("ProvisionedThroughputExceeded", "AccountLimitExceeded", "MaxOnDemandThroughputExceeded")
 
 
