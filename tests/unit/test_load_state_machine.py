@@ -361,6 +361,27 @@ def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes() -> None:
     assert_no_surprises(world)
 
 
+def test_a_count_whose_answer_was_lost_still_finishes_the_load() -> None:
+    # Given a store whose count of every chunk is applied, but answered as if it had been counted already (the
+    # client retried an update whose first answer was lost)
+    world = World(loader_settings(chunk_items=50), folder=REPLACED_WHOLE)
+    count = world.builds.count_chunk
+
+    def answer_lost(dataset: str, build: int, chunk: int, items: int) -> None:
+        count(dataset, build, chunk, items)
+        assert count(dataset, build, chunk, items) is None
+
+    world.builds.count_chunk = answer_lost  # type: ignore[method-assign,assignment]
+    # When an object is loaded
+    load(world, A)
+    # Then the last chunk's count still finalizes the build: live at once, without a sweep or a redelivery
+    record = world.record()
+    assert (record.status, record.live, record.load.items_written) == (LoadStatus.READY, 1, 150)
+    assert [e for e in world.queues.delivered if e.receives > 1] == []
+    assert_version(world, 1, A)
+    assert_no_surprises(world)
+
+
 def test_lost_chunks_stall_the_load_and_the_sweep_fails_it() -> None:
     # Given a live version, and the next load whose chunks are planned
     world = World(loader_settings(chunk_items=50, stall_seconds=1800), folder=REPLACED_WHOLE)

@@ -46,8 +46,12 @@ class Tables:
         table = Table(client, name)
         return cls(table, DatasetTable(table), BuildTable(table), VersionTable(table), RangeTable(table))
 
-    def writer(self, *, threads: int = 1, rate: float = 0.0, pacing: bool = True) -> BulkWriter:
-        return BulkWriter(self.table, threads=threads, rate=rate, pacing=pacing)
+    def writer(
+        self, *, threads: int = 1, rate: float = 0.0, pacing: bool = True, client: DynamoDBClient | None = None
+    ) -> BulkWriter:
+        """Bulk writes, on ``client`` when given (one that does not retry: the writer paces and retries itself)."""
+        table = Table(client, self.table.name) if client is not None else self.table
+        return BulkWriter(table, threads=threads, rate=rate, pacing=pacing)
 
     # What the lookup reads (``fencepost.lookup.LookupStore``):
 

@@ -37,8 +37,10 @@ class _OnFirstUse:
 
 settings = LoaderSettings.from_env()
 obs = Observability(service="fencepost-loader", tracing=settings.tracing)
-# Bulk writes retry by themselves (with backoff until the deadline), so the client does not retry them again.
-client = make_client(pool=settings.write_threads + 8, retries=1, read_timeout=10, validate=False)
+# Records (builds, datasets, versions) are single items: a throttled update is retried by the client, not by
+# handing a whole chunk back. Bulk writes pace and retry by themselves, so their client does not retry again.
+client = make_client(pool=8, retries=6, read_timeout=10)
+bulk_client = make_client(pool=settings.write_threads + 4, retries=1, read_timeout=10, validate=False)
 tables = Tables.connect(client, settings.table.table_name)
 queues = Queues(make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url)
 s3: Any = _OnFirstUse(make_s3_client)
@@ -48,7 +50,9 @@ service = LoadingService(
     datasets=tables.datasets,
     builds=tables.builds,
     versions=tables.versions,
-    writer=tables.writer(threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing),
+    writer=tables.writer(
+        threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing, client=bulk_client
+    ),
     bucket=bucket,
     outbox=queues,
     telemetry=obs,

@@ -56,7 +56,8 @@ class ChunkWriter:
                 if delivery.receive_count >= self.max_receives:
                     self.failures.fail_build(dataset, build, f"{reason}, after {delivery.receive_count} deliveries")
                 raise HandBack(reason, backoff(delivery, self.retry_base))
-            record = updated or record
+            # None: counted already (a retried update whose first answer was lost): read what it holds now.
+            record = updated or self.builds.get(dataset, build) or record
         if record.complete:
             self.going_live.finalize(dataset, build)
 
