@@ -85,12 +85,12 @@ bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 
 # Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
-# On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.admin rollback <dataset>
+# On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.handlers.admin rollback <dataset>
 rollback: $(PY_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make rollback DATASET=<name>"; exit 2; }
 	TABLE_NAME=fencepost-ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \
-	$(PY) -m fencepost.admin rollback $(DATASET)
+	$(PY) -m fencepost.handlers.admin rollback $(DATASET)
 
 clean:
 	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis

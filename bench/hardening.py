@@ -88,9 +88,9 @@ def gate_cases(rows: int | None = None) -> list[dict[str, Any]]:
 
 def read_crafted(path: Path) -> dict[str, Any]:
     """Read one crafted file as the loader does, in this process (run it in a fresh one)."""
-    from fencepost.core import mmdb
     from fencepost.core.build import Collector, ProblemLog
-    from fencepost.core.formats import FileError, ReadOptions
+    from fencepost.core.formats import mmdb
+    from fencepost.core.formats.columns import FileError, ReadOptions
     from fencepost.core.limits import Limits
 
     data = path.read_bytes()

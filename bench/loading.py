@@ -22,7 +22,7 @@ from botocore.config import Config
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import ReadOptions, read_ranges
+from fencepost.core.formats.columns import ReadOptions, read_ranges
 from fencepost.core.items import item_bytes
 from local.dynamodb import create_table, local_client, local_resource
 from local.stack import LocalStack

@@ -20,10 +20,10 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.config import Config
 
+from fencepost.aws.dynamo import Tables
 from fencepost.core.addresses import V4, format_address
 from fencepost.core.keys import range_pk
-from fencepost.dynamo import Tables
-from fencepost.lookup import Lookup
+from fencepost.reading.lookup import Lookup
 from local.dynamodb import local_client, local_resource
 from local.stack import LocalStack
 from local.worker import LambdaContext

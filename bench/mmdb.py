@@ -86,9 +86,9 @@ def _peak_mb() -> float:
 def measure(path: Path) -> dict[str, Any]:
     """Read the file as the loader does, in this process (run it in a fresh one)."""
     from fencepost.core.build import Collector, ProblemLog
-    from fencepost.core.formats import ReadOptions
+    from fencepost.core.formats.columns import ReadOptions
+    from fencepost.core.formats.mmdb import Room, read_mmdb
     from fencepost.core.limits import Limits
-    from fencepost.core.mmdb import Room, read_mmdb
 
     data = path.read_bytes()
     before = _peak_mb()

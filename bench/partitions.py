@@ -35,8 +35,8 @@ from bench.chart import line_chart
 from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.table import TableModel
 from fencepost.core.addresses import format_address
-from fencepost.plan.build import Build, read_build
 from fencepost.plan.loads import plan_mode
+from fencepost.plan.local_build import Build, read_build
 from fencepost.plan.study import our_loads, study_loads, study_reads, study_rows
 from local.dynamodb import free_port, local_client
 from local.stack import StackConfig

@@ -52,11 +52,11 @@ class FakeClient:
     """Answers the lookup's three calls from memory: the live pointer, the version, the range's Query."""
 
     def __init__(self) -> None:
+        from fencepost.aws.dynamo.codec import encode
+        from fencepost.aws.dynamo.serving import pointer_item
         from fencepost.core.addresses import V4
         from fencepost.core.build import FamilyRanges
         from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
-        from fencepost.dynamo.codec import encode
-        from fencepost.dynamo.serving import pointer_item
         from fencepost.model import LivePointer, VersionHeader
 
         ranges = FamilyRanges(V4)
@@ -134,7 +134,7 @@ def _pipeline(path: str) -> dict[str, Any]:
     from fencepost.core import chunks
     from fencepost.core.addresses import FAMILIES
     from fencepost.core.build import Collector, ProblemLog
-    from fencepost.core.formats import ReadOptions, read_ranges
+    from fencepost.core.formats.columns import ReadOptions, read_ranges
 
     baseline = _peak_mb()
     collector, problems = Collector(), ProblemLog()

@@ -16,13 +16,13 @@ from typing import Any
 
 from bench.lookups import quiet_stdout
 from bench.timing import median, percentile
-from fencepost.api import create_app
-from fencepost.caches import CacheLimits
+from fencepost.aws.dynamo.pieces import Slice
 from fencepost.core.addresses import V4, format_address, parse_address
-from fencepost.dynamo.listing import Slice
-from fencepost.lookup import Lookup
+from fencepost.http.app import create_app
 from fencepost.model import DatasetRecord
 from fencepost.observability import Observability
+from fencepost.reading.caches import CacheLimits
+from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, read_tsv

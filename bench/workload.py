@@ -26,12 +26,12 @@ import numpy as np
 
 from bench.report import mark
 from bench.timing import percentile
-from fencepost.api import create_app
-from fencepost.caches import MIB, CacheLimits
+from fencepost.aws.dynamo import Tables
 from fencepost.core.addresses import V4, format_address, parse_address
-from fencepost.dynamo import Tables
-from fencepost.lookup import Lookup
+from fencepost.http.app import create_app
 from fencepost.observability import Observability
+from fencepost.reading.caches import MIB, CacheLimits
+from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import EVENTS, LambdaContext, family_ranges

@@ -4,7 +4,7 @@ No charge beyond Lambda's, and none of API Gateway's stage throttle or access lo
 concurrency is the throttle (``infra.front``). ``-c auth=iam`` makes the URL's auth type ``AWS_IAM``: callers
 sign with SigV4 and need ``lambda:InvokeFunctionUrl`` and ``lambda:InvokeFunction`` on the function. Lambda
 answers CORS preflights itself from the URL's CORS configuration (the same policy as the HTTP API's,
-``fencepost.cors``), signed or not, so no route is needed for them.
+``fencepost.http.cors``), signed or not, so no route is needed for them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from fencepost import cors
+from fencepost.http import cors
 from infra.alarms import PERIOD, any_in_period, sustained
 from infra.settings import Auth, DeploySettings
 

@@ -6,7 +6,7 @@ made here with throttling and access logging.
 With ``-c auth=iam`` the ``$default`` route carries the IAM authorizer, and it also catches ``OPTIONS``: a browser's
 CORS preflight, unsigned by definition, would be refused (403) before the API's CORS configuration could answer
 it. So an ``OPTIONS /{proxy+}`` route without authorization (a more specific route wins over ``$default``) brings
-preflights to the function, which answers 204 and nothing else (``fencepost.cors``).
+preflights to the function, which answers 204 and nothing else (``fencepost.http.cors``).
 
 Its resources are made in the scope given (the ``LookupApi`` construct), under the ids they always had, so that
 an existing stack keeps its API and URL.
@@ -27,7 +27,7 @@ from aws_cdk.aws_apigatewayv2_authorizers import HttpIamAuthorizer
 from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
-from fencepost import cors
+from fencepost.http import cors
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import LOG_RETENTION

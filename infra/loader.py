@@ -14,8 +14,8 @@ message says which kind of work failed. The loader sends to both queues itself (
 delayed deletes), so the function is allowed to re-trigger itself: ``recursive_loop=ALLOW``. A message it hands back
 is returned to the queue it came from (ChangeMessageVisibility).
 
-The loader's role holds exactly the calls the loader makes (``fencepost.dynamo``, ``fencepost.bucket``,
-``fencepost.queues``) and those Lambda makes for it to poll its queues: no CDK ``grant_read_write_data``/``grant_put``
+The loader's role holds exactly the calls the loader makes (``fencepost.aws.dynamo``, ``fencepost.aws.s3``,
+``fencepost.aws.sqs``) and those Lambda makes for it to poll its queues: no CDK ``grant_read_write_data``/``grant_put``
 (those add Scan, BatchGetItem, stream reads, object-lock and tagging rights the loader never uses).
 """
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
-from fencepost.caches import MIB, CacheLimits
 from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
 from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.http.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
+from fencepost.reading.caches import MIB, CacheLimits
 from fencepost.settings import CACHES, LOADER_CONCURRENCY
 from infra.context import ContextGetter, SettingsError, choice, given, optional_int, switch, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
@@ -88,8 +88,8 @@ class DeploySettings:
     front: FrontSettings = DEFAULT_FRONT  # how lookups reach the lookup function (infra.front)
     log_addresses: bool = True
     alarm_email: str | None = None
-    lookup_caches: CacheLimits = CACHES  # what a lookup container keeps (fencepost.caches)
-    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes a lookup answer may take (fencepost.budget)
+    lookup_caches: CacheLimits = CACHES  # what a lookup container keeps (fencepost.reading.caches)
+    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes a lookup answer may take (fencepost.http.budget)
     loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.limits)
 
     @property

@@ -71,7 +71,7 @@ def tar_gz(members: dict[str, bytes]) -> bytes:
 
 
 def leaves(record: Any, path: str = "") -> dict[str, str]:
-    """A record's dotted leaves as text, written independently of ``fencepost.core.mmdb``."""
+    """A record's dotted leaves as text, written independently of ``fencepost.core.formats.mmdb``."""
     if isinstance(record, dict):
         return {k: v for key, item in record.items() for k, v in leaves(item, f"{path}.{key}" if path else key).items()}
     if isinstance(record, list):

@@ -6,7 +6,7 @@ from bisect import bisect_right
 
 from fencepost.core.addresses import parse_boundary
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import FileSummary, ReadOptions, read_ranges
+from fencepost.core.formats.columns import FileSummary, ReadOptions, read_ranges
 
 
 def read_text(

@@ -9,10 +9,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fencepost.aws.dynamo import Tables
+from fencepost.aws.dynamo.serving import pointer_item
 from fencepost.core.addresses import FAMILIES, parse_address
 from fencepost.core.build import FamilyRanges
-from fencepost.dynamo import Tables
-from fencepost.dynamo.serving import pointer_item
 from fencepost.model import DatasetRecord, LivePointer, LoadStatus, VersionHeader, VersionInfo
 
 ROOT = Path(__file__).resolve().parent.parent

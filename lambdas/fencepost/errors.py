@@ -43,7 +43,8 @@ class MissingIp(ServiceError):
 
 
 class InvalidFields(ServiceError):
-    """The ``fields`` of a lookup names an unknown top-level field, or is empty or too long (``fencepost.fields``)."""
+    """The ``fields`` of a lookup names an unknown top-level field, or is empty or too long
+    (``fencepost.http.fields``)."""
 
     code = "INVALID_FIELDS"
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from fencepost.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
-from fencepost.caches import MIB, CacheLimits
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.http.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
+from fencepost.reading.caches import MIB, CacheLimits
 
 # The loader's shape, declared once for the stack, the function and the planner: the data queue's concurrent
 # invocations (chunk writes and deletions; Lambda's minimum for an SQS event source is 2: ten give a pre-warmed
@@ -95,7 +95,7 @@ class LookupSettings:
     tracing: bool = False
     read_timeout: float = 2.0  # seconds: a slow table becomes a fast 503
     caches: CacheLimits = CACHES
-    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes an answer may take (see fencepost.budget)
+    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes an answer may take (see fencepost.http.budget)
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (the preflight's answer)
     bucket: str | None = None  # where builds keep their changes (``GET /datasets/{name}/diff``)
     metrics_interval: float = 0.0  # seconds between metric lines (0: one per invocation; fencepost.observability)

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fencepost.capacity.keys import Position, position, read_units, write_units
 from fencepost.capacity.modes import Mode
+from fencepost.capacity.placement import Position, position, read_units, write_units
 from fencepost.capacity.table import IndexWrite, Second, TableModel
 from fencepost.core.items import item_bytes
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from fencepost.capacity.keys import Position
 from fencepost.capacity.modes import Mode
+from fencepost.capacity.placement import Position
 from fencepost.capacity.table import Second
 from local.capacity.accounting import Emulated, Tables, query_position, returned_bytes
 

@@ -1,8 +1,8 @@
 """In-memory fakes of the loader's ports, with the contracts of the real adapters, for state-machine tests.
 
 - ``kernel``: the simulated clock, the fault injector (kills the N-th port call), the item store, telemetry;
-- ``datasets``: dataset records through a load's life (``fencepost.dynamo.datasets``); ``serving``: what is served,
-  the live pointers and the transitions that change them (``fencepost.dynamo.serving``); ``tables``: builds,
+- ``datasets``: dataset records through a load's life (``fencepost.aws.dynamo.datasets``); ``serving``: what is served,
+  the live pointers and the transitions that change them (``fencepost.aws.dynamo.serving``); ``tables``: builds,
   versions, the bulk writer;
 - ``bucket``: the S3 bucket; ``queues``: the two SQS queues and Lambda's delivery; ``world``: all of it wired.
 """

@@ -1,4 +1,4 @@
-"""The bucket in memory, read as ``fencepost.bucket.Bucket`` reads S3: data objects listed by key, lines streamed
+"""The bucket in memory, read as ``fencepost.aws.s3.Bucket`` reads S3: data objects listed by key, lines streamed
 (gzip unpacked by its magic bytes), folder settings, and JSON documents (reports) written beside the data."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote_plus
 
-from fencepost.bucket import BucketUnavailable
-from fencepost.core.archives import unpacked
+from fencepost.aws.s3 import BucketUnavailable
 from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
-from fencepost.core.formats import FileError
+from fencepost.core.formats.archives import unpacked
+from fencepost.core.formats.columns import FileError
 from fencepost.core.members import gzip_members
 from fencepost.model import ObjectRef
 from tests.fakes.kernel import Faults, port

@@ -1,4 +1,4 @@
-"""Dataset records in memory, with the transitions of ``fencepost.dynamo.datasets.DatasetTable``: a load's life
+"""Dataset records in memory, with the transitions of ``fencepost.aws.dynamo.datasets.DatasetTable``: a load's life
 here, what is served in ``tests.fakes.serving``.
 
 Each transition checks the rule its DynamoDB twin puts in its condition expression (the predicate beside each
@@ -8,14 +8,14 @@ result or the same named conflict). Records are deep-copied on the way in and ou
 
 from __future__ import annotations
 
-from fencepost.dynamo.datasets import (
+from fencepost.aws.dynamo.datasets import (
     HOLD_READ,
     ONLY_LATEST_LOAD,
     ONLY_LATEST_REQUEST,
     RETRY_OWN_REQUEST,
     STILL_PLANNED,
 )
-from fencepost.dynamo.errors import NotLatestRequest
+from fencepost.aws.dynamo.errors import NotLatestRequest
 from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 from tests.fakes.kernel import detached, port
 from tests.fakes.serving import FakeServing, only_latest_load

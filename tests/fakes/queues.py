@@ -14,9 +14,9 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from fencepost.aws.sqs import MAX_DELAY
 from fencepost.loading.delivery import Delivery, HandBack
 from fencepost.loading.messages import Command, Lane, dump
-from fencepost.queues import MAX_DELAY
 from tests.fakes.kernel import Clock, Faults, port
 from tests.faults import Killed
 
@@ -87,7 +87,7 @@ class FakeQueues:
 
     @port
     def send(self, message: Command, delay: float = 0) -> None:
-        seconds = max(0, min(MAX_DELAY, int(delay + 0.999)))  # as fencepost.queues.Queues rounds and caps it
+        seconds = max(0, min(MAX_DELAY, int(delay + 0.999)))  # as fencepost.aws.sqs.Queues rounds and caps it
         envelope = self._enqueue(message.lane, dump(message), seconds)
         self.sent.append(Envelope(envelope.number, envelope.lane, envelope.body, envelope.due))
 

@@ -1,4 +1,4 @@
-"""An in-memory lookup store (``fencepost.lookup.LookupStore``) holding the items the loader's own code builds.
+"""An in-memory lookup store (``fencepost.reading.lookup.LookupStore``) holding the items the loader's own code builds.
 
 ``MemoryStore.publish`` flattens ranges with ``FamilyRanges.pieces``, builds their items with ``FamilyRanges.items``
 and the directories with ``FamilyRanges.directory``, exactly as a load does, and makes the version live. ``find``

@@ -1,4 +1,4 @@
-"""What is served, in memory, with the rules of ``fencepost.dynamo.serving.ServingTable``: dataset records as read,
+"""What is served, in memory, with the rules of ``fencepost.aws.dynamo.serving.ServingTable``: dataset records as read,
 the live pointers, and the transitions that change them (going live, rollback, retirement), each applied whole or
 not at all, as the real adapter's transactions are.
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Final
 
+from fencepost.aws.dynamo.client import Condition
+from fencepost.aws.dynamo.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
+from fencepost.aws.dynamo.serving import BEING_FINALIZED, FIRST_LIVE, NEWER_THAN_LIVE, RETIRE_RULE, UNCHANGED_PAIR
 from fencepost.core.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, live_pk, version_pk
-from fencepost.dynamo.client import Condition
-from fencepost.dynamo.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
-from fencepost.dynamo.serving import BEING_FINALIZED, FIRST_LIVE, NEWER_THAN_LIVE, RETIRE_RULE, UNCHANGED_PAIR
 from fencepost.model import (
     BuildRecord,
     BuildState,

@@ -1,4 +1,4 @@
-"""Build records, versions and range items on one in-memory item store, as ``fencepost.dynamo.builds``,
+"""Build records, versions and range items on one in-memory item store, as ``fencepost.aws.dynamo.builds``,
 ``versions`` and ``writer`` keep them in the one table (so items can be counted per version, whoever wrote them)."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from fencepost.aws.dynamo.versions import DIRECTORY_PAGE_CHARS
+from fencepost.aws.dynamo.writer import WriteOutcome
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
 from fencepost.core.items import Item
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, version_pk
-from fencepost.dynamo.versions import DIRECTORY_PAGE_CHARS
-from fencepost.dynamo.writer import WriteOutcome
 from fencepost.model import BuildRecord, BuildState, VersionHeader, VersionInfo
 from tests.fakes.kernel import Clock, Faults, Store, detached, port
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.dynamo.serving import pointer_item
+from fencepost.aws.dynamo.serving import pointer_item
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import LivePointer
 from local.http import serve

@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from fencepost.core.listing import Cursor
 from fencepost.core.members import Position
-from fencepost.diffs_api import DiffCursor
+from fencepost.core.paging import Cursor
+from fencepost.http.diff_routes import DiffCursor
 from tests.support import LambdaContext, event
 
 CODES = {
@@ -349,7 +349,7 @@ def test_every_answer_is_valid_utf8_json_whatever_was_sent(lookup_handler: Modul
 
 
 def test_ordinary_non_ascii_answers_stay_as_they_are() -> None:
-    from fencepost.responses import utf8_text
+    from fencepost.http.responses import utf8_text
 
     text = '{"data":{"city":"São Paulo","name":"東京","emoji":"😀"}}'
     assert utf8_text(text) is text

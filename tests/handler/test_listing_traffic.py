@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.dynamo.serving import pointer_item
-from fencepost.listing import LISTING_TTL
+from fencepost.aws.dynamo.serving import pointer_item
+from fencepost.http.dataset_routes import LISTING_TTL
 from fencepost.model import LivePointer
 from tests.support import LambdaContext, event
 

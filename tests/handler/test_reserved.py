@@ -86,7 +86,7 @@ def test_batch_and_get_give_a_reserved_address_the_same_answer(lookup_handler: M
 
 
 def test_the_openapi_document_describes_reserved_on_found_and_not_found_answers() -> None:
-    from fencepost.openapi import document
+    from fencepost.http.openapi.document import document
 
     schemas = json.loads(document())["components"]["schemas"]
     assert set(schemas["ReservedEntry"]["properties"]) == {"name", "network", "rfc"}

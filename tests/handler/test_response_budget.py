@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.budget import DEFAULT_BUDGET_BYTES, cost
+from fencepost.http.budget import DEFAULT_BUDGET_BYTES, cost
 from tests.support import LambdaContext, event, family_ranges, publish
 
 LAMBDA_LIMIT = 6 * 1024 * 1024 + 100  # Lambda's "maximum allowed payload size (6291556 bytes)"

@@ -1,4 +1,4 @@
-"""One route table (``fencepost.routes``): the app serves exactly its routes, answers 405 with their methods,
+"""One route table (``fencepost.http.routes``): the app serves exactly its routes, answers 405 with their methods,
 and the OpenAPI document describes exactly them, each with exactly the parameters and errors of its entry."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from types import ModuleType
 import pytest
 from pydantic import BaseModel
 
-from fencepost import schemas
-from fencepost.routes import ROUTES, Route
+from fencepost.http.openapi import schemas
+from fencepost.http.routes import ROUTES, Route
 from tests.handler.test_lookup_api import ERROR_CASES, ROUTED, call
 from tests.support import LambdaContext, event
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.infra.conftest import Synth, Synthesize
 
-# Each write of the transactions in fencepost.dynamo.serving: Update (the record; the build record, marked as
+# Each write of the transactions in fencepost.aws.dynamo.serving: Update (the record; the build record, marked as
 # switched) and Put (the live pointer, or its "nothing served" form on retirement).
 TRANSACTION_ACTIONS = {"dynamodb:UpdateItem", "dynamodb:PutItem"}
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from fencepost import cors
-from fencepost.budget import DEFAULT_BUDGET_BYTES
+from fencepost.http import cors
+from fencepost.http.budget import DEFAULT_BUDGET_BYTES
 from fencepost.settings import CACHES, LookupSettings
 from fencepost.settings import SettingsError as LookupSettingsError
 from infra.context import SettingsError

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from botocore.config import Config
 
-from fencepost.capacity.keys import Position, position
 from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.partitions import Keyspace
+from fencepost.capacity.placement import Position, position
 from fencepost.capacity.simulation import Simulation
 from fencepost.capacity.table import Second, TableModel
 from local.capacity import CapacityFront

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from fencepost.aws.dynamo import Tables
+from fencepost.aws.dynamo.client import Table
 from fencepost.core.addresses import format_address, parse_boundary
 from fencepost.core.keys import DATASETS_PK, dataset_id
-from fencepost.dynamo import Tables
-from fencepost.dynamo.client import Table
 from tests.integration.conftest import Stack
 from tests.reference import Reference, range_span
 from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, read_tsv
@@ -193,7 +193,7 @@ def test_replacing_a_file_switches_versions_and_deletes_the_one_before_the_previ
 
 
 def test_rollback_switches_to_the_previous_version_and_back(stack: Stack) -> None:
-    from fencepost.admin import main as admin
+    from fencepost.handlers.admin import main as admin
 
     stack.put("geo/data.csv", GEO)
     stack.drain()
@@ -210,7 +210,7 @@ def test_rollback_switches_to_the_previous_version_and_back(stack: Stack) -> Non
 
 
 def test_a_rollback_holds_until_the_folder_changes(stack: Stack) -> None:
-    from fencepost.admin import main as admin
+    from fencepost.handlers.admin import main as admin
 
     stack.put("geo/data.csv", GEO)
     stack.drain()

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fencepost.aws.dynamo import Tables
 from fencepost.core.addresses import BITS, TOP, V4, V6, format_address
 from fencepost.core.build import FamilyRanges
 from fencepost.core.keys import PARTITION_BITS
-from fencepost.dynamo import Tables
-from fencepost.lookup import Lookup
+from fencepost.reading.lookup import Lookup
 from local.dynamodb import DynamoDBLocal
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, publish, read_tsv

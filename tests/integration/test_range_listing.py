@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fencepost.api import create_app
+from fencepost.aws.dynamo import Tables
 from fencepost.core.addresses import BITS, V4, V6, format_address
 from fencepost.core.build import FamilyRanges
 from fencepost.core.keys import PARTITION_BITS
-from fencepost.dynamo import Tables
-from fencepost.lookup import Lookup
+from fencepost.http.app import create_app
 from fencepost.observability import Observability
+from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, publish, read_tsv
 

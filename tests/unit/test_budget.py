@@ -8,8 +8,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.budget import DEFAULT_BUDGET_BYTES, ResponseBudget, cost
-from fencepost.responses import utf8_text
+from fencepost.http.budget import DEFAULT_BUDGET_BYTES, ResponseBudget, cost
+from fencepost.http.responses import utf8_text
 
 LAMBDA_LIMIT = 6 * 1024 * 1024 + 100  # Lambda's "maximum allowed payload size (6291556 bytes)"
 

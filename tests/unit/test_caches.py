@@ -8,10 +8,10 @@ import tracemalloc
 
 import pytest
 
-from fencepost.caches import LruCache, version_bytes
 from fencepost.core.addresses import V4, V6
 from fencepost.core.keys import Directory
 from fencepost.model import VersionInfo
+from fencepost.reading.caches import LruCache, version_bytes
 
 
 def test_an_lru_cache_counts_bytes_and_refuses_what_alone_is_over_budget() -> None:

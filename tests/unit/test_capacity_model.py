@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from fencepost.capacity import facts
-from fencepost.capacity.keys import Position, position, read_units, sort_bytes, write_units
 from fencepost.capacity.modes import ModeError, parse_mode
+from fencepost.capacity.placement import Position, position, read_units, sort_bytes, write_units
 from fencepost.capacity.table import Second, TableModel
 
 

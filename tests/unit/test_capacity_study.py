@@ -14,8 +14,8 @@ from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.simulation import Simulation
 from fencepost.capacity.table import TableModel
 from fencepost.plan import __main__ as plan_cli
-from fencepost.plan.build import Build, read_build
 from fencepost.plan.loads import CANDIDATES, cheapest_within, plan_mode
+from fencepost.plan.local_build import Build, read_build
 from fencepost.plan.study import study_loads, study_reads, study_rows
 from tests.support import SMALL_FILE, V4_FILE
 

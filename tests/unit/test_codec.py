@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fencepost.aws.dynamo.codec import decode, encode
 from fencepost.core.keys import DATASETS_PK, VERSION_HEADER_SK, builds_pk, dataset_id
-from fencepost.dynamo.codec import decode, encode
 from fencepost.model import (
     BuildRecord,
     BuildState,

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from fencepost.conditional import Validators, entity_tag, header, http_date, none_match, parse_if_none_match
+from fencepost.http.conditional import Validators, entity_tag, header, http_date, none_match, parse_if_none_match
 
 TAG = entity_tag([("geo", 3)])
 

@@ -1,4 +1,4 @@
-"""``GET /datasets/{name}/diff`` pages (``fencepost.diffs_api``) over builds of the loader's World: every change
+"""``GET /datasets/{name}/diff`` pages (``fencepost.http.diff_routes``) over builds of the loader's World: every change
 once, in order, at any page size and budget; the cursor pinned to its build; and every refusal."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from fencepost.core.members import MEMBER_LINES, Position
-from fencepost.diffs_api import DiffCursor, DiffListing, parse_diff_cursor
 from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
+from fencepost.http.diff_routes import DiffCursor, DiffListing, parse_diff_cursor
 from tests.fakes.world import World, loader_settings
 from tests.unit.test_version_diffs import V1, V2
 

@@ -3,7 +3,7 @@ most once per name (and once in whole) per container and TTL."""
 
 from __future__ import annotations
 
-from fencepost.listing import Listings
+from fencepost.http.dataset_routes import Listings
 from fencepost.model import DatasetRecord
 
 

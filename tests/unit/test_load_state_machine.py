@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from fencepost.dynamo.errors import StoreUnavailable
+from fencepost.aws.dynamo.errors import StoreUnavailable
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, DiffSummary, LoadState, LoadStatus, Phase
 from tests.fakes import DATASET, REPLACED_WHOLE, Envelope, World, loader_settings
@@ -371,7 +371,7 @@ def test_a_count_whose_answer_was_lost_still_finishes_the_load() -> None:
         count(dataset, build, chunk, items)
         assert count(dataset, build, chunk, items) is None
 
-    world.builds.count_chunk = answer_lost  # type: ignore[method-assign,assignment]
+    world.builds.count_chunk = answer_lost  # type: ignore[method-assign]
     # When an object is loaded
     load(world, A)
     # Then the last chunk's count still finalizes the build: live at once, without a sweep or a redelivery

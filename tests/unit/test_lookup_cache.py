@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from fencepost.caches import CacheLimits, version_bytes
 from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.items import Hit
 from fencepost.core.keys import Directory, Probe
 from fencepost.errors import DependencyUnavailable, InvalidRequest, UnknownDataset
-from fencepost.lookup import Answer, Lookup
 from fencepost.model import LivePointer, VersionInfo
+from fencepost.reading.caches import CacheLimits, version_bytes
+from fencepost.reading.lookup import Answer, Lookup
 
 END = 100  # the one stored piece covers IPv4 addresses 0 to END
 

@@ -13,11 +13,11 @@ import pytest
 
 from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6
 from fencepost.core.aliases import alias_of, carried, parse_alias
-from fencepost.core.archives import is_binary_key
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import FileError, ReadOptions
+from fencepost.core.formats.archives import is_binary_key
+from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.mmdb import MmdbSummary, Room, default_column, read_mmdb
 from fencepost.core.limits import Limits
-from fencepost.core.mmdb import MmdbSummary, Room, default_column, read_mmdb
 from fencepost.loading.reading import LoadFailure, Reader
 from fencepost.model import ObjectRef
 from tests.fakes import FakeTelemetry

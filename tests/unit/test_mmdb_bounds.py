@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import FileError, ReadOptions
+from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.mmdb import MmdbSummary, Room, read_mmdb
+from fencepost.core.formats.mmdb.tree import TICK_EVERY
 from fencepost.core.limits import Limits
-from fencepost.core.mmdb import MmdbSummary, Room, read_mmdb
-from fencepost.core.mmdb.tree import TICK_EVERY
 from fencepost.model import LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 from tests.mmdb_files import mmdb, open_reader, set_record, wide_records

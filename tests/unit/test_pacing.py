@@ -1,5 +1,5 @@
-"""The loader's pacing (``fencepost.core.pacing``) and the writer that uses it (``fencepost.dynamo.writer``), driven in
-virtual time against the capacity model: the rate finds what the table takes, cuts at the level DynamoDB names,
+"""The loader's pacing (``fencepost.core.pacing``) and the writer that uses it (``fencepost.aws.dynamo.writer``), driven
+in virtual time against the capacity model: the rate finds what the table takes, cuts at the level DynamoDB names,
 refused keys wait while others go on, and no item is lost or written twice."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.capacity.keys import position
+from fencepost.aws.dynamo.writer import BulkWriter, key_of
 from fencepost.capacity.modes import parse_mode
+from fencepost.capacity.placement import position
 from fencepost.capacity.table import TableModel
 from fencepost.core import pacing
 from fencepost.core.pacing import Backoff, Pacer, Work, table_level
-from fencepost.dynamo.writer import BulkWriter, key_of
 
 
 def test_a_first_refusal_far_above_what_the_table_took_cuts_to_what_it_took() -> None:

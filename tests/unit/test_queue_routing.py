@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from fencepost.aws.sqs import Queues, queue_name
 from fencepost.loading.messages import BuildRequested, DeleteVersion, WriteChunk
-from fencepost.queues import Queues, queue_name
 
 CONTROL = "https://sqs.us-east-1.amazonaws.com/123456789012/Fencepost-LoaderControlQueue9A14413D-AbC"
 DATA = "https://sqs.us-east-1.amazonaws.com/123456789012/Fencepost-LoaderDataQueue8523BEF9-DeF"

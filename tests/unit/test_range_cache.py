@@ -1,4 +1,4 @@
-"""The range cache (``fencepost.range_cache``) and the lookup's use of it: an address inside a stretch already
+"""The range cache (``fencepost.reading.range_cache``) and the lookup's use of it: an address inside a stretch already
 answered costs no Query, in this version only; the cache stays within its byte budget, least recently used first
 out, and stays consistent under threads."""
 
@@ -9,10 +9,10 @@ import threading
 
 import pytest
 
-from fencepost.caches import CacheLimits
 from fencepost.core.addresses import V4, V6, parse_address
-from fencepost.lookup import Answer, Lookup, Miss
-from fencepost.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
+from fencepost.reading.caches import CacheLimits
+from fencepost.reading.lookup import Answer, Lookup, Miss
+from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
 from fencepost.settings import LookupSettings, SettingsError
 from tests.fakes.ranges import MemoryStore
 from tests.support import family_ranges

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.several import _NoListings
-from fencepost.api import HttpApi, create_app
-from fencepost.caches import CacheLimits
 from fencepost.core.addresses import TOP, V4, V6, format_address, unmapped
 from fencepost.core.build import FamilyRanges
-from fencepost.lookup import Lookup
+from fencepost.http.app import HttpApi, create_app
 from fencepost.observability import Observability
+from fencepost.reading.caches import CacheLimits
+from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import LambdaContext, event

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fencepost.core.addresses import TOP, V4, V6
-from fencepost.core.listing import (
+from fencepost.core.paging import (
     EVERYTHING,
     Cursor,
     ListingError,

@@ -17,13 +17,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost import several
 from fencepost.core.addresses import BITS, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
 from fencepost.core.build import FamilyRanges
 from fencepost.core.keys import PARTITION_BITS
 from fencepost.errors import NotFound, UnknownDataset
-from fencepost.lookup import Answer, Lookup, Miss
 from fencepost.model import VersionInfo
+from fencepost.reading import several
+from fencepost.reading.lookup import Answer, Lookup, Miss
 from tests.fakes.ranges import MemoryStore
 from tests.reference import answer_of_rows, check_gap, covered_spans
 from tests.strategies import related_span

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from fencepost.capacity.keys import Position
+from fencepost.capacity.placement import Position
 from fencepost.capacity.table import Second, TableModel
 
 

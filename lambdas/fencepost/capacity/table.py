@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fencepost.capacity import facts
-from fencepost.capacity.keys import Position
 from fencepost.capacity.modes import Mode
 from fencepost.capacity.partitions import Keyspace, Partition
+from fencepost.capacity.placement import Position
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,12 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from fencepost.bucket import Bucket, make_s3_client
-from fencepost.dynamo import Tables, make_client
+from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.s3 import Bucket, make_s3_client
+from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.loading.delivery import Delivery, HandBack
 from fencepost.loading.service import LoadingService
 from fencepost.observability import Observability
-from fencepost.queues import Queues, make_sqs_client
 from fencepost.settings import LoaderSettings
 
 

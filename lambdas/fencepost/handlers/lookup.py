@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from fencepost.api import create_app
-from fencepost.diffs_api import ChangeFiles
-from fencepost.dynamo import Tables, make_client
-from fencepost.lookup import Lookup
+from fencepost.aws.dynamo import Tables, make_client
+from fencepost.http.app import create_app
+from fencepost.http.diff_routes import ChangeFiles
 from fencepost.observability import Observability
+from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
 
 settings = LookupSettings.from_env()
@@ -20,7 +20,7 @@ tables = Tables.connect(client, settings.table.table_name)
 
 def _bucket() -> ChangeFiles:
     # Opened on the first diff request: an S3 client costs every cold start otherwise, and lookups never need it.
-    from fencepost.bucket import Bucket, make_s3_client
+    from fencepost.aws.s3 import Bucket, make_s3_client
 
     assert settings.bucket is not None
     return Bucket(make_s3_client(), settings.bucket)

@@ -1,5 +1,5 @@
 """MaxMind DB objects in a build: read whole (``Blobs.read_bytes``) within the build's limits, their networks
-collected by ``fencepost.core.mmdb``, with progress reported and the deadline kept as for line files.
+collected by ``fencepost.core.formats.mmdb``, with progress reported and the deadline kept as for line files.
 
 The object's bytes count against ``max_object_bytes`` and ``max_build_bytes`` (decompressed), and so do its records
 as rows (what is left of ``max_build_bytes``, ``core.mmdb.records``); the ranges it adds (its networks, their IPv4
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from fencepost.core.archives import is_binary_key
-from fencepost.core.formats import FileError, ReadOptions
-from fencepost.core.mmdb import MmdbSummary, Room, read_mmdb
+from fencepost.core.formats.archives import is_binary_key
+from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.mmdb import MmdbSummary, Room, read_mmdb
 
 if TYPE_CHECKING:
     from fencepost.loading.reading import Read, Reader

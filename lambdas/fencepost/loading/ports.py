@@ -1,7 +1,7 @@
 """What the loading steps need of the world, as narrow protocols: each step is given only the ones it uses.
 
-The DynamoDB adapters (``fencepost.dynamo``), the bucket (``fencepost.bucket``) and the queues
-(``fencepost.queues``) implement them in production; in-memory fakes implement them in the state-machine tests.
+The DynamoDB adapters (``fencepost.aws.dynamo``), the bucket (``fencepost.aws.s3``) and the queues
+(``fencepost.aws.sqs``) implement them in production; in-memory fakes implement them in the state-machine tests.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.aws.dynamo.writer import WriteOutcome
 from fencepost.core.folders import FolderSettings
 from fencepost.core.items import Item
-from fencepost.dynamo.writer import WriteOutcome
 from fencepost.loading.messages import Command
 from fencepost.model import BuildRecord, BuildState, DiffSummary, ObjectRef, Phase, Problem
 

@@ -11,7 +11,8 @@ from typing import Protocol
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import FileError, FileSummary, ReadOptions, read_ranges, text_lines
+from fencepost.core.formats.columns import FileError, FileSummary, ReadOptions, read_ranges, text_lines
+from fencepost.core.formats.mmdb import MmdbSummary
 from fencepost.core.items import (
     COLUMN_NAMES_BYTES,
     OBJECT_LIST_BYTES,
@@ -21,7 +22,6 @@ from fencepost.core.items import (
 )
 from fencepost.core.joins import JoinError, JoinSpec, apply_join, read_table, tables_of
 from fencepost.core.limits import LimitError, Limits
-from fencepost.core.mmdb import MmdbSummary
 from fencepost.loading.mmdb_objects import is_binary_key, read_mmdb_object
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.model import ObjectRef, Problem

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from fencepost.core.folders import SETTINGS_NAME
-from fencepost.plan.build import Build, read_build
 from fencepost.plan.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
 from fencepost.plan.loads import plan_mode as simulate
+from fencepost.plan.local_build import Build, read_build
 from fencepost.plan.reads import ReadPlan, plan_reads
 from fencepost.plan.study import as_json, our_loads, study_loads, study_reads, study_rows
 from fencepost.settings import CHUNK_ITEMS, LOADER_CONCURRENCY, WRITE_THREADS

@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from fencepost.caches import CacheLimits
 from fencepost.capacity import facts
 from fencepost.capacity.facts import EVENTUAL_READ_COST
-from fencepost.capacity.keys import position
 from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.partitions import Keyspace
+from fencepost.capacity.placement import position
 from fencepost.core.addresses import V4, parse_address
 from fencepost.core.keys import range_pk
-from fencepost.plan.build import Build
-from fencepost.range_cache import entry_bytes
+from fencepost.plan.local_build import Build
+from fencepost.reading.caches import CacheLimits
+from fencepost.reading.range_cache import entry_bytes
 
 SAMPLE: Final = 200_000  # lookups drawn to measure the shares and the cache's hit ratio
 ENTRY: Final = entry_bytes("XX")  # a cached stretch, at the range cache's own upper estimate

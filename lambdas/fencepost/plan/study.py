@@ -13,18 +13,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fencepost.capacity.keys import position
 from fencepost.capacity.loaders import Invocations, StudyLoop
 from fencepost.capacity.modes import parse_mode
+from fencepost.capacity.placement import position
 from fencepost.capacity.simulation import CallLog, Simulation, Write
 from fencepost.capacity.table import TableModel
 from fencepost.core.addresses import V4
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats import ReadOptions, read_ranges
+from fencepost.core.formats.columns import ReadOptions, read_ranges
+from fencepost.core.formats.lines import object_lines
 from fencepost.core.limits import Limits
-from fencepost.core.lines import object_lines
-from fencepost.plan.build import Build
 from fencepost.plan.loads import FINALIZE_SECONDS
+from fencepost.plan.local_build import Build
 from fencepost.settings import LOADER_CONCURRENCY, WRITE_THREADS
 
 

@@ -1,0 +1,79 @@
+"""The data layer: everything that talks to DynamoDB, one module per concern, all on one table.
+
+- ``client``: the client, its error mapping (``StoreUnavailable``) and paging;
+- ``codec``: records to items and back, derived from the dataclasses in ``fencepost.model``;
+- ``datasets``: dataset records through a load's life, each rule beside its condition;
+- ``serving``: what is served: the live pointers lookups read, and going live, rollback and retirement, each
+  one transaction (``transactions``) of the record and the pointer;
+- ``builds``: build records (chunks counted once); ``versions``: headers and directories;
+- ``ranges``: the lookup's one Query; ``writer``: bulk writes with backoff and a rate limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fencepost.aws.dynamo.builds import BuildTable
+from fencepost.aws.dynamo.client import Table, make_client
+from fencepost.aws.dynamo.datasets import DatasetTable
+from fencepost.aws.dynamo.pieces import Slice, read_pieces
+from fencepost.aws.dynamo.probe import RangeTable
+from fencepost.aws.dynamo.versions import VersionTable
+from fencepost.aws.dynamo.writer import BulkWriter
+from fencepost.core.items import Hit
+from fencepost.core.keys import Probe
+from fencepost.model import DatasetRecord, LivePointer, VersionInfo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+__all__ = ["Tables", "make_client"]
+
+
+@dataclass
+class Tables:
+    """Every adapter of the data layer, on one table and one client (plain attributes: tests may patch them)."""
+
+    table: Table
+    datasets: DatasetTable
+    builds: BuildTable
+    versions: VersionTable
+    ranges: RangeTable
+
+    @classmethod
+    def connect(cls, client: DynamoDBClient, name: str) -> Tables:
+        table = Table(client, name)
+        return cls(table, DatasetTable(table), BuildTable(table), VersionTable(table), RangeTable(table))
+
+    def writer(
+        self, *, threads: int = 1, rate: float = 0.0, pacing: bool = True, client: DynamoDBClient | None = None
+    ) -> BulkWriter:
+        """Bulk writes, on ``client`` when given (one that does not retry: the writer paces and retries itself)."""
+        table = Table(client, self.table.name) if client is not None else self.table
+        return BulkWriter(table, threads=threads, rate=rate, pacing=pacing)
+
+    # What the lookup reads (``fencepost.reading.lookup.LookupStore``):
+
+    def find(self, dataset: str, version: int, probe: Probe) -> Hit | None:
+        return self.ranges.find(dataset, version, probe)
+
+    def list_pieces(
+        self, dataset: str, version: int, family: int, partition: int, *, bounds: tuple[int, int], limit: int
+    ) -> Slice:
+        """Range listing's read: pieces of one partition between two sort keys (``fencepost.aws.dynamo.pieces``)."""
+        return read_pieces(self.table, dataset, version, family, partition, bounds=bounds, limit=limit)
+
+    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
+        return self.datasets.get(name, consistent=consistent)
+
+    def get_live(self, name: str) -> LivePointer | None:
+        """The live version of a dataset, as lookups read it (its small live pointer; the record, on a table
+        written before pointers existed); None when nothing is served."""
+        return self.datasets.get_live(name)
+
+    def get_version(self, dataset: str, version: int) -> VersionInfo | None:
+        return self.versions.get(dataset, version)
+
+    def list_datasets(self) -> list[DatasetRecord]:
+        return self.datasets.all()

@@ -1,0 +1,48 @@
+"""Range listing's reads: the pieces of one range partition between two sort keys, in address order.
+
+One Query ``PK = p AND SK BETWEEN low AND high``, eventually consistent (a version's items never change), paged
+with ``ExclusiveStartKey`` until ``limit`` pieces are read; never a Scan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fencepost.aws.dynamo.client import Table
+from fencepost.core.items import Hit, read_hit
+from fencepost.core.keys import range_pk
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """Pieces of one partition, in order; ``more``: the partition holds further pieces in the asked span."""
+
+    hits: list[Hit]
+    more: bool
+    read_units: float  # what DynamoDB reported the Queries cost
+
+
+def read_pieces(
+    table: Table, dataset: str, version: int, family: int, partition: int, *, bounds: tuple[int, int], limit: int
+) -> Slice:
+    """At most ``limit`` pieces of the partition whose sort keys lie in ``bounds`` (inclusive), first first."""
+    kwargs: dict[str, Any] = {
+        "KeyConditionExpression": "PK = :p AND SK BETWEEN :low AND :high",
+        "ExpressionAttributeValues": {
+            ":p": {"S": range_pk(dataset, version, family, partition)},
+            ":low": {"N": str(bounds[0])},
+            ":high": {"N": str(bounds[1])},
+        },
+        "ReturnConsumedCapacity": "TOTAL",
+    }
+    hits: list[Hit] = []
+    units = 0.0
+    while True:
+        # One more than needed tells whether the partition holds more.
+        response = table.call("query", Limit=limit + 1 - len(hits), **kwargs)
+        units += float(response.get("ConsumedCapacity", {}).get("CapacityUnits", 0.0))
+        hits.extend(read_hit(family, partition, item) for item in response.get("Items", []))
+        if len(hits) > limit or "LastEvaluatedKey" not in response:
+            return Slice(hits[:limit], len(hits) > limit, units)
+        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]

@@ -1,0 +1,58 @@
+"""Versions: a header (columns, counts, the objects it was built from) and the directory of its partitions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fencepost.aws.dynamo.client import Table
+from fencepost.aws.dynamo.codec import Item, encode
+from fencepost.core.addresses import FAMILIES
+from fencepost.core.aliases import parse_alias
+from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
+from fencepost.model import VersionHeader, VersionInfo
+
+# Directory pages are items; 300,000 characters keeps one far below the 400 KB item limit.
+DIRECTORY_PAGE_CHARS = 300_000
+
+
+class VersionTable:
+    """The ``<dataset>#<version>#v`` partition of each version, and the keys of its range partitions."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def get(self, dataset: str, version: int) -> VersionInfo | None:
+        columns: tuple[str, ...] | None = None
+        gaps = False
+        aliases: tuple[tuple[int, int], ...] = ()
+        pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
+        for item in self.table.query_all(version_pk(dataset, version)):
+            if int(item["SK"]["N"]) == VERSION_HEADER_SK:
+                columns = tuple(value["S"] for value in item["columns"]["L"])
+                gaps = item.get("gaps", {}).get("BOOL", False)
+                aliases = tuple(parse_alias(value["S"]) for value in item.get("aliases", {}).get("L", []))
+            else:
+                pages[int(item["f"]["N"])].append(item["p"]["S"])
+        if columns is None:
+            return None
+        directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
+        return VersionInfo(dataset, version, columns, directories, gaps, aliases)
+
+    def put(self, info: VersionInfo, header: VersionHeader) -> None:
+        """Write the version's header and directory pages (its range items are written separately)."""
+        pk = version_pk(info.dataset, info.version)
+        items = [encode(header, PK=pk, SK=VERSION_HEADER_SK)]
+        for family in FAMILIES:
+            for page in info.directories[family].pages(DIRECTORY_PAGE_CHARS):
+                items.append({"PK": {"S": pk}, "SK": {"N": str(len(items))}, "f": {"N": str(family)}, "p": {"S": page}})
+        for item in items:
+            self.table.put(item)
+
+    def keys(self, dataset: str, version: int) -> list[Item]:
+        """The keys of the version's own items (header and directory pages)."""
+        return [{"PK": item["PK"], "SK": item["SK"]} for item in self.table.query_all(version_pk(dataset, version))]
+
+    def partition_keys(self, pk: str) -> Iterator[list[Item]]:
+        """The keys of a range partition, page by page (for deleting a version)."""
+        for page in self.table.query_pages(pk, projection="PK, SK"):
+            yield [{"PK": item["PK"], "SK": item["SK"]} for item in page]

@@ -1,0 +1,171 @@
+"""The one module that talks to S3: listing a dataset's objects, streaming their lines, settings and reports.
+
+Every object is read within the loader's limits (``fencepost.core.limits``): a line file line by line, never more
+than ``max_object_bytes`` of it once decompressed; a JSON document (settings, a report) whole, never more than
+``max_object_bytes``, and a folder's settings never more than ``max_line_bytes`` (they are parsed whole); a MaxMind
+DB file whole, never more than ``max_object_bytes`` of it once decompressed (``read_bytes``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
+from fencepost.core.formats.archives import unpacked
+from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.lines import object_lines
+from fencepost.core.limits import Limits
+from fencepost.core.members import gzip_members
+from fencepost.errors import DependencyUnavailable
+from fencepost.model import ObjectRef
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+
+def make_s3_client() -> S3Client:
+    config = Config(connect_timeout=2, read_timeout=30, retries={"max_attempts": 5, "mode": "standard"})
+    return boto3.client("s3", config=config)
+
+
+class BucketUnavailable(DependencyUnavailable):
+    """S3 refused or did not answer."""
+
+
+class Bucket:
+    def __init__(self, client: S3Client, name: str, limits: Limits | None = None) -> None:
+        self.client = client
+        self.name = name
+        self.limits = limits or Limits()
+
+    def list_data(self, dataset: str) -> list[ObjectRef]:
+        """The dataset's data objects, sorted by key (the row order of the dataset follows it)."""
+        found: dict[str, ObjectRef] = {}
+        for prefix in prefixes_of(dataset):
+            paginator = self.client.get_paginator("list_objects_v2")
+            # At the root only the top level belongs to the default dataset; folders are listed recursively.
+            if prefix:
+                pages = paginator.paginate(Bucket=self.name, Prefix=prefix)
+            else:
+                pages = paginator.paginate(Bucket=self.name, Delimiter="/")
+            try:
+                for page in pages:
+                    for entry in page.get("Contents", []):
+                        key = entry["Key"]
+                        if is_data_key(key) and (prefix or "/" not in key):
+                            found[key] = ObjectRef(key, entry["ETag"].strip('"'), entry["Size"])
+            except (ClientError, BotoCoreError) as error:
+                raise BucketUnavailable(f"the bucket could not be listed: {error}") from error
+        return [found[key] for key in sorted(found)]
+
+    def lines(self, key: str) -> Iterator[bytes]:
+        """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""
+        try:
+            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        yield from self._lines(key, body)
+
+    def lines_if_any(self, key: str) -> Iterator[bytes] | None:
+        """The object's lines, as ``lines`` streams them; None when there is no such object."""
+        body = self._body_if_any(key)
+        return None if body is None else self._lines(key, body)
+
+    def _body_if_any(self, key: str, offset: int = 0) -> Any:
+        """The object's body stream from byte ``offset`` on (a ranged GET); None when there is no such object, or
+        it is shorter than ``offset``."""
+        ranged = {"Range": f"bytes={offset}-"} if offset else {}
+        try:
+            return self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "InvalidRange", "416"):
+                return None
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        except BotoCoreError as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+
+    def put_lines(self, key: str, lines: Iterable[str]) -> None:
+        """Text lines as one gzip object of members (``core.members``: it can be read from any member on),
+        compressed as they come; the compressed bytes are held until sent."""
+        body = b"".join(gzip_members(lines))
+        try:
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/gzip")
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
+    def delete_files(self, keys: list[str]) -> None:
+        """Delete the objects (one that is not there is no error)."""
+        for key in keys:
+            try:
+                self.client.delete_object(Bucket=self.name, Key=key)
+            except (ClientError, BotoCoreError) as error:
+                raise BucketUnavailable(f"{key} could not be deleted: {error}") from error
+
+    def read_from(self, key: str, offset: int) -> Callable[[int], bytes] | None:
+        """The object's bytes from ``offset`` on (one ranged GET), a read at a time; None when there is no such
+        object or it is shorter than ``offset``."""
+        body = self._body_if_any(key, offset)
+        if body is None:
+            return None
+
+        def read(size: int) -> bytes:
+            try:
+                data: bytes = body.read(size)
+            except (ClientError, BotoCoreError) as error:
+                raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
+            return data
+
+        return read
+
+    def _lines(self, key: str, body: Any) -> Iterator[bytes]:
+        try:
+            yield from object_lines(body, self.limits)
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
+
+    def read_bytes(self, key: str, limit: int) -> bytes:
+        """The object whole, decompressed (a tar archive's ``.mmdb`` member), at most ``limit + 1`` bytes of it:
+        more than ``limit`` means it holds more (``fencepost.core.formats.archives``)."""
+        try:
+            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            return unpacked(key, body, limit)
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+
+    def settings(self, dataset: str) -> FolderSettings:
+        cap, why = min(self.limits.max_line_bytes, self.limits.max_object_bytes), "MAX_LINE_BYTES: it is read whole"
+        found = [(key, raw) for key in settings_keys(dataset) if (raw := self._get(key, cap, why)) is not None]
+        if len(found) > 1:
+            raise FileError(None, f"two settings objects apply to {dataset!r}: {found[0][0]} and {found[1][0]}")
+        return FolderSettings.parse(found[0][1], found[0][0]) if found else FolderSettings()
+
+    def _get(self, key: str, limit: int | None = None, setting: str = "MAX_OBJECT_BYTES") -> bytes | None:
+        """The whole object (None when there is none); raises ``FileError`` when it holds more than ``limit``."""
+        limit = self.limits.max_object_bytes if limit is None else limit
+        body = self._body_if_any(key)
+        if body is None:
+            return None
+        try:
+            data: bytes = body.read(limit + 1)
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        if len(data) > limit:
+            raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")
+        return data
+
+    def get_json(self, key: str) -> Any:
+        raw = self._get(key)
+        return None if raw is None else json.loads(raw)
+
+    def put_json(self, key: str, document: Any) -> None:
+        body = json.dumps(document, indent=1, ensure_ascii=False).encode()
+        try:
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/json")
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error

@@ -1,0 +1,56 @@
+"""Operator commands against the ranges table: ``python -m fencepost.handlers.admin rollback <dataset>``.
+
+The table comes from ``TABLE_NAME`` (and, for the local stack, ``AWS_ENDPOINT_URL_DYNAMODB``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.dynamo.errors import Conflict, StoreUnavailable
+from fencepost.settings import SettingsError, TableSettings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fencepost.handlers.admin", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    rollback = commands.add_parser(
+        "rollback", help="serve the previous version of a dataset again (run it twice to roll forward)"
+    )
+    rollback.add_argument("dataset")
+    status = commands.add_parser("status", help="show a dataset's record as the API serves it")
+    status.add_argument("dataset")
+    args = parser.parse_args(argv)
+
+    try:
+        settings = TableSettings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    datasets = Tables.connect(make_client(retries=3, read_timeout=10), settings.table_name).datasets
+    try:
+        if args.command == "rollback":
+            record = datasets.rollback(args.dataset, time.time())
+            print(f"{args.dataset}: version {record.live} is live; version {record.previous} is the rollback target")
+            if record.held is not None:
+                print(f"{args.dataset}: it stays live until the folder changes (its objects or _settings.json)")
+        else:
+            found = datasets.get(args.dataset, consistent=True)
+            if found is None:
+                print(f"error: no dataset named {args.dataset!r}", file=sys.stderr)
+                return 1
+            print(json.dumps(found.to_api(), indent=2))
+    except (Conflict, StoreUnavailable) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,201 @@
+"""``GET /lookup`` and ``POST /lookup``: addresses answered from one dataset, or from several at once.
+
+Each request reads the live version of every dataset it names once, and answers all its addresses from those
+versions (pinned for the request); the Queries of several datasets, and of a batch, run concurrently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.metrics import MetricUnit
+
+from fencepost.core.addresses import AddressError, format_address, parse_address
+from fencepost.errors import BatchTooLarge, InvalidIp, MissingIp, NotFound, ServiceError, UnknownDataset
+from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
+from fencepost.http.conditional import Validators, header
+from fencepost.http.fields import Selection, parse_text, select, select_combined
+from fencepost.http.responses import NO_STORE, bounded_json_response, text_response
+from fencepost.model import LivePointer, VersionInfo
+from fencepost.observability import HandlerMetrics
+from fencepost.reading.lookup import Answer, Lookup, Miss
+from fencepost.reading.several import (
+    MAX_LOOKUPS,
+    Mode,
+    Outcome,
+    Unknown,
+    combined,
+    overlay,
+    parse_dataset_text,
+    parse_mode,
+)
+from fencepost.settings import LookupSettings
+
+Address = tuple[int, int]  # family, value
+
+
+class LookupRoutes:
+    """The two lookup routes; ``refuse`` turns an error into its answer (and logs it), as for every route."""
+
+    def __init__(
+        self,
+        settings: LookupSettings,
+        lookup: Lookup,
+        metrics: HandlerMetrics,
+        pool: Executor,
+        refuse: Callable[[ServiceError], Response[str]],
+    ) -> None:
+        self.settings, self.lookup, self.metrics, self.pool, self.refuse = settings, lookup, metrics, pool, refuse
+
+    def parse(self, text: str, source_ip: str) -> Address:
+        if text == "me":
+            text = source_ip
+        try:
+            return parse_address(text)
+        except AddressError as error:
+            shown = text if len(text) <= 64 else text[:64] + "..."
+            raise InvalidIp(f"{shown!r} is not a valid IP address: {error.reason}") from None
+
+    def get(self, query: Mapping[str, str], source_ip: str, request_headers: Mapping[str, str]) -> Response[str]:
+        ip = query.get("ip")
+        if not ip:
+            raise MissingIp("give the address to look up as ?ip=<address> (or ?ip=me)")
+        family, address = self.parse(ip, source_ip)
+        selection = None if query.get("fields") is None else parse_text(query["fields"])
+        mode = parse_mode(query.get("mode"))
+        text = query.get("dataset")
+        names = (self.settings.default_dataset,) if text is None else parse_dataset_text(text) or (text,)
+        strict = mode is Mode.FIRST or len(names) == 1  # an unknown dataset fails the whole request
+        pointers = self.pointers(names, strict=strict)
+        # The answer's validators, from the cached live pointers: a 304 reads no version and no range.
+        me = format_address(family, address) if ip == "me" else None
+        validators = Validators.of([_validated(pointer) for pointer in pointers], me)
+        cache = {"Cache-Control": f"{'private' if ip == 'me' else 'public'}, max-age={self.settings.max_age}"}
+        if validators.not_modified_by(header(request_headers, "if-none-match")):
+            self.metrics.add_metric(name="NotModified", unit=MetricUnit.Count, value=1)
+            return Response(304, None, "", {**cache, **validators.headers()})
+        versions = self.versions(pointers, strict=strict)
+        outcomes = self.outcomes(versions, [(family, address)])[0]
+        if len(names) == 1:
+            body: dict[str, Any] | NotFound = self.single(outcomes[0])
+        elif mode is Mode.FIRST:
+            body = overlay(family, address, _known(outcomes))
+        else:
+            body = combined(family, address, outcomes)
+        if isinstance(body, NotFound):
+            missing = self.refuse(_selected_error(body, selection))
+            missing.headers.update(validators.headers())
+            return missing
+        several = "answers" in body
+        chosen = body if selection is None else (select_combined if several else select)(body, selection)
+        return bounded_json_response(200, chosen, {**cache, **validators.headers()}, self.settings.response_budget)
+
+    def single(self, outcome: Outcome) -> dict[str, Any] | NotFound:
+        if isinstance(outcome, Answer):
+            return outcome.body()
+        if isinstance(outcome, Unknown):
+            raise outcome.error
+        return NotFound(outcome.message(), **outcome.details())
+
+    def post(self, raw: str | None, base64_encoded: bool, source_ip: str) -> Response[str]:
+        ask = batch_request(request_body(raw, base64_encoded))
+        if len(ask.ips) > self.settings.max_batch:
+            raise BatchTooLarge(f"a batch holds at most {self.settings.max_batch} addresses, not {len(ask.ips)}")
+        names = ask.datasets or (self.settings.default_dataset if ask.dataset is None else ask.dataset,)
+        if len(ask.ips) * len(names) > MAX_LOOKUPS:
+            raise BatchTooLarge(
+                f"a batch looks up at most {MAX_LOOKUPS} addresses times datasets, not {len(ask.ips)} x {len(names)}"
+            )
+        strict = ask.datasets is None or ask.mode is Mode.FIRST
+        versions = self.versions(self.pointers(names, strict=strict), strict=strict)
+        parsed: list[Address | InvalidIp] = []
+        for text in ask.ips:
+            try:
+                parsed.append(self.parse(text, source_ip))
+            except InvalidIp as error:
+                parsed.append(error)
+        addresses = [item for item in parsed if isinstance(item, tuple)]  # invalid addresses are not lookups
+        answered = iter(self.outcomes(versions, addresses))
+        results: list[Result] = []
+        for text, item in zip(ask.ips, parsed, strict=True):
+            if isinstance(item, InvalidIp):
+                results.append((text, {"ip": text, "error": item.body()}))
+            else:
+                results.append((text, _batch_element(ask, item, next(answered), text)))
+        if ask.selection is not None:  # before the budget: the selected answers are what is sent
+            chosen = select_combined if ask.datasets is not None and ask.mode is Mode.ALL else select
+            results = [(text, chosen(body, ask.selection)) for text, body in results]
+        return text_response(200, batch_answer(results, self.settings.response_budget), NO_STORE)
+
+    def pointers(self, names: Sequence[str], *, strict: bool) -> list[LivePointer | Unknown]:
+        """The live pointer of each dataset; an unknown one fails the request when ``strict``, else is marked."""
+        pointers: list[LivePointer | Unknown] = []
+        for name in names:
+            try:
+                pointers.append(self.lookup.live_pointer(name))
+            except UnknownDataset as error:
+                if strict:
+                    raise
+                pointers.append(Unknown(name, error))
+        return pointers
+
+    def versions(self, pointers: Sequence[LivePointer | Unknown], *, strict: bool) -> list[VersionInfo | Unknown]:
+        """The version each pointer names, read once for the whole request (cached across requests)."""
+        versions: list[VersionInfo | Unknown] = []
+        for pointer in pointers:
+            if isinstance(pointer, Unknown):
+                versions.append(pointer)
+                continue
+            try:
+                versions.append(self.lookup.version_of(pointer))
+            except UnknownDataset as error:
+                if strict:
+                    raise
+                versions.append(Unknown(pointer.dataset, error))
+        return versions
+
+    def outcomes(self, versions: Sequence[VersionInfo | Unknown], addresses: Sequence[Address]) -> list[list[Outcome]]:
+        """For each address, each dataset's answer in list order: every Query of the request at once."""
+        known = [info for info in versions if not isinstance(info, Unknown)]
+        asks = [(info, family, address) for family, address in addresses for info in known]
+        answers = iter(self.lookup.answer_many(asks, self.pool if len(asks) > 1 else None))
+        outcomes = [[v if isinstance(v, Unknown) else next(answers) for v in versions] for _ in addresses]
+        found = sum(isinstance(answer, Answer) for row in outcomes for answer in row)
+        self.metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(asks))
+        self.metrics.add_metric(name="Found", unit=MetricUnit.Count, value=found)
+        self.metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=len(asks) - found)
+        return outcomes
+
+
+def _validated(pointer: LivePointer | Unknown) -> tuple[str, int | None, float | None]:
+    if isinstance(pointer, Unknown):
+        return pointer.name, None, None
+    return pointer.dataset, pointer.version, pointer.live_since
+
+
+def _known(outcomes: Sequence[Outcome]) -> list[Answer | Miss]:
+    return [outcome for outcome in outcomes if not isinstance(outcome, Unknown)]
+
+
+def _selected_error(error: NotFound, selection: Selection | None) -> NotFound:
+    """A NOT_FOUND whose fields beside the error (``ip`` always) are only those selected."""
+    if selection is not None:
+        error.details = select(error.details, selection)
+    return error
+
+
+def _batch_element(ask: BatchAsk, address: Address, outcomes: list[Outcome], text: str) -> dict[str, Any]:
+    """One address's answer in a batch: the ``ip`` of an answer that is not found is the address as sent."""
+    family, value = address
+    if ask.datasets is None:  # one dataset: today's answers (its element names the dataset and version)
+        outcome = outcomes[0]
+        if isinstance(outcome, Miss):
+            return {**outcome.details(text), "error": NotFound(outcome.message()).body()}
+        return outcome.body() if isinstance(outcome, Answer) else {"ip": text, "error": outcome.error.body()}
+    if ask.mode is Mode.ALL:
+        return combined(family, value, outcomes, ip=text)
+    body = overlay(family, value, _known(outcomes), ip=text)
+    return {**body.details, "error": body.body()} if isinstance(body, NotFound) else body

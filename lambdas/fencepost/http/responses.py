@@ -1,0 +1,67 @@
+"""HTTP answers: JSON bodies that can always be sent, and errors mapped to their status, code and headers."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response, content_types
+
+from fencepost.errors import MethodNotAllowed, ResponseTooLarge, ServiceError, Unavailable
+from fencepost.http.budget import ResponseBudget, cost
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_text(text: str) -> str:
+    """``text`` as it can be sent: lone surrogates (JSON's ``"\ud800"`` parses to one) become U+FFFD.
+
+    A body that cannot be encoded as UTF-8 would fail in the Lambda runtime, outside any error handling.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def json_text(body: Any) -> str:
+    """``body`` as compact JSON, with non-ASCII text as it is (lone surrogates still to be replaced)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def text_response(status: int, text: str, headers: dict[str, str]) -> Response[str]:
+    """A JSON answer whose body is already ``text``."""
+    return Response(
+        status_code=status, content_type=content_types.APPLICATION_JSON, body=utf8_text(text), headers=headers
+    )
+
+
+def json_response(status: int, body: dict[str, Any], headers: dict[str, str]) -> Response[str]:
+    return text_response(status, json_text(body), headers)
+
+
+def bounded_json_response(status: int, body: dict[str, Any], headers: dict[str, str], budget: int) -> Response[str]:
+    """A JSON answer that fits the response budget of ``budget`` bytes, or ``ResponseTooLarge``."""
+    text = json_text(body)
+    if not ResponseBudget(budget).fits(text):
+        raise ResponseTooLarge(
+            f"the answer is {cost(text)} bytes, more than the response budget of {budget} bytes "
+            "(RESPONSE_BUDGET_BYTES): it cannot be sent"
+        )
+    return text_response(status, text, headers)
+
+
+def error_response(error: ServiceError) -> Response[str]:
+    headers = dict(NO_STORE)
+    if isinstance(error, Unavailable):
+        headers["Retry-After"] = str(error.retry_after)
+    if isinstance(error, MethodNotAllowed):
+        headers["Allow"] = ", ".join(error.details["allow"])
+        return json_response(error.status, {"error": error.body()}, headers)
+    return json_response(error.status, {**error.details, "error": error.body()}, headers)

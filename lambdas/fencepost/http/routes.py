@@ -1,0 +1,224 @@
+"""The routes of the HTTP API, declared once.
+
+The runtime app (``fencepost.http.app``) reads this table to register each route's function and to answer 404 or 405
+(with ``Allow``) for anything else; the OpenAPI document (``fencepost.http.openapi.document``) reads it for each route's
+parameters, models and exactly the errors it can give. Adding a route, or an error to a route, is one entry.
+
+Plain data, so the runtime reads it without importing pydantic (see ``fencepost.http.openapi.document``): models are
+named here and looked up in ``fencepost.http.openapi.schemas`` only when the document is built.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fencepost.core.keys import DATASET_NAME_PATTERN
+from fencepost.errors import (
+    BatchTooLarge,
+    CursorExpired,
+    InvalidFields,
+    InvalidIp,
+    InvalidRequest,
+    MissingIp,
+    NotFound,
+    ResponseTooLarge,
+    ServiceError,
+    Unavailable,
+    UnknownDataset,
+)
+from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
+from fencepost.reading.several import MAX_DATASETS
+
+# What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
+ADDRESS: Mapping[str, Any] = {
+    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
+}
+DATASET_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
+DATASET_NAMES: Mapping[str, Any] = {
+    "type": "string",
+    "pattern": f"^{DATASET_NAME_PATTERN}(?:,{DATASET_NAME_PATTERN}){{0,{MAX_DATASETS - 1}}}$",
+}
+DATASETS_DESCRIPTION = (
+    "Dataset name; the service default when omitted. A comma-separated list of 2 to "
+    f"{MAX_DATASETS} distinct names answers every one of them (see `mode`)."
+)
+LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": 1000}
+CURSOR: Mapping[str, Any] = {"type": "string"}
+MODE: Mapping[str, Any] = {"type": "string", "enum": ["all", "first"]}
+MODE_DESCRIPTION = (
+    "With several datasets: `all` (the default) answers each under `answers`, with the `match` where all of them "
+    "hold; `first` answers from the first dataset that has a range for the address (an overlay), and fails with "
+    "`UNKNOWN_DATASET` if any dataset of the list is not loaded."
+)
+FIELDS: Mapping[str, Any] = {"type": "string", "maxLength": MAX_FIELDS_CHARS, "pattern": f"^{FIELDS_PATTERN}$"}
+FIELDS_DESCRIPTION = (
+    "Paths each answer keeps, comma separated: a top-level field (`version`) or one and a key below it "
+    "(`match.network`, `data.<column>`; only the first dot splits). `ip` is always kept, and `error` where there "
+    "is one. An unknown top-level field is `INVALID_FIELDS`; an unknown key below a known one is simply absent. "
+    f"At most {MAX_PATHS} paths."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A query or path parameter, with the exact JSON schema of the values the API accepts."""
+
+    name: str
+    location: Literal["query", "path"]
+    description: str
+    schema: Mapping[str, Any] = field(compare=False)
+    required: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One method on one path: what serves it, what it takes, and every answer it can give.
+
+    ``path`` is in Powertools' form (``/datasets/<name>``). ``name`` is the route function's name in
+    ``fencepost.http.app`` and the document's operation. ``body`` and ``ok`` name models of
+    ``fencepost.http.openapi.schemas``: the request body, and the 200 response; a route without ``ok`` is served but not
+    documented. ``errors`` are the ``ServiceError`` classes the route can answer besides 200 and an unexpected fault
+    (500 ``INTERNAL``, which every route may give); ``cached`` says its 200 carries a ``Cache-Control`` that lets
+    clients and CDNs keep it; ``conditional`` that its answers carry ``ETag`` and ``Last-Modified`` and
+    ``If-None-Match`` can answer 304 (see ``fencepost.http.conditional``).
+    """
+
+    method: Literal["GET", "POST"]
+    path: str
+    name: str
+    summary: str = ""
+    parameters: tuple[Param, ...] = ()
+    body: str | None = None
+    ok: str | None = None
+    errors: tuple[type[ServiceError], ...] = ()
+    cached: bool = False
+    conditional: bool = False
+
+    @property
+    def documented(self) -> bool:
+        return self.ok is not None
+
+    @property
+    def openapi_path(self) -> str:
+        """The path as the OpenAPI document writes it: ``/datasets/{name}``."""
+        return re.sub(r"<(\w+)>", r"{\1}", self.path)
+
+    def parameter(self, name: str) -> Param:
+        return next(param for param in self.parameters if param.name == name)
+
+
+def _paging(items: str) -> tuple[Param, Param]:
+    """The page size and cursor of a listing of ``items``."""
+    return (
+        Param("limit", "query", f"{items} per page, 1 to 1000 (100).", LIMIT, required=False),
+        Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
+    )
+
+
+ROUTES: tuple[Route, ...] = (
+    Route(
+        "GET",
+        "/lookup",
+        "get_lookup",
+        summary="Find the range that contains an address",
+        parameters=(
+            Param("ip", "query", "The address, IPv4 or IPv6; `me` for the caller's own.", ADDRESS),
+            Param("dataset", "query", DATASETS_DESCRIPTION, DATASET_NAMES, required=False),
+            Param("mode", "query", MODE_DESCRIPTION, MODE, required=False),
+            Param("fields", "query", FIELDS_DESCRIPTION, FIELDS, required=False),
+        ),
+        ok="LookupAnswer",
+        errors=(
+            InvalidIp,
+            MissingIp,
+            InvalidRequest,
+            InvalidFields,
+            NotFound,
+            UnknownDataset,
+            Unavailable,
+            ResponseTooLarge,
+        ),
+        cached=True,
+        conditional=True,
+    ),
+    Route(
+        "POST",
+        "/lookup",
+        "post_lookup",
+        summary="Look up many addresses against one version of a dataset, or of each of several",
+        body="BatchRequest",
+        ok="BatchResponse",
+        errors=(BatchTooLarge, InvalidRequest, InvalidFields, UnknownDataset, Unavailable),
+    ),
+    Route("GET", "/datasets", "get_datasets", summary="List the datasets", ok="DatasetList", errors=(Unavailable,)),
+    Route(
+        "GET",
+        "/datasets/<name>",
+        "get_dataset",
+        summary="One dataset: its live version and the state of its latest load",
+        parameters=(Param("name", "path", "Dataset name", DATASET_NAME),),
+        ok="Dataset",
+        errors=(InvalidRequest, UnknownDataset, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/datasets/<name>/diff",
+        "get_diff",
+        summary="What the dataset's latest build changed since the version live when it was built, a page at a time",
+        parameters=(
+            Param("name", "path", "Dataset name", DATASET_NAME),
+            *_paging("Changes"),
+        ),
+        ok="DiffPage",
+        errors=(InvalidRequest, UnknownDataset, NotFound, CursorExpired, Unavailable, ResponseTooLarge),
+    ),
+    Route(
+        "GET",
+        "/ranges",
+        "get_ranges",
+        summary="List the pieces of a dataset's live version that meet a network, in address order, a page at a time",
+        parameters=(
+            Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
+            Param(
+                "within",
+                "query",
+                "A CIDR network (`1.0.0.0/16`, `2001:db8::/32`); all of IPv4, then all of IPv6, when omitted.",
+                {"type": "string", "maxLength": 49},
+                required=False,
+            ),
+            *_paging("Pieces"),
+        ),
+        ok="RangeList",
+        errors=(InvalidRequest, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),
+    ),
+    Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
+)
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    # A path parameter is one non-empty segment; everything else is literal.
+    return re.compile(re.sub(r"<\w+>", "[^/]+", re.escape(path)))
+
+
+def _methods_by_path(routes: tuple[Route, ...]) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    methods: dict[str, list[str]] = {}
+    for route in routes:
+        methods.setdefault(route.path, []).append(route.method)
+    return tuple((_pattern(path), tuple(listed)) for path, listed in methods.items())
+
+
+_SERVED = _methods_by_path(ROUTES)
+
+
+def allowed_methods(path: str) -> tuple[str, ...] | None:
+    """The methods served on ``path``, in table order; None when no route has that path.
+
+    For a request the app did not route: None is a 404, anything else a 405 that lists these in ``Allow``.
+    """
+    for pattern, methods in _SERVED:
+        if pattern.fullmatch(path):
+            return methods
+    return None
