@@ -24,7 +24,7 @@ help:
 	@echo "make plan FILE=path [FILE=...]  what loading these files (and LOOKUPS=<per second>) will do on AWS"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
 	@echo "make lint-template  cfn-lint (with serverless rules) and checkov over the synthesized templates"
-	@echo "make deploy     deploy to the AWS account of your current credentials (see infra/DEPLOY.md)"
+	@echo "make deploy     deploy to the AWS account of your current credentials (see docs/deploy.md)"
 	@echo "make rollback DATASET=name   serve the previous version of a dataset again (local stack)"
 
 $(PY_STAMP): requirements/dev.txt

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The CDK app (``cdk.json``: ``.venv/bin/python app.py``): builds the Lambda asset if needed, then the one stack.
 
-Deployment choices come from context, e.g. ``npx cdk deploy -c capacity=prewarm``; see infra/DEPLOY.md.
+Deployment choices come from context, e.g. ``npx cdk deploy -c capacity=prewarm``; see docs/deploy.md.
 """
 
 from __future__ import annotations

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from fencepost.capacity import prices
+from fencepost.settings import LOOKUP
 
 MILLION: Final = 1_000_000
 BATCH: Final = 100
-BATCH_CONCURRENCY: Final = 16  # the batch path's Queries in flight (infra.lookup_api.BATCH_CONCURRENCY)
+BATCH_CONCURRENCY: Final[int] = LOOKUP["batch_concurrency"].default  # the batch path's Queries in flight
 # Lambda gives a function one full vCPU at 1,769 MB and CPU in proportion to memory below that: at 512 MB, CPU-bound
 # work takes 1769/512 times as long as on one core here.
 CPU_SCALE: Final = 1769 / 512

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.loading import LoadResult
-from bench.several import ALL, CONFIGURATIONS, DATASETS, FIRST, ONE, Several
 from fencepost.capacity import prices
 
 
@@ -153,39 +152,6 @@ class Report:
             "",
             f"- storage: ${storage:.3f} per million ranges per month (live and previous versions both count)",
             f"- prices: {prices.PRICES_SOURCE}",
-        ]
-        self.sections.append("\n".join(lines))
-
-    def several(self, delayed: Several, bare: Several) -> None:
-        """Lookups in one and in three datasets: ``delayed`` with a store stub's fixed delay, ``bare`` without."""
-        first_ratio = delayed.timings[FIRST].p50 / delayed.timings[ONE].p50
-        extra = (bare.timings[ALL].p50 - bare.timings[ONE].p50) / 2
-        lines = [
-            "### 5. Several datasets in one lookup: the per-dataset Queries run concurrently",
-            "",
-            f"The lookup function's app and handler wrapper, warm, over a store stub (`MemoryStore`) that adds a fixed "
-            f"{delayed.delay * 1e3:g} ms per Query instead of DynamoDB Local (two cores running it cannot show "
-            f"concurrency); a thread pool of {delayed.pool}; {delayed.lookups} GET lookups per configuration of the "
-            f"same random addresses, interleaved; three datasets from the first {delayed.rows:,} rows of the IPv4 "
-            f"file ({DATASETS}). Without the delay: {bare.lookups:,} lookups each, the handler's own cost.",
-            "",
-            "| lookup | p50 ms | p99 ms | Queries per lookup | no delay: p50 us | no delay: p99 us |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
-        for name, (datasets, mode) in CONFIGURATIONS.items():
-            timed, pure = delayed.timings[name], bare.timings[name]
-            query = f"`dataset={datasets}{'&mode=' + mode if mode else ''}`"
-            lines.append(
-                f"| {name}: {query} | {timed.p50 * 1e3:.2f} | {timed.p99 * 1e3:.2f} | {timed.queries:g} "
-                f"| {pure.p50 * 1e6:.0f} | {pure.p99 * 1e6:.0f} |"
-            )
-        lines += [
-            "",
-            f"- p50 three datasets / p50 one: **{delayed.ratio:.2f}x** (target at most 1.3x: "
-            f"{mark(delayed.ratio <= 1.3)}); with mode=first: {first_ratio:.2f}x",
-            f"- with no delay, each dataset beyond the first adds {extra * 1e6:.0f} us at p50 "
-            f"({bare.timings[ONE].p50 * 1e6:.0f} us for one, {bare.timings[ALL].p50 * 1e6:.0f} us for three: "
-            "the thread pool's hand-off and combining the answers)",
         ]
         self.sections.append("\n".join(lines))
 

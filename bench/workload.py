@@ -30,9 +30,8 @@ from fencepost.aws.dynamo import Tables
 from fencepost.core.addresses import V4, format_address, parse_address
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
-from fencepost.reading.caches import MIB, CacheLimits
 from fencepost.reading.lookup import Lookup
-from fencepost.settings import LookupSettings, TableSettings
+from fencepost.settings import MIB, CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import EVENTS, LambdaContext, family_ranges
 

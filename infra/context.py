@@ -10,12 +10,12 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from fencepost.settings import SettingsError  # a context value the stack cannot use: the functions' own error
+
+__all__ = ["SettingsError", "choice", "given", "optional_int", "switch", "text", "whole"]
+
 ContextGetter = Callable[[str], Any]
 E = TypeVar("E", bound=StrEnum)
-
-
-class SettingsError(ValueError):
-    """A context value the stack cannot use; the message names the key and what it accepts."""
 
 
 def given(raw: Any) -> bool:

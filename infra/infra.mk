@@ -1,5 +1,5 @@
 # AWS CDK targets, included by the Makefile (`include infra/infra.mk`), which defines BIN, PY and `install`.
-# Context passes through CDK_ARGS, e.g. `make deploy CDK_ARGS="-c capacity=prewarm"` (see infra/DEPLOY.md).
+# Context passes through CDK_ARGS, e.g. `make deploy CDK_ARGS="-c capacity=prewarm"` (see docs/deploy.md).
 
 CDK := npx --no-install cdk
 CDK_ARGS ?=

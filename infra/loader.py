@@ -35,12 +35,12 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.settings import CHUNK_ITEMS, WRITE_THREADS
+from fencepost.settings import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import METRICS_NAMESPACE, PythonFunction
 from infra.notifications import QueueDestination
-from infra.settings import CACHE_TTL_SECONDS, DeploySettings
+from infra.settings import DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOADER_TIMEOUT_MINUTES
 from infra.storage import REPORTS_PREFIX
 
@@ -53,12 +53,10 @@ MEMORY_MB: Final = LOADER_MEMORY_MB  # sized in infra/sizes.py from measurements
 VISIBILITY_TIMEOUT: Final = cdk.Duration.minutes(TIMEOUT.to_minutes() * 6)
 # A message that fails this many receives goes to the dead-letter queue; the loader reads the same number as
 # MAX_RECEIVES to know when a receive is the last one.
-MAX_RECEIVES: Final = 5
+MAX_RECEIVES: Final[int] = LOADER["max_receives"].default
 SWEEP_EVERY: Final = cdk.Duration.minutes(5)
 # The service dimension of the loader's own metrics (its handler's Observability): LoadsFailed, LoadsStalled.
 METRICS_SERVICE: Final = "fencepost-loader"
-
-SETTLE_SECONDS: Final = 10
 
 
 class Loader(Construct):
@@ -98,13 +96,7 @@ class Loader(Construct):
                 "BUCKET_NAME": bucket.bucket_name,
                 "CONTROL_QUEUE_URL": self.control_queue.queue_url,
                 "DATA_QUEUE_URL": self.data_queue.queue_url,
-                "CACHE_TTL_SECONDS": str(CACHE_TTL_SECONDS),
-                "SETTLE_SECONDS": str(SETTLE_SECONDS),
-                "CHUNK_ITEMS": str(CHUNK_ITEMS),
-                "WRITE_THREADS": str(WRITE_THREADS),
-                "WRITE_RATE": str(settings.write_rate),
-                "MAX_RECEIVES": str(MAX_RECEIVES),
-                **settings.loader_limits.environment(),
+                **settings.loader_environment(),
             },
         )
         self.function = loader.function

@@ -23,22 +23,16 @@ from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.front import UNRESERVED_MINIMUM, Front
 from infra.function_url import FunctionUrlFront
-from infra.functions import PythonFunction, flag
+from infra.functions import PythonFunction
 from infra.http_api import HttpApiFront
-from infra.settings import CACHE_TTL_SECONDS, DeploySettings
+from infra.settings import DeploySettings
 from infra.sizes import LOOKUP_MEMORY_MB, LOOKUP_TIMEOUT_SECONDS
 
 HANDLER: Final = "fencepost.handlers.lookup.handler"
 MEMORY_MB: Final = LOOKUP_MEMORY_MB  # sized in infra/sizes.py from measurements
 TIMEOUT: Final = cdk.Duration.seconds(LOOKUP_TIMEOUT_SECONDS)
 
-CACHE_MAX_AGE_SECONDS: Final = 300
-MAX_BATCH: Final = 100
-BATCH_CONCURRENCY: Final = 16
-DEFAULT_DATASET: Final = "default"
 CHANGES_OBJECTS: Final = f"{REPORTS_PREFIX}*.changes.gz"  # fencepost.core.folders.changes_key
-# A lookup container writes its metric counts once a minute, not once per lookup (fencepost.observability).
-METRICS_INTERVAL_SECONDS: Final = 60
 LIVE_ALIAS: Final = "live"
 
 
@@ -69,20 +63,8 @@ class LookupApi(Construct):
             environment={
                 "TABLE_NAME": table.table_name,
                 "BUCKET_NAME": bucket.bucket_name,
-                "DEFAULT_DATASET": DEFAULT_DATASET,
-                "CACHE_TTL_SECONDS": str(CACHE_TTL_SECONDS),
-                "CACHE_MAX_AGE_SECONDS": str(CACHE_MAX_AGE_SECONDS),
-                "MAX_BATCH": str(MAX_BATCH),
-                "BATCH_CONCURRENCY": str(BATCH_CONCURRENCY),
-                "LOG_ADDRESSES": flag(settings.log_addresses),
-                "LIVE_CACHE_ENTRIES": str(settings.lookup_caches.live_entries),
-                "NEGATIVE_CACHE_TTL_SECONDS": f"{settings.lookup_caches.negative_ttl:g}",
-                "VERSION_CACHE_ENTRIES": str(settings.lookup_caches.version_entries),
-                "VERSION_CACHE_BYTES": str(settings.lookup_caches.version_bytes),
-                "RANGE_CACHE_BYTES": str(settings.lookup_caches.range_bytes),
-                "RESPONSE_BUDGET_BYTES": str(settings.response_budget),
+                **settings.lookup_environment(),
                 "CORS_ORIGINS": ",".join(settings.cors_origins),
-                "METRICS_INTERVAL_SECONDS": str(METRICS_INTERVAL_SECONDS),
             },
         )
         self.function = lookup.function

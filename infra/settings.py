@@ -7,17 +7,16 @@ the context key and what it accepts; nothing here touches AWS.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
 from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.http.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
-from fencepost.reading.caches import MIB, CacheLimits
-from fencepost.settings import CACHES, LOADER_CONCURRENCY
-from infra.context import ContextGetter, SettingsError, choice, given, optional_int, switch, text, whole
+from fencepost.settings import CACHE_TTL, CACHES, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits, Setting
+from infra.context import ContextGetter, SettingsError, choice, given, optional_int, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
 
 # What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
@@ -29,7 +28,7 @@ ON_DEMAND_BASELINE_WRITE_UNITS: Final = int(ON_DEMAND_NEW_WRITE_UNITS)
 
 # How long a lookup container caches a dataset's live version. The loader gets the same value: it tells how long
 # lookups may still read the previous version after a switch.
-CACHE_TTL_SECONDS: Final = 60
+CACHE_TTL_SECONDS: Final = int(CACHE_TTL.default)
 
 # API stage throttling: steady requests per second and burst. The account default for HTTP APIs is 10,000 rps with a
 # burst of 5,000; a lower cap per stage bounds the bill of a runaway client.
@@ -79,18 +78,45 @@ class DeploySettings:
     burst_limit: int = BURST_LIMIT
     cors_origins: tuple[str, ...] = ("*",)
     auth: Auth = Auth.NONE
-    tracing: bool = False
     loader_concurrency: int = LOADER_CONCURRENCY
     control_concurrency: int = CONTROL_CONCURRENCY
-    write_rate: int = 0
     log_level: str | None = None  # both functions' application logs; None: each function's default below
     system_log_level: str = "WARN"  # Lambda's own lines for both functions: WARN drops START, END and REPORT
     front: FrontSettings = DEFAULT_FRONT  # how lookups reach the lookup function (infra.front)
-    log_addresses: bool = True
     alarm_email: str | None = None
-    lookup_caches: CacheLimits = CACHES  # what a lookup container keeps (fencepost.reading.caches)
-    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes a lookup answer may take (fencepost.http.budget)
     loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.limits)
+    # Every setting of fencepost.settings' tables as deployed: given with -c, or the stack's default.
+    lookup: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOOKUP | CACHES))
+    loader: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOADER))
+
+    @property
+    def tracing(self) -> bool:
+        return bool(self.lookup["tracing"])
+
+    @property
+    def log_addresses(self) -> bool:
+        return bool(self.lookup["log_addresses"])
+
+    @property
+    def lookup_caches(self) -> CacheLimits:
+        """What a lookup container keeps (fencepost.reading.caches)."""
+        return CacheLimits(**{name: self.lookup[name] for name in CACHES})
+
+    @property
+    def response_budget(self) -> int:
+        """Bytes a lookup answer may take (fencepost.http.budget)."""
+        return int(self.lookup["response_budget"])
+
+    @property
+    def write_rate(self) -> float:
+        return float(self.loader["write_rate"])
+
+    def lookup_environment(self) -> dict[str, str]:
+        """The lookup function's settings as its environment holds them (TRACING is every function's)."""
+        return environment(LOOKUP | CACHES, self.lookup)
+
+    def loader_environment(self) -> dict[str, str]:
+        return environment(LOADER, self.loader) | self.loader_limits.environment()
 
     @property
     def loader_log_level(self) -> str:
@@ -135,25 +161,14 @@ class DeploySettings:
             burst_limit=burst_limit,
             cors_origins=origins,
             auth=choice(get, "auth", Auth, Auth.NONE),
-            tracing=switch(get, "tracing", default=False),
             loader_concurrency=whole(get, "loaderConcurrency", LOADER_CONCURRENCY, low=2, high=1000),
             control_concurrency=whole(get, "controlConcurrency", CONTROL_CONCURRENCY, low=2, high=1000),
-            write_rate=whole(get, "writeRate", 0, low=0),
             log_level=_log_level(get, "logLevel"),
             system_log_level=choice(get, "systemLogLevel", SystemLevel, SystemLevel.WARN).value.upper(),
             front=FrontSettings.from_context(get),
-            log_addresses=switch(get, "logAddresses", default=True),
             alarm_email=alarm_email,
-            lookup_caches=CacheLimits(
-                live_entries=whole(get, "liveCacheEntries", CACHES.live_entries, low=1, high=1_000_000),
-                negative_ttl=whole(get, "negativeCacheTtl", int(CACHES.negative_ttl), low=0, high=3600),
-                version_entries=whole(get, "versionCacheEntries", CACHES.version_entries, low=1, high=100_000),
-                version_bytes=whole(get, "versionCacheBytes", CACHES.version_bytes, low=MIB, high=8 * 1024 * MIB),
-                range_bytes=whole(get, "rangeCacheBytes", CACHES.range_bytes, low=0, high=8 * 1024 * MIB),
-            ),
-            response_budget=whole(
-                get, "responseBudgetBytes", DEFAULT_BUDGET_BYTES, low=MIN_BUDGET_BYTES, high=MAX_BUDGET_BYTES
-            ),
+            lookup=chosen(get, LOOKUP | CACHES),
+            loader=chosen(get, LOADER),
             loader_limits=_loader_limits(get),
         )
 
@@ -171,6 +186,29 @@ def _log_level(get: ContextGetter, key: str) -> str | None:
     if level is not None and level not in LOG_LEVELS:
         raise SettingsError(f"{key} must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level!r}")
     return level
+
+
+def _none(_key: str) -> None:
+    return None
+
+
+def chosen(get: ContextGetter, table: Mapping[str, Setting[Any]]) -> dict[str, Any]:
+    """Each setting of ``table`` as deployed: its ``-c`` key's value when given (checked as the function checks
+    its variable), else the value the stack writes (``Setting.deployed``, or the function's default)."""
+    values = {}
+    for name, setting in table.items():
+        raw = get(setting.context) if setting.context else None
+        if given(raw):
+            assert setting.context is not None
+            values[name] = setting.parse(raw, setting.context)
+        else:
+            values[name] = setting.default if setting.deployed is None else setting.deployed
+    return values
+
+
+def environment(table: Mapping[str, Setting[Any]], values: Mapping[str, Any]) -> dict[str, str]:
+    """``values`` of ``table``'s settings as the function's environment variables (TRACING: every function's)."""
+    return {setting.env: setting.text(values[name]) for name, setting in table.items() if setting is not TRACING}
 
 
 def _loader_limits(get: ContextGetter) -> Limits:
@@ -194,7 +232,7 @@ LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Context keys only one capacity mode reads. Given with another mode they would be ignored without a word, so the
 # synth refuses them. After a prewarm, the switch back to on-demand must be a deploy that changes nothing else (a
 # failed update rolls the table back to PROVISIONED, billed by the hour), and warm throughput can only go up
-# (DynamoDB refuses a value below the table's current one, and the deploy rolls back): infra/DEPLOY.md.
+# (DynamoDB refuses a value below the table's current one, and the deploy rolls back): docs/deploy.md.
 MODE_KEYS: Final = {
     Capacity.PREWARM: ("prewarmReadUnits", "prewarmWriteUnits"),
     Capacity.WARM: ("warmReadUnits", "warmWriteUnits"),
@@ -212,12 +250,12 @@ def _refuse_other_modes_keys(get: ContextGetter, mode: Capacity) -> None:
                 f"{mode.value} it would be ignored. Warm the table in a deploy of its own, with values at least its "
                 "current warm throughput (aws dynamodb describe-table --query Table.WarmThroughput): DynamoDB "
                 "refuses a lower one. After a prewarm, first switch back to on-demand with a deploy that changes "
-                "nothing else (infra/DEPLOY.md)."
+                "nothing else (docs/deploy.md)."
             )
         raise SettingsError(
             f"{' and '.join(named)} size the PROVISIONED table of -c capacity=prewarm; with capacity={mode.value} "
             "they would be ignored. Leave them out: the switch back to on-demand after a prewarm is a deploy that "
-            "changes nothing else (infra/DEPLOY.md)."
+            "changes nothing else (docs/deploy.md)."
         )
 
 

@@ -85,7 +85,7 @@ class Storage(Construct):
             "Server access logs are skipped: the bucket is private and holds range files uploaded by operators with "
             "IAM access, and every object the loader reads is named, with its ETag, in its load report under "
             "_reports/. CloudTrail does not record object writes by default: enable its S3 data events for this "
-            "bucket where an audit trail of uploads is required (infra/DEPLOY.md).",
+            "bucket where an audit trail of uploads is required (docs/deploy.md).",
         )
         self.alarms = [
             any_in_period(
@@ -102,7 +102,7 @@ class Storage(Construct):
                     "five-minute periods: longer than an on-demand table takes to grow for a load. Loads go on "
                     "(the loader retries) but slowly. Likely a maxWriteUnits cap or a PROVISIONED (prewarm) table "
                     "below loaderConcurrency x writeRate: lower writeRate, raise the cap, or warm the table "
-                    "(infra/DEPLOY.md)."
+                    "(docs/deploy.md)."
                 ),
                 metric=self.table.metric("WriteThrottleEvents", statistic="Sum", period=PERIOD),
                 periods=WRITE_THROTTLE_PERIODS,
@@ -119,7 +119,7 @@ def _warn_about_capacity(table: dynamodb.Table, capacity: TableCapacity) -> None
             f"WarmThroughput {capacity.warm_read_units} read / {capacity.warm_write_units} write units/s can only "
             "go up: DynamoDB refuses a value below the table's current one (which grows with traffic, and after a "
             "prewarm) and the deploy rolls back. Before raising it, read the current value: aws dynamodb "
-            "describe-table --table-name <TableName> --query Table.WarmThroughput (infra/DEPLOY.md).",
+            "describe-table --table-name <TableName> --query Table.WarmThroughput (docs/deploy.md).",
         )
     elif capacity.mode is Capacity.PREWARM:
         cdk.Annotations.of(table).add_warning_v2(
@@ -128,7 +128,7 @@ def _warn_about_capacity(table: dynamodb.Table, capacity: TableCapacity) -> None
             "billed by the hour until it is switched back. Switch back with a plain deploy that changes nothing "
             "else (make diff shows only the table), then check aws dynamodb describe-table --table-name "
             "<TableName> --query Table.BillingModeSummary: a failed update rolls the table back to PROVISIONED "
-            "(infra/DEPLOY.md).",
+            "(docs/deploy.md).",
         )
 
 
@@ -142,7 +142,7 @@ class _CapacityProps(TypedDict, total=False):
 
 
 def _capacity_props(capacity: TableCapacity) -> _CapacityProps:
-    """The Table properties of one capacity mode (infra/DEPLOY.md says when to use which)."""
+    """The Table properties of one capacity mode (docs/deploy.md says when to use which)."""
     if capacity.mode is Capacity.PREWARM:
         return _CapacityProps(
             billing_mode=dynamodb.BillingMode.PROVISIONED,

@@ -1,7 +1,9 @@
 """Errors a client can branch on: each has an HTTP status and a stable code, mapped to a response in one place.
 
-Also the one error the service's dependencies raise (``DependencyUnavailable``): it knows nothing of HTTP; the API
-answers it as ``Unavailable`` (503), the loader hands the message back to be retried.
+Also what the service's dependencies raise: ``DependencyUnavailable`` (it knows nothing of HTTP; the API answers
+it as ``Unavailable`` (503), the loader hands the message back to be retried), and the data layer's own errors
+(``StoreUnavailable``, ``StoreRefused``, one ``Conflict`` per rule), declared here so that no layer above the data
+layer imports it to catch them.
 """
 
 from __future__ import annotations
@@ -94,3 +96,32 @@ class Unavailable(ServiceError):
 
 class DependencyUnavailable(Exception):
     """DynamoDB, S3 or SQS throttled, timed out or failed: the same work may succeed if retried shortly."""
+
+
+# What the data layer raises: its own "store unavailable", and one named conflict per rule it enforces. They are
+# declared here, below every layer, so that the steps that catch them never import the data layer.
+
+
+class StoreUnavailable(DependencyUnavailable):
+    """DynamoDB throttled, timed out or failed: the same call may succeed if retried shortly."""
+
+
+class StoreRefused(Exception):
+    """DynamoDB refused a request as invalid (``ValidationException``, an item over 400 KB): the same request would
+    be refused again, so it is never retried; a load that meets it fails with this as its reason."""
+
+
+class Conflict(Exception):
+    """A transition was refused because the record no longer allows it; the message states the rule."""
+
+
+class NotLatestRequest(Conflict):
+    """A newer change to the folder exists, or this request was already planned."""
+
+
+class SupersededLoad(Conflict):
+    """A newer load has taken over the dataset's record."""
+
+
+class NothingToRollBack(Conflict):
+    """The dataset has no live or no previous version."""

@@ -1,65 +1,176 @@
-"""Settings read once per cold start from the environment into typed objects; nothing else reads os.environ."""
+"""Every setting of the two functions, declared once: its environment variable, default, bounds and meaning, and the
+CDK context key that sets it at deploy when it is a deployment choice.
+
+The functions read them once per cold start (nothing else reads ``os.environ``); ``infra/`` reads the same tables to
+check ``-c key=value`` and to write each function's environment. A new setting is one entry here and one field of
+the dataclass beside its table (a test checks that the two agree). The loader's limits, which a folder may also
+lower, are declared the same way in ``fencepost.core.limits``.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final, Generic, TypeVar
 
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.http.budget import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES, MIN_BUDGET_BYTES
-from fencepost.reading.caches import MIB, CacheLimits
 
-# The loader's shape, declared once for the stack, the function and the planner: the data queue's concurrent
-# invocations (chunk writes and deletions; Lambda's minimum for an SQS event source is 2: ten give a pre-warmed
-# table enough parallel writers and leave most of an account's default 1,000 concurrent executions to lookups), the
-# BatchWriteItem calls each keeps in flight, and the items of a chunk message.
-LOADER_CONCURRENCY: Final = 10
-WRITE_THREADS: Final = 8
-CHUNK_ITEMS: Final = 5000
+T = TypeVar("T", int, float, bool, str)
+MIB: Final = 1024 * 1024
 
 
 class SettingsError(ValueError):
-    pass
+    """A value a function or the stack cannot use; the message names the variable or key and what it accepts."""
 
 
-def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a whole number, not {raw!r}") from None
-    if not low <= value <= high:
-        raise SettingsError(f"{name} must be between {low} and {high}, not {value}")
-    return value
+@dataclass(frozen=True, slots=True)
+class Setting(Generic[T]):
+    """One setting. ``deployed``: what the stack writes when it differs from the function's own default (local runs
+    and tests get ``default``); ``context``: the ``cdk deploy -c`` key that sets it, if it is a deployment choice."""
+
+    env: str
+    default: T
+    low: float | None = None
+    high: float | None = None
+    doc: str = ""
+    context: str | None = None
+    deployed: T | None = None
+
+    def read(self, env: Mapping[str, str]) -> T:
+        raw = env.get(self.env, "").strip()
+        return self.default if not raw else self.parse(raw, self.env)
+
+    def parse(self, raw: Any, source: str) -> T:
+        """``raw`` (text, or a JSON value from ``cdk.json``) as this setting's type, within its bounds."""
+        kind = _PARSERS[type(self.default)]
+        if isinstance(raw, bool) and not isinstance(self.default, bool):
+            raise SettingsError(f"{source} must be {_WHAT[type(self.default)]}, not {raw!r}")
+        try:
+            value: Any = raw if isinstance(raw, bool) else kind(str(raw).strip())
+        except ValueError:
+            raise SettingsError(f"{source} must be {_WHAT[type(self.default)]}, not {raw!r}") from None
+        if self.low is not None and self.high is not None and not self.low <= float(value) <= self.high:
+            raise SettingsError(f"{source} must be between {self.low} and {self.high}, not {value}")
+        parsed: T = value
+        return parsed
+
+    def text(self, value: T) -> str:
+        """``value`` as the function's environment holds it."""
+        return ("true" if value else "false") if isinstance(value, bool) else _text(value)
 
 
-def _float(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a number, not {raw!r}") from None
-    if not low <= value <= high:
-        raise SettingsError(f"{name} must be between {low} and {high}, not {value}")
-    return value
+def _whole(raw: str) -> int:
+    return int(raw.replace("_", ""))
 
 
-def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in ("1", "true", "on", "yes"):
+def _boolean(raw: str) -> bool:
+    word = raw.lower()
+    if word in ("1", "true", "on", "yes"):
         return True
-    if raw in ("0", "false", "off", "no"):
+    if word in ("0", "false", "off", "no"):
         return False
-    raise SettingsError(f"{name} must be true or false, not {raw!r}")
+    raise ValueError(raw)
+
+
+def _text(value: float | int | str) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_PARSERS: Final[dict[type, Callable[[str], Any]]] = {bool: _boolean, int: _whole, float: float, str: str}
+_WHAT: Final = {bool: "on or off (true/false)", int: "a whole number", float: "a number", str: "text"}
+
+# Shared by both functions: the loader waits this long after a switch before an old version may go.
+CACHE_TTL: Final = Setting(
+    "CACHE_TTL_SECONDS", 60.0, 0.0, 3600.0, "seconds a container caches a dataset's live version"
+)
+TRACING: Final = Setting("TRACING", False, doc="X-Ray tracing (costs ~100 ms of cold start)", context="tracing")
+
+LOOKUP: Final[dict[str, Setting[Any]]] = {
+    "default_dataset": Setting("DEFAULT_DATASET", "default", doc="the dataset a lookup without dataset= reads"),
+    "cache_ttl": CACHE_TTL,
+    "max_age": Setting("CACHE_MAX_AGE_SECONDS", 300, 0, 31_536_000, "Cache-Control max-age of a lookup's answer"),
+    "max_batch": Setting("MAX_BATCH", 100, 1, 1000, "addresses one POST /lookup may ask"),
+    "batch_concurrency": Setting("BATCH_CONCURRENCY", 16, 1, 64, "Queries one request runs at once"),
+    "log_addresses": Setting("LOG_ADDRESSES", True, doc="log looked-up addresses", context="logAddresses"),
+    "tracing": TRACING,
+    "read_timeout": Setting("DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0, "a slow table becomes a fast 503"),
+    "response_budget": Setting(
+        "RESPONSE_BUDGET_BYTES",
+        4_500_000,
+        1_000_000,  # room for a full batch of brief answers to the largest request body (64 KB)
+        6_000_000,  # Lambda's 6,291,556 bytes, less the response's own envelope and headers
+        "bytes an answer may take (fencepost.http.budget)",
+        context="responseBudgetBytes",
+    ),
+    "metrics_interval": Setting(
+        "METRICS_INTERVAL_SECONDS",
+        0.0,
+        0.0,
+        3600.0,
+        "seconds between metric lines (0: one per invocation)",
+        deployed=60.0,
+    ),
+}
+
+CACHES: Final[dict[str, Setting[Any]]] = {
+    "live_entries": Setting(
+        "LIVE_CACHE_ENTRIES",
+        1024,
+        1,
+        1_000_000,
+        "live pointers kept; as many again for unknown names",
+        "liveCacheEntries",
+    ),
+    "negative_ttl": Setting(
+        "NEGATIVE_CACHE_TTL_SECONDS",
+        5.0,
+        0.0,
+        3600.0,
+        "seconds an unknown name is answered from cache",
+        "negativeCacheTtl",
+    ),
+    "version_entries": Setting(
+        "VERSION_CACHE_ENTRIES", 128, 1, 100_000, "versions (columns and directory) kept", "versionCacheEntries"
+    ),
+    "version_bytes": Setting(
+        "VERSION_CACHE_BYTES", 64 * MIB, MIB, 8 * 1024 * MIB, "their estimated size, together", "versionCacheBytes"
+    ),
+    "range_bytes": Setting(
+        "RANGE_CACHE_BYTES", 128 * MIB, 0, 8 * 1024 * MIB, "answered stretches kept; 0 turns it off", "rangeCacheBytes"
+    ),
+}
+
+LOADER: Final[dict[str, Setting[Any]]] = {
+    "cache_ttl": CACHE_TTL,
+    "settle_seconds": Setting("SETTLE_SECONDS", 10, 0, 900, "changes to a folder within this long make one build"),
+    "chunk_items": Setting("CHUNK_ITEMS", 5000, 1, 100_000, "items of a chunk message"),
+    "write_threads": Setting("WRITE_THREADS", 8, 1, 64, "BatchWriteItem calls each invocation keeps in flight"),
+    "write_rate": Setting(
+        "WRITE_RATE", 0.0, 0.0, 1_000_000.0, "items a second per invocation at most; 0: no ceiling", "writeRate"
+    ),
+    "write_pacing": Setting("WRITE_PACING", True, doc="pace writes to what the table takes (core.pacing)"),
+    "max_receives": Setting("MAX_RECEIVES", 5, 1, 1000, "the queue's maxReceiveCount: a chunk's last delivery"),
+    "deadline_margin": Setting("DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0, "seconds kept back from the time limit"),
+    "retry_base": Setting("RETRY_BASE_SECONDS", 5.0, 0.0, 300.0, "a handed-back message returns after base x 2^n s"),
+    "stall_seconds": Setting("STALL_SECONDS", 1800, 1, 86_400, "a load without progress this long is failed"),
+    "writer_timeout": Setting(
+        "WRITER_TIMEOUT_SECONDS", 900.0, 0.0, 900.0, "an abandoned build's writers may write this long (the timeout)"
+    ),
+    "tracing": TRACING,
+}
+
+# No warm lookup may still read a version it cached: an old version goes the TTL plus this long after its switch.
+DELETE_GRACE: Final = Setting("DELETE_GRACE_SECONDS", 0.0, 0.0, 86_400.0, "seconds after a switch an old version goes")
+DELETE_MARGIN: Final = 15 * 60.0
+
+# The loader's shape, declared once for the stack, the function and the planner: the data queue's concurrent
+# invocations (chunk writes and deletions; Lambda's minimum for an SQS event source is 2: ten give a pre-warmed
+# table enough parallel writers and leave most of an account's default 1,000 concurrent executions to lookups).
+LOADER_CONCURRENCY: Final = 10
+WRITE_THREADS: Final[int] = LOADER["write_threads"].default
+CHUNK_ITEMS: Final[int] = LOADER["chunk_items"].default
 
 
 def _required(env: Mapping[str, str], name: str, what: str) -> str:
@@ -67,6 +178,10 @@ def _required(env: Mapping[str, str], name: str, what: str) -> str:
     if not value:
         raise SettingsError(f"{name} is not set: it names {what}")
     return value
+
+
+def _read(table: Mapping[str, Setting[Any]], env: Mapping[str, str]) -> dict[str, Any]:
+    return {name: setting.read(env) for name, setting in table.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,117 +195,105 @@ class TableSettings:
         return cls(_required(env, "TABLE_NAME", "the DynamoDB table that holds the ranges"))
 
 
-CACHES = CacheLimits()  # the lookup's cache limits by default
+@dataclass(frozen=True, slots=True)
+class CacheLimits:
+    """How much a lookup container keeps (``CACHES``). With the defaults, up to 128 datasets in use are answered with
+    one Query per warm lookup; a flood of unknown names keeps at most ``live_entries`` negative entries (about 300
+    bytes each) and never evicts a known dataset."""
+
+    live_entries: int = CACHES["live_entries"].default
+    negative_ttl: float = CACHES["negative_ttl"].default
+    version_entries: int = CACHES["version_entries"].default
+    version_bytes: int = CACHES["version_bytes"].default
+    range_bytes: int = CACHES["range_bytes"].default
 
 
 @dataclass(frozen=True, slots=True)
 class LookupSettings:
+    """The lookup function's settings (``LOOKUP``, ``CACHES``), plus where its table and bucket are."""
+
     table: TableSettings
-    default_dataset: str = "default"
-    cache_ttl: float = 60.0
-    max_age: int = 300
-    max_batch: int = 100
-    batch_concurrency: int = 16
-    log_addresses: bool = True
-    tracing: bool = False
-    read_timeout: float = 2.0  # seconds: a slow table becomes a fast 503
-    caches: CacheLimits = CACHES
-    response_budget: int = DEFAULT_BUDGET_BYTES  # bytes an answer may take (see fencepost.http.budget)
-    cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (the preflight's answer)
-    bucket: str | None = None  # where builds keep their changes (``GET /datasets/{name}/diff``)
-    metrics_interval: float = 0.0  # seconds between metric lines (0: one per invocation; fencepost.observability)
+    default_dataset: str = LOOKUP["default_dataset"].default
+    cache_ttl: float = LOOKUP["cache_ttl"].default
+    max_age: int = LOOKUP["max_age"].default
+    max_batch: int = LOOKUP["max_batch"].default
+    batch_concurrency: int = LOOKUP["batch_concurrency"].default
+    log_addresses: bool = LOOKUP["log_addresses"].default
+    tracing: bool = LOOKUP["tracing"].default
+    read_timeout: float = LOOKUP["read_timeout"].default
+    response_budget: int = LOOKUP["response_budget"].default
+    metrics_interval: float = LOOKUP["metrics_interval"].default
+    caches: CacheLimits = CacheLimits()
+    cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (CORS_ORIGINS, comma separated)
+    bucket: str | None = None  # where builds keep their changes (BUCKET_NAME; ``GET /datasets/{name}/diff``)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
         env = os.environ if env is None else env
-        default_dataset = env.get("DEFAULT_DATASET", "").strip() or "default"
-        if not is_dataset_name(default_dataset):
-            raise SettingsError(f"DEFAULT_DATASET {default_dataset!r} is not a valid name: {DATASET_NAME_RULE}")
+        values = _read(LOOKUP, env)
+        if not is_dataset_name(values["default_dataset"]):
+            raise SettingsError(
+                f"DEFAULT_DATASET {values['default_dataset']!r} is not a valid name: {DATASET_NAME_RULE}"
+            )
         return cls(
             table=TableSettings.from_env(env),
-            default_dataset=default_dataset,
-            cache_ttl=_float(env, "CACHE_TTL_SECONDS", 60.0, 0.0, 3600.0),
-            max_age=_int(env, "CACHE_MAX_AGE_SECONDS", 300, 0, 31_536_000),
-            max_batch=_int(env, "MAX_BATCH", 100, 1, 1000),
-            batch_concurrency=_int(env, "BATCH_CONCURRENCY", 16, 1, 64),
-            log_addresses=_bool(env, "LOG_ADDRESSES", True),
-            tracing=_bool(env, "TRACING", False),
-            read_timeout=_float(env, "DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0),
-            caches=CacheLimits(
-                live_entries=_int(env, "LIVE_CACHE_ENTRIES", CACHES.live_entries, 1, 1_000_000),
-                negative_ttl=_float(env, "NEGATIVE_CACHE_TTL_SECONDS", CACHES.negative_ttl, 0.0, 3600.0),
-                version_entries=_int(env, "VERSION_CACHE_ENTRIES", CACHES.version_entries, 1, 100_000),
-                version_bytes=_int(env, "VERSION_CACHE_BYTES", CACHES.version_bytes, MIB, 8 * 1024 * MIB),
-                range_bytes=_int(env, "RANGE_CACHE_BYTES", CACHES.range_bytes, 0, 8 * 1024 * MIB),
-            ),
-            response_budget=_int(
-                env, "RESPONSE_BUDGET_BYTES", DEFAULT_BUDGET_BYTES, MIN_BUDGET_BYTES, MAX_BUDGET_BYTES
-            ),
-            cors_origins=_origins(env.get("CORS_ORIGINS", "")),
+            caches=CacheLimits(**_read(CACHES, env)),
+            cors_origins=origins(env.get("CORS_ORIGINS", "")),
             bucket=env.get("BUCKET_NAME", "").strip() or None,
-            metrics_interval=_float(env, "METRICS_INTERVAL_SECONDS", 0.0, 0.0, 3600.0),
+            **values,
         )
 
 
-def _origins(raw: str) -> tuple[str, ...]:
-    origins = tuple(origin.strip() for origin in raw.split(",") if origin.strip())
-    return origins or ("*",)
+def origins(raw: str) -> tuple[str, ...]:
+    """``CORS_ORIGINS``: comma-separated origins, ``*`` when none."""
+    named = tuple(origin.strip() for origin in raw.split(",") if origin.strip())
+    return named or ("*",)
 
 
 @dataclass(frozen=True, slots=True)
 class LoaderSettings:
+    """The loader function's settings (``LOADER``, ``DELETE_GRACE``, the limits), plus its table, bucket and
+    queues."""
+
     table: TableSettings
     bucket: str
     control_queue_url: str
     data_queue_url: str
-    cache_ttl: float = 60.0  # the lookups' TTL: an old version is deleted no sooner than this plus 15 minutes
-    settle_seconds: int = 10  # a burst of changes to a folder within this many seconds makes one build
-    chunk_items: int = CHUNK_ITEMS
-    write_threads: int = WRITE_THREADS
-    write_rate: float = 0.0  # items per second per invocation; 0 is unlimited
-    write_pacing: bool = True  # the writer paces itself (fencepost.core.pacing); off: as before, for comparison
-    max_receives: int = 5  # the queue's maxReceiveCount: the last delivery of a failing chunk fails the load
-    deadline_margin: float = 20.0  # seconds kept back from the invocation's time limit
-    retry_base: float = 5.0  # a handed-back message returns after retry_base * 2**(deliveries - 1) seconds
-    stall_seconds: int = 1800  # a load without progress for this long is failed by the sweep
-    delete_grace: float = 60.0 + 15 * 60  # an old version is deleted this long after it stopped being live
-    writer_timeout: float = 900.0  # the function's timeout: an abandoned build is deleted this long after
+    cache_ttl: float = LOADER["cache_ttl"].default
+    settle_seconds: int = LOADER["settle_seconds"].default
+    chunk_items: int = LOADER["chunk_items"].default
+    write_threads: int = LOADER["write_threads"].default
+    write_rate: float = LOADER["write_rate"].default
+    write_pacing: bool = LOADER["write_pacing"].default
+    max_receives: int = LOADER["max_receives"].default
+    deadline_margin: float = LOADER["deadline_margin"].default
+    retry_base: float = LOADER["retry_base"].default
+    stall_seconds: int = LOADER["stall_seconds"].default
+    writer_timeout: float = LOADER["writer_timeout"].default
+    tracing: bool = LOADER["tracing"].default
+    delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
-    tracing: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LoaderSettings:
         env = os.environ if env is None else env
-        cache_ttl = _float(env, "CACHE_TTL_SECONDS", 60.0, 0.0, 3600.0)
+        values = _read(LOADER, env)
+        grace = env.get(DELETE_GRACE.env, "").strip()
         return cls(
             table=TableSettings.from_env(env),
             bucket=_required(env, "BUCKET_NAME", "the bucket that holds the range files"),
             control_queue_url=_required(env, "CONTROL_QUEUE_URL", "the loader's queue for changes and builds"),
             data_queue_url=_required(env, "DATA_QUEUE_URL", "the loader's queue for chunk writes and deletions"),
-            cache_ttl=cache_ttl,
-            settle_seconds=_int(env, "SETTLE_SECONDS", 10, 0, 900),
-            chunk_items=_int(env, "CHUNK_ITEMS", CHUNK_ITEMS, 1, 100_000),
-            write_threads=_int(env, "WRITE_THREADS", WRITE_THREADS, 1, 64),
-            write_rate=_float(env, "WRITE_RATE", 0.0, 0.0, 1_000_000.0),
-            write_pacing=_bool(env, "WRITE_PACING", True),
-            max_receives=_int(env, "MAX_RECEIVES", 5, 1, 1000),
-            deadline_margin=_float(env, "DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0),
-            retry_base=_float(env, "RETRY_BASE_SECONDS", 5.0, 0.0, 300.0),
-            stall_seconds=_int(env, "STALL_SECONDS", 1800, 1, 86_400),
-            # No warm lookup may still read a version it cached: the TTL plus 15 minutes, unless set (local runs).
-            delete_grace=_float(env, "DELETE_GRACE_SECONDS", cache_ttl + 15 * 60, 0.0, 86_400.0),
-            # A chunk writer that began before its build was abandoned may write until its invocation ends: at
-            # most the function's timeout, 15 minutes (Lambda's maximum) unless set lower.
-            writer_timeout=_float(env, "WRITER_TIMEOUT_SECONDS", 900.0, 0.0, 900.0),
-            limits=_loader_limits(env),
-            tracing=_bool(env, "TRACING", False),
+            # Unless set (local runs), an old version goes no sooner than the TTL plus 15 minutes.
+            delete_grace=DELETE_GRACE.parse(grace, DELETE_GRACE.env) if grace else values["cache_ttl"] + DELETE_MARGIN,
+            limits=loader_limits(env),
+            **values,
         )
 
 
-def _loader_limits(env: Mapping[str, str]) -> Limits:
+def loader_limits(env: Mapping[str, str]) -> Limits:
     """The loader's limits: ``MAX_LINE_BYTES``, ``MAX_OBJECT_BYTES``, ``MAX_BUILD_BYTES``, ``MAX_BUILD_ROWS``,
     ``MAX_DIRECTORY_PARTITIONS`` and ``MAX_COLUMNS`` (``fencepost.core.limits``)."""
     default = Limits()
-    return Limits.of(
-        {name: _int(env, variable, getattr(default, name), *BOUNDS[name]) for name, variable in ENVIRONMENT.items()}
-    )
+    limits = {name: Setting(variable, getattr(default, name), *BOUNDS[name]) for name, variable in ENVIRONMENT.items()}
+    return Limits.of({name: setting.read(env) for name, setting in limits.items()})

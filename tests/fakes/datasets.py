@@ -15,7 +15,7 @@ from fencepost.aws.dynamo.datasets import (
     RETRY_OWN_REQUEST,
     STILL_PLANNED,
 )
-from fencepost.aws.dynamo.errors import NotLatestRequest
+from fencepost.errors import NotLatestRequest
 from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 from tests.fakes.kernel import detached, port
 from tests.fakes.serving import FakeServing, only_latest_load

@@ -12,9 +12,9 @@ import dataclasses
 from typing import Final
 
 from fencepost.aws.dynamo.client import Condition
-from fencepost.aws.dynamo.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.aws.dynamo.serving import BEING_FINALIZED, FIRST_LIVE, NEWER_THAN_LIVE, RETIRE_RULE, UNCHANGED_PAIR
 from fencepost.core.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, live_pk, version_pk
+from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
     BuildRecord,
     BuildState,

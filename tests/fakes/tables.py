@@ -7,11 +7,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from fencepost.aws.dynamo.versions import DIRECTORY_PAGE_CHARS
-from fencepost.aws.dynamo.writer import WriteOutcome
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
 from fencepost.core.items import Item
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, version_pk
+from fencepost.core.pacing import WriteOutcome
 from fencepost.model import BuildRecord, BuildState, VersionHeader, VersionInfo
 from tests.fakes.kernel import Clock, Faults, Store, detached, port
 

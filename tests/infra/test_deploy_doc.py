@@ -1,4 +1,4 @@
-"""infra/DEPLOY.md names the commands a deployer needs around capacity changes, and the Makefile has them.
+"""docs/deploy.md names the commands a deployer needs around capacity changes, and the Makefile has them.
 
 What no test here can check (it needs AWS): that DynamoDB refuses a lower warm throughput, that a failed update
 rolls a switched table back to PROVISIONED, and what CloudFormation does to a table's warm throughput when the
@@ -11,14 +11,24 @@ import re
 
 from infra.application import REPO_ROOT
 
-DEPLOY = (REPO_ROOT / "infra" / "DEPLOY.md").read_text()
+DEPLOY = (REPO_ROOT / "docs" / "deploy.md").read_text()
 MAKEFILE = (REPO_ROOT / "infra" / "infra.mk").read_text()
 
 
 def _section(title: str) -> str:
-    start = DEPLOY.index(f"### {title}")
-    end = DEPLOY.find("\n### ", start + 1)
-    return DEPLOY[start : end if end != -1 else None]
+    """From the heading that starts with ``title`` to the next heading of its level or above (code blocks skipped)."""
+    lines, fenced, start, level = DEPLOY.splitlines(), False, None, 0
+    for number, line in enumerate(lines):
+        fenced = not fenced if line.startswith("```") else fenced
+        heading = None if fenced else re.match(r"(#+) (.*)", line)
+        if heading is None:
+            continue
+        if start is None and heading.group(2).startswith(title):
+            start, level = number, len(heading.group(1))
+        elif start is not None and len(heading.group(1)) <= level:
+            return "\n".join(lines[start:number])
+    assert start is not None, title
+    return "\n".join(lines[start:])
 
 
 def test_the_warm_throughput_steps_read_the_current_value_first() -> None:

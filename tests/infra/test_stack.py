@@ -104,6 +104,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         "METRICS_INTERVAL_SECONDS": "60",
+        "DYNAMODB_READ_TIMEOUT_SECONDS": "2",
         # the lookup's limits: tests/infra/test_lookup_limits.py
         "LIVE_CACHE_ENTRIES": "1024",
         "NEGATIVE_CACHE_TTL_SECONDS": "5",
@@ -141,7 +142,12 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "CHUNK_ITEMS": "5000",
         "WRITE_THREADS": "8",
         "WRITE_RATE": "0",
+        "WRITE_PACING": "true",
         "MAX_RECEIVES": str(MAX_RECEIVES),
+        "DEADLINE_MARGIN_SECONDS": "20",
+        "RETRY_BASE_SECONDS": "5",
+        "STALL_SECONDS": "1800",
+        "WRITER_TIMEOUT_SECONDS": "900",
         **Limits().environment(),  # (tests/infra/test_loader_limits.py)
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",

@@ -10,10 +10,10 @@ from typing import Any, Protocol
 import pytest
 
 from fencepost.aws.dynamo import Tables
-from fencepost.aws.dynamo.errors import NothingToRollBack, NotLatestRequest, SupersededLoad
 from fencepost.core.folders import FolderSettings
 from fencepost.core.keys import Directory
 from fencepost.core.sources import fingerprint, settings_digest
+from fencepost.errors import NothingToRollBack, NotLatestRequest, SupersededLoad
 from fencepost.loading.service import BuildStore, DatasetStore, VersionStore
 from fencepost.model import (
     BuildRecord,

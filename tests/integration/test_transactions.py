@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from fencepost.aws.dynamo.client import Condition, Table
-from fencepost.aws.dynamo.errors import StoreRefused
 from fencepost.aws.dynamo.transactions import Refused, Transaction
+from fencepost.errors import StoreRefused
 
 FIRST = Condition("the first item is new", "attribute_not_exists(PK)")
 SECOND = Condition("the second item says yes", "#answer = :yes")

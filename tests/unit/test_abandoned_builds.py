@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.aws.dynamo.errors import NotLatestRequest
+from fencepost.errors import NotLatestRequest
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import Lane
 from fencepost.model import UNFINISHED, BuildState, LoadStatus

@@ -10,10 +10,10 @@ import pytest
 from botocore.stub import Stubber
 
 from fencepost.aws.dynamo.client import Table
-from fencepost.aws.dynamo.errors import StoreRefused, StoreUnavailable
 from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.core.items import MAX_ITEM_BYTES, ItemTooLarge, check_item, item_bytes, object_list_bytes
 from fencepost.core.problems import MAX_REASON_CHARS, RECORD_PROBLEM_BYTES, Problem, for_record
+from fencepost.errors import StoreRefused, StoreUnavailable
 from fencepost.model import ObjectRef
 
 KEY = {"PK": {"S": "#v#geo#2"}, "SK": {"N": "0"}}

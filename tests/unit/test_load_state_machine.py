@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from fencepost.aws.dynamo.errors import StoreUnavailable
+from fencepost.errors import StoreUnavailable
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, DiffSummary, LoadState, LoadStatus, Phase
 from tests.fakes import DATASET, REPLACED_WHOLE, Envelope, World, loader_settings

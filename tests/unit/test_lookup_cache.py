@@ -17,8 +17,9 @@ from fencepost.core.items import Hit
 from fencepost.core.keys import Directory, Probe
 from fencepost.errors import DependencyUnavailable, InvalidRequest, UnknownDataset
 from fencepost.model import LivePointer, VersionInfo
-from fencepost.reading.caches import CacheLimits, version_bytes
+from fencepost.reading.caches import version_bytes
 from fencepost.reading.lookup import Answer, Lookup
+from fencepost.settings import CacheLimits
 
 END = 100  # the one stored piece covers IPv4 addresses 0 to END
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from fencepost.aws.sqs import Queues, queue_name
-from fencepost.loading.messages import BuildRequested, DeleteVersion, WriteChunk
+from fencepost.loading.messages import BuildRequested, Command, DeleteVersion, WriteChunk, dump
 
 CONTROL = "https://sqs.us-east-1.amazonaws.com/123456789012/Fencepost-LoaderControlQueue9A14413D-AbC"
 DATA = "https://sqs.us-east-1.amazonaws.com/123456789012/Fencepost-LoaderDataQueue8523BEF9-DeF"
@@ -24,9 +24,9 @@ class RecordingSqs:
         return {}
 
 
-def _queues() -> tuple[Queues, RecordingSqs]:
+def _queues() -> tuple[Queues[Command], RecordingSqs]:
     sqs = RecordingSqs()
-    return Queues(cast(Any, sqs), control_url=CONTROL, data_url=DATA), sqs
+    return Queues[Command](cast(Any, sqs), control_url=CONTROL, data_url=DATA, encode=dump), sqs
 
 
 def test_messages_go_to_their_lanes_queue_with_their_delay() -> None:

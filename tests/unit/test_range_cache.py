@@ -10,10 +10,9 @@ import threading
 import pytest
 
 from fencepost.core.addresses import V4, V6, parse_address
-from fencepost.reading.caches import CacheLimits
 from fencepost.reading.lookup import Answer, Lookup, Miss
 from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
-from fencepost.settings import LookupSettings, SettingsError
+from fencepost.settings import CacheLimits, LookupSettings, SettingsError
 from tests.fakes.ranges import MemoryStore
 from tests.support import family_ranges
 

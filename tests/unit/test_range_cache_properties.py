@@ -15,9 +15,8 @@ from fencepost.core.addresses import TOP, V4, V6, format_address, unmapped
 from fencepost.core.build import FamilyRanges
 from fencepost.http.app import HttpApi, create_app
 from fencepost.observability import Observability
-from fencepost.reading.caches import CacheLimits
 from fencepost.reading.lookup import Lookup
-from fencepost.settings import LookupSettings, TableSettings
+from fencepost.settings import CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import LambdaContext, event
 from tests.unit.test_several_properties import Row, _name, _probes, _publish, datasets

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.errors import DependencyUnavailable
-from fencepost.loading.messages import Command, Lane, dump
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -39,19 +38,33 @@ def queue_name(url_or_arn: str) -> str:
     return url_or_arn.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
 
 
-class Queues:
-    def __init__(self, client: SQSClient, *, control_url: str, data_url: str) -> None:
-        self.client = client
-        self.urls = {Lane.CONTROL: control_url, Lane.DATA: data_url}
+class Routed(Protocol):
+    """A message that names its queue: ``"control"`` or ``"data"``."""
 
-    def send(self, message: Command, delay: float = 0) -> None:
+    @property
+    def lane(self) -> str: ...
+
+
+M = TypeVar("M", bound=Routed)
+
+
+class Queues(Generic[M]):
+    """Messages of type ``M``, each sent to its lane's queue as the body ``encode`` makes of it."""
+
+    def __init__(self, client: SQSClient, *, control_url: str, data_url: str, encode: Callable[[M], str]) -> None:
+        self.client = client
+        self.urls = {"control": control_url, "data": data_url}
+        self.encode = encode
+
+    def send(self, message: M, delay: float = 0) -> None:
         seconds = max(0, min(MAX_DELAY, int(delay + 0.999)))
+        body = self.encode(message)
         try:
-            self.client.send_message(QueueUrl=self.urls[message.lane], MessageBody=dump(message), DelaySeconds=seconds)
+            self.client.send_message(QueueUrl=self.urls[message.lane], MessageBody=body, DelaySeconds=seconds)
         except (ClientError, BotoCoreError) as error:
             raise QueueUnavailable(f"the {message.lane} queue refused a message: {error}") from error
 
-    def send_all(self, messages: Iterable[Command], threads: int = 8) -> int:
+    def send_all(self, messages: Iterable[M], threads: int = 8) -> int:
         """Send messages as they are produced, ``threads`` at a time, holding few in memory; returns the count."""
         count = 0
         pending: deque[Future[None]] = deque()

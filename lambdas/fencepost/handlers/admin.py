@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 
 from fencepost.aws.dynamo import Tables, make_client
-from fencepost.aws.dynamo.errors import Conflict, StoreUnavailable
+from fencepost.errors import Conflict, StoreUnavailable
 from fencepost.settings import SettingsError, TableSettings
 
 

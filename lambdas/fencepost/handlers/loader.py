@@ -14,6 +14,7 @@ from fencepost.aws.dynamo import Tables, make_client
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.loading.delivery import Delivery, HandBack
+from fencepost.loading.messages import Command, dump
 from fencepost.loading.service import LoadingService
 from fencepost.observability import Observability
 from fencepost.settings import LoaderSettings
@@ -42,7 +43,9 @@ obs = Observability(service="fencepost-loader", tracing=settings.tracing)
 client = make_client(pool=8, retries=6, read_timeout=10)
 bulk_client = make_client(pool=settings.write_threads + 4, retries=1, read_timeout=10, validate=False)
 tables = Tables.connect(client, settings.table.table_name)
-queues = Queues(make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url)
+queues = Queues[Command](
+    make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
+)
 s3: Any = _OnFirstUse(make_s3_client)
 bucket = Bucket(s3, settings.bucket, settings.limits)
 service = LoadingService(

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
+
+from fencepost.settings import LOOKUP
 
 T = TypeVar("T")
 
-DEFAULT_BUDGET_BYTES = 4_500_000
-MAX_BUDGET_BYTES = 6_000_000  # Lambda's 6,291,556 bytes, less the response's own envelope and headers
-MIN_BUDGET_BYTES = 1_000_000  # room for a full batch of brief answers to the largest request body (64 KB)
+DEFAULT_BUDGET_BYTES: Final[int] = LOOKUP["response_budget"].default  # RESPONSE_BUDGET_BYTES (fencepost.settings)
 
 _WIDEST_CHARACTER = 12  # an astral character escaped as a surrogate pair: \ud83d\ude00
 

@@ -9,14 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.aws.dynamo.errors import NotLatestRequest, SupersededLoad
 from fencepost.core.folders import FolderError, settings_keys
 from fencepost.core.formats.columns import FileError
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.rules import RuleError, apply_rules
 from fencepost.core.sources import fingerprint, settings_digest
-from fencepost.errors import DependencyUnavailable
+from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
 from fencepost.loading.messages import BuildRequested

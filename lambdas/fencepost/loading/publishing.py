@@ -13,13 +13,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.aws.dynamo.errors import StoreUnavailable
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
 from fencepost.core.folders import report_key, settings_keys
 from fencepost.core.gates import Gates
 from fencepost.core.problems import for_record
+from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive

@@ -4,13 +4,12 @@ a timeout) when reading would outlast the invocation."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats.columns import FileError, FileSummary, ReadOptions, read_ranges, text_lines
 from fencepost.core.formats.mmdb import MmdbSummary
 from fencepost.core.items import (
@@ -24,38 +23,13 @@ from fencepost.core.joins import JoinError, JoinSpec, apply_join, read_table, ta
 from fencepost.core.limits import LimitError, Limits
 from fencepost.loading.mmdb_objects import is_binary_key, read_mmdb_object
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
+from fencepost.loading.progress import LoadFailure, Read, Watch
 from fencepost.model import ObjectRef, Problem
 
-PROGRESS_EVERY = 5.0  # seconds between progress updates (record and log) while reading
+__all__ = ["LoadFailure", "Read", "Reader"]
+
 CHECK_EVERY_LINES = 4096  # the deadline is checked at least this often,
 CHECK_EVERY_BYTES = 1 << 20  # and at least this often, however long the lines
-
-
-class LoadFailure(Exception):
-    """The load cannot go on; ``earlier`` are the row problems found before, which often explain it."""
-
-    def __init__(
-        self, reason: str, *, object_key: str = "", line: int | None = None, earlier: Sequence[Problem] = ()
-    ) -> None:
-        super().__init__(reason)
-        self.problem = Problem(object_key, line, reason)
-        self.earlier = list(earlier)
-
-    @property
-    def problems(self) -> list[Problem]:
-        return [self.problem, *self.earlier]
-
-
-@dataclass(slots=True)
-class Read:
-    limits: Limits = field(default_factory=Limits)  # the limits this build is held to
-    collector: Collector = field(default_factory=Collector)
-    problems: ProblemLog = field(default_factory=ProblemLog)
-    columns: tuple[str, ...] = ()
-    rows: int = 0  # ranges accepted
-    lines: int = 0  # lines read, of every object so far
-    bytes: int = 0  # bytes read (decompressed), of every object so far
-    aliases: set[str] = field(default_factory=set)  # IPv6 prefixes answered as IPv4 (``core.aliases``; MaxMind DB)
 
 
 class Lines(Protocol):
@@ -97,7 +71,8 @@ class Reader:
             try:
                 # A MaxMind DB is read whole (fencepost.loading.mmdb_objects); every other object line by line
                 if is_binary_key(obj.key):
-                    summary = read_mmdb_object(self, obj.key, read, options, at=(dataset, build, deadline))
+                    watch = self._watch_of(dataset, build, obj.key, deadline)
+                    summary = read_mmdb_object(self.files, read, options, watch, self.telemetry)
                 else:
                     lines = self._watch(
                         dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline
@@ -146,16 +121,28 @@ class Reader:
         read.problems.warn(Problem(key, None, miss))
         self.telemetry.metrics.add_metric(name="UnjoinedRows", unit=MetricUnit.Count, value=joined.unjoined)
 
+    def _watch_of(self, dataset: str, build: int, key: str, deadline: float) -> Watch:
+        return Watch(
+            datasets=self.datasets,
+            telemetry=self.telemetry,
+            clock=self.clock,
+            monotonic=self.monotonic,
+            dataset=dataset,
+            build=build,
+            key=key,
+            deadline=deadline,
+        )
+
     def _watch(
         self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, read: Read, deadline: float
     ) -> Iterator[bytes]:
-        """Pass lines through within the limits, reporting progress every few seconds and stopping before the
-        deadline (checked by lines and by bytes, so that no line escapes it). Raises ``FileError``."""
+        """Pass lines through within the limits, reporting progress and stopping before the deadline (checked by
+        lines and by bytes, so that no line escapes it). Raises ``FileError``."""
         limits = read.limits
         max_line = limits.max_line_bytes
         bytes_room = min(limits.max_object_bytes, limits.max_build_bytes - read.bytes)
         lines_room = limits.max_build_rows - read.lines
-        next_report = self.monotonic() + PROGRESS_EVERY
+        watch = self._watch_of(dataset, build, key, deadline)
         count = taken = unchecked = 0
         for count, line in enumerate(lines, 1):
             size = len(line)
@@ -170,17 +157,7 @@ class Reader:
             unchecked += size
             if unchecked >= CHECK_EVERY_BYTES or not count % CHECK_EVERY_LINES:
                 unchecked = 0
-                now = self.monotonic()
-                if now >= deadline:
-                    raise FileError(
-                        count,
-                        "reading the objects took longer than one invocation allows: give the loader more memory "
-                        "(and so more CPU) or split the folder's data",
-                    )
-                if now >= next_report:
-                    self.datasets.update_load(dataset, build, self.clock(), rows_read=read.lines + count)
-                    self.telemetry.logger.info("reading", extra={"dataset": dataset, "object": key, "lines": count})
-                    next_report = now + PROGRESS_EVERY
+                watch.check(count, read.lines + count, lines=count)
             yield line
         read.lines += count
         read.bytes += taken

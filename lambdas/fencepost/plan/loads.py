@@ -93,7 +93,7 @@ def cheapest_within(plans: list[ModePlan], seconds: float) -> ModePlan | None:
 
 
 def deploy_arguments(mode_name: str) -> str:
-    """The ``make deploy`` that gives a table in this mode (the stack's context keys, ``infra/DEPLOY.md``)."""
+    """The ``make deploy`` that gives a table in this mode (the stack's context keys, ``docs/deploy.md``)."""
     mode = parse_mode(mode_name)
     if mode.name == "on-demand-new":
         return "make deploy   # the default: an on-demand table"

@@ -27,8 +27,8 @@ from fencepost.capacity.placement import position
 from fencepost.core.addresses import V4, parse_address
 from fencepost.core.keys import range_pk
 from fencepost.plan.local_build import Build
-from fencepost.reading.caches import CacheLimits
 from fencepost.reading.range_cache import entry_bytes
+from fencepost.settings import CacheLimits
 
 SAMPLE: Final = 200_000  # lookups drawn to measure the shares and the cache's hit ratio
 ENTRY: Final = entry_bytes("XX")  # a cached stretch, at the range cache's own upper estimate

@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from fencepost.core.addresses import V4, V6
@@ -19,23 +18,6 @@ from fencepost.model import VersionInfo
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
-
-MIB = 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class CacheLimits:
-    """How much a lookup container keeps (each an environment setting, see ``fencepost.settings``).
-
-    With the defaults, up to 128 datasets in use are answered with one Query per warm lookup; a flood of unknown
-    names keeps at most ``live_entries`` negative entries (about 300 bytes each) and never evicts a known dataset.
-    """
-
-    live_entries: int = 1024  # live pointers of known datasets; as many again for unknown names
-    negative_ttl: float = 5.0  # seconds an unknown name is answered from the cache (never longer than the TTL)
-    version_entries: int = 128  # versions (columns and directory) kept
-    version_bytes: int = 64 * MIB  # their estimated size, together; a larger version is answered but not kept
-    range_bytes: int = 128 * MIB  # answered stretches (``fencepost.reading.range_cache``); 0 turns the range cache off
 
 
 class LruCache(Generic[K, V]):

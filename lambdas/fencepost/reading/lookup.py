@@ -17,8 +17,9 @@ from fencepost.core.networks import cidrs, network
 from fencepost.core.reserved import reserved_field
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.model import LivePointer, VersionInfo
-from fencepost.reading.caches import CacheLimits, LruCache, version_bytes
+from fencepost.reading.caches import LruCache, version_bytes
 from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
+from fencepost.settings import CacheLimits
 
 
 class LookupStore(Protocol):

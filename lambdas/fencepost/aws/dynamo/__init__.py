@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 from fencepost.aws.dynamo.builds import BuildTable
 from fencepost.aws.dynamo.client import Table, make_client
 from fencepost.aws.dynamo.datasets import DatasetTable
-from fencepost.aws.dynamo.pieces import Slice, read_pieces
+from fencepost.aws.dynamo.pieces import read_pieces
 from fencepost.aws.dynamo.probe import RangeTable
 from fencepost.aws.dynamo.versions import VersionTable
 from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.core.items import Hit
 from fencepost.core.keys import Probe
+from fencepost.core.paging import Slice
 from fencepost.model import DatasetRecord, LivePointer, VersionInfo
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws.dynamo.codec import Item, attribute
-from fencepost.aws.dynamo.errors import StoreRefused, StoreUnavailable
 from fencepost.core.items import ItemTooLarge, check_item
+from fencepost.errors import StoreRefused, StoreUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -9,8 +9,8 @@ from typing import Any
 
 from fencepost.aws.dynamo.client import Condition, ConditionFailed
 from fencepost.aws.dynamo.codec import decode
-from fencepost.aws.dynamo.errors import NotLatestRequest
 from fencepost.aws.dynamo.serving import ServingTable, record_key
+from fencepost.errors import NotLatestRequest
 from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 
 ONLY_LATEST_REQUEST = Condition(

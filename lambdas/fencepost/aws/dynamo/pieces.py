@@ -6,21 +6,12 @@ with ``ExclusiveStartKey`` until ``limit`` pieces are read; never a Scan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from fencepost.aws.dynamo.client import Table
 from fencepost.core.items import Hit, read_hit
 from fencepost.core.keys import range_pk
-
-
-@dataclass(frozen=True, slots=True)
-class Slice:
-    """Pieces of one partition, in order; ``more``: the partition holds further pieces in the asked span."""
-
-    hits: list[Hit]
-    more: bool
-    read_units: float  # what DynamoDB reported the Queries cost
+from fencepost.core.paging import Slice
 
 
 def read_pieces(

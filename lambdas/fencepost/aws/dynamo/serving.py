@@ -16,9 +16,9 @@ from typing import Any
 from fencepost.aws.dynamo.builds import build_key
 from fencepost.aws.dynamo.client import Condition, Table
 from fencepost.aws.dynamo.codec import Item, attribute, decode, encode
-from fencepost.aws.dynamo.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.aws.dynamo.transactions import Refused, Transaction
 from fencepost.core.keys import DATASETS_PK, LIVE_POINTER_SK, VERSION_HEADER_SK, dataset_id, live_pk, version_pk
+from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
     BuildState,
     DatasetRecord,

@@ -26,7 +26,7 @@ from fencepost.aws.dynamo.client import (
     refused,
 )
 from fencepost.aws.dynamo.codec import Item, attribute
-from fencepost.aws.dynamo.errors import StoreRefused, StoreUnavailable
+from fencepost.errors import StoreRefused, StoreUnavailable
 
 CONDITION_FAILED = "ConditionalCheckFailed"
 INVALID = "ValidationError"  # a write DynamoDB refuses whatever the state (an item too large)

@@ -7,16 +7,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws.dynamo.client import REFUSALS, Table, error_code, refused
 from fencepost.aws.dynamo.codec import Item
-from fencepost.aws.dynamo.errors import StoreUnavailable
 from fencepost.core.keys import PK
-from fencepost.core.pacing import Backoff, Pacer, Work, table_level
+from fencepost.core.pacing import Backoff, Pacer, Work, WriteOutcome, table_level
+from fencepost.errors import StoreUnavailable
 
 BATCH_SIZE = 25  # BatchWriteItem's limit
 PACER_MEMORY = 60.0  # seconds
@@ -29,15 +28,6 @@ _RETRYABLE = {
     "InternalServerError",
     "ServiceUnavailable",
 }
-
-
-@dataclass(slots=True)
-class WriteOutcome:
-    written: int = 0
-    calls: int = 0  # BatchWriteItem calls made
-    throttled: int = 0  # calls refused or answered with unprocessed items
-    retries: int = 0  # items sent again after such an answer
-    unfinished: list[dict[str, Any]] = field(default_factory=list)  # requests not written by the deadline
 
 
 class BulkWriter:

@@ -1,0 +1,99 @@
+"""The house's rules, checked: layers point one way (the import-linter contracts in ``pyproject.toml``), no import
+cycle anywhere (imports inside functions included), no module over 300 lines, no class over 200 and no function over
+60 outside ``infra/`` (whose constructors only declare resources), and no two modules of ``lambdas/`` with one name."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("fencepost", "bench", "local", "infra")
+CODE = (ROOT / "lambdas", ROOT / "bench", ROOT / "local", ROOT / "infra", ROOT / "app.py")
+MAX_MODULE_LINES, MAX_CLASS_LINES, MAX_FUNCTION_LINES = 300, 200, 60
+# File names several packages may each have: a package's own, its errors, and the entry points named by role.
+SHARED_NAMES = {"__init__.py", "__main__.py", "errors.py"}
+
+
+def _python_files(*roots: Path) -> Iterator[Path]:
+    for root in roots:
+        yield from [root] if root.is_file() else sorted(root.rglob("*.py"))
+
+
+def test_the_layer_contracts_hold() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "lambdas"), str(ROOT)])}
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(lint)], check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or not (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_deferred_import() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert strongly_connected(edges) == [["a", "b", "c"]]
+    assert strongly_connected({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = grimp.build_graph(*PACKAGES)
+    modules = set(graph.modules)
+    edges = {module: graph.find_modules_directly_imported_by(module) & modules for module in modules}
+    assert strongly_connected(edges) == []
+
+
+def test_no_two_modules_of_the_service_share_a_name() -> None:
+    package = ROOT / "lambdas" / "fencepost"
+    names = Counter(
+        path.name
+        for path in package.rglob("*.py")
+        if path.name not in SHARED_NAMES and path.parent != package / "handlers"
+    )
+    assert [name for name, count in names.items() if count > 1] == []
