@@ -31,8 +31,9 @@ from fencepost.settings import CHUNK_ITEMS, WRITE_THREADS
 from infra import packaging
 from infra.settings import DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB
+from local.config import DISK, MEMORY, ROOT, StackConfig
 from local.dynamodb import JAVA_OPTIONS, find_jar
-from local.stack import DISK, MEMORY, ROOT, LocalStack, StackConfig
+from local.stack import LocalStack
 from tests.support import V4_FILE, V6_FILE, read_tsv
 
 RESULTS = ROOT / "bench-results"
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> Report:
     warm_hit = _probe("warm", str(args.invocations), env=DEPLOYED)
     batches = max(50, args.invocations // 100)
     batch, batch_hit = _probe("batch", str(batches), env=off), _probe("batch", str(batches), env=DEPLOYED)
-    report.overhead(warm, _imports(args.imports))
+    report.overhead(warm, warm_hit, _imports(args.imports))
     say("Measuring cold imports from the Lambda asset, with and without its bytecode...")
     report.sections.append(cold_start.markdown(cold_start.measure(packaging.build(), args.imports)))
 

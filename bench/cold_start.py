@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.probe import ENV
 from bench.timing import median
-from infra import packaging
+from infra import bytecode, packaging
 
 HANDLERS = {"lookup handler": "fencepost.handlers.lookup", "loader handler": "fencepost.handlers.loader"}
 _IMPORT = "import sys, time; t = time.perf_counter(); __import__(sys.argv[1]); print(time.perf_counter() - t)"
@@ -40,7 +40,7 @@ class ColdImport:
 
 
 def measure(asset: Path, runs: int) -> ColdImport:
-    interpreter = packaging.find_interpreter()
+    interpreter = bytecode.find_interpreter()
     samples: dict[tuple[str, bool], list[float]] = {}
     with _read_only_copies(asset) as copies:
         for _ in range(runs):

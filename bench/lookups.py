@@ -118,10 +118,15 @@ def run(
                 started = time.perf_counter()
                 calls[name](index)
                 results[name].samples.append(time.perf_counter() - started)
+    return {"latencies": results, "rcu_per_lookup": _read_units(client, stack.config.table, probes[:200])}
+
+
+def _read_units(client: Any, table: str, probes: list[tuple[str, str]]) -> float:
+    """The read units DynamoDB reports for the lookup's Query, on average over ``probes``."""
     consumed = []
-    for pk, bound in probes[:200]:
+    for pk, bound in probes:
         response = client.query(
-            TableName=stack.config.table,
+            TableName=table,
             KeyConditionExpression="PK = :p AND SK <= :s",
             ExpressionAttributeValues={":p": {"S": pk}, ":s": {"N": bound}},
             ScanIndexForward=False,
@@ -129,4 +134,4 @@ def run(
             ReturnConsumedCapacity="TOTAL",
         )
         consumed.append(response["ConsumedCapacity"]["CapacityUnits"])
-    return {"latencies": results, "rcu_per_lookup": sum(consumed) / len(consumed)}
+    return float(sum(consumed) / len(consumed))

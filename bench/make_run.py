@@ -17,9 +17,10 @@ from pathlib import Path
 from bench import loading
 from bench.loading import LoadResult
 from bench.report import mark
+from local.config import DISK, MEMORY, StackConfig
 from local.dynamodb import free_port
 from local.mirror import Mirror, reconcile
-from local.stack import DISK, MEMORY, LocalStack, StackConfig
+from local.stack import LocalStack
 
 DATASET = "makerun"
 TARGET = 0.7  # make run loads at no less than 70% of the in-memory rate

@@ -38,8 +38,8 @@ from fencepost.core.addresses import format_address
 from fencepost.plan.loads import plan_mode
 from fencepost.plan.local_build import Build, read_build
 from fencepost.plan.study import our_loads, study_loads, study_reads, study_rows
+from local.config import StackConfig
 from local.dynamodb import free_port, local_client
-from local.stack import StackConfig
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, family_ranges
 

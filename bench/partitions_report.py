@@ -12,6 +12,17 @@ def _clock(seconds: float) -> str:
 
 
 def markdown(data: dict[str, Any], args: argparse.Namespace, seconds: float) -> str:
+    return "\n".join(
+        [
+            *_study(data, seconds),
+            *_ours(data),
+            *_emulated(data, args.capacity_scale),
+            *_planned(data),
+        ]
+    )
+
+
+def _study(data: dict[str, Any], seconds: float) -> list[str]:
     lines = [
         "### 9. Partitions: the study reproduced on the capacity model, the loader through the emulator",
         "",
@@ -33,7 +44,11 @@ def markdown(data: dict[str, Any], args: argparse.Namespace, seconds: float) -> 
             f"| {read.name} | `on-demand-new` | {read.study_queries_per_second:,.0f} Queries/s "
             f"| {read.queries_per_second:,.0f} Queries/s | {ratio:.2f} |"
         )
-    lines += [
+    return lines
+
+
+def _ours(data: dict[str, Any]) -> list[str]:
+    lines = [
         "",
         "Our loader as deployed (10 invocations x 8 threads, chunks of 5,000) writing the same file's 450,116 items on "
         "the same tables (model, virtual time):",
@@ -46,10 +61,13 @@ def markdown(data: dict[str, Any], args: argparse.Namespace, seconds: float) -> 
             f"| `{load.mode}` | {_clock(load.seconds)} | {_clock(load.write_seconds)} | {load.writes_per_second:,.0f} "
             f"| {load.throttled_share:.1%} | {load.lambda_seconds:,.0f} |"
         )
-    lines += [
+    return lines
+
+
+def _emulated(data: dict[str, Any], scale: float) -> list[str]:
+    lines = [
         "",
-        "Through the capacity emulator, as a user runs it (`make run CAPACITY=<table> "
-        f"CAPACITY_SCALE={args.capacity_scale:g}`: "
+        f"Through the capacity emulator, as a user runs it (`make run CAPACITY=<table> CAPACITY_SCALE={scale:g}`: "
         "2 loader invocations x 8 threads, chunks of 2,000; the file put in the bucket, `GET /datasets/{name}` polled "
         "until READY); allowed: the emulated table's busiest partition's items at its limit; mismatches: of 1,000 "
         "sampled addresses against the file:",
@@ -64,7 +82,11 @@ def markdown(data: dict[str, Any], args: argparse.Namespace, seconds: float) -> 
             f"| {load.writes_per_second:,.0f} | {load.writes_per_second / load.allowed_per_second:.0%} "
             f"| {load.calls:,} | {share:.1%} | {load.mismatches} |"
         )
-    lines += [
+    return lines
+
+
+def _planned(data: dict[str, Any]) -> list[str]:
+    lines = [
         "",
         "The planner (`python -m fencepost.plan --scale ... --workers 2 --chunk-items 2000`) against those loads:",
         "",
@@ -76,4 +98,4 @@ def markdown(data: dict[str, Any], args: argparse.Namespace, seconds: float) -> 
             f"| {name} slice, {load.rows:,} rows | `{load.mode}` | {_clock(prediction)} | {_clock(load.seconds)} "
             f"| {prediction / load.seconds:.2f} |"
         )
-    return "\n".join(lines)
+    return lines

@@ -18,7 +18,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from fencepost.core.folders import REPORTS_PREFIX
+from fencepost.core.objects import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.front import UNRESERVED_MINIMUM, Front

@@ -23,9 +23,10 @@ from typing import Any
 
 from fencepost.capacity.modes import ModeError, parse_mode
 from fencepost.model import DatasetRecord, LoadStatus
+from local.config import DISK, MEMORY, ROOT, StackConfig
 from local.dynamodb import LocalStackError
 from local.mirror import Mirror, reconcile
-from local.stack import DISK, MEMORY, ROOT, LocalStack, StackConfig
+from local.stack import LocalStack
 
 SAMPLES = ROOT / "samples"
 
@@ -103,7 +104,7 @@ Ctrl-C stops everything.
 """
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m local", description="Run Fencepost locally.")
     parser.add_argument("--dynamodb-port", type=int, default=int(os.environ.get("DYNAMODB_PORT", "8000")))
     parser.add_argument("--aws-port", type=int, default=int(os.environ.get("AWS_PORT", "4566")))
@@ -124,14 +125,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--capacity-scale", type=float, default=float(os.environ.get("CAPACITY_SCALE", "1")))
     args = parser.parse_args(argv)
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     try:
         parse_mode(args.capacity)
     except ModeError as error:
         parser.error(str(error))
     if not 0.001 <= args.capacity_scale <= 100:
         parser.error("CAPACITY_SCALE must be from 0.001 to 100")
+    return args
 
+
+def _restore(stack: LocalStack, config: StackConfig) -> None:
+    """The mirrored objects back in the bucket, the datasets checked against them, and the sample loaded."""
+    mirror = Mirror.attach(stack, config.data_dir / "s3")  # type: ignore[operator]
+    restored = mirror.restore()
+    known = reconcile(stack)
+    if config.store == MEMORY and restored:
+        print(f"Restored {restored} objects from {mirror.root}: building their datasets again.", flush=True)
+    elif restored or known:
+        print(f"Restored {restored} objects from {mirror.root}; checking {len(known)} known datasets.", flush=True)
+    s3 = stack.client("s3")
+    if "Contents" not in s3.list_objects_v2(Bucket=config.bucket, Prefix="sample/"):
+        for name in ("_settings.json", "asn-sample.tsv"):
+            s3.put_object(Bucket=config.bucket, Key=f"sample/{name}", Body=(SAMPLES / name).read_bytes())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     config = StackConfig(
         dynamodb_port=args.dynamodb_port,
         aws_port=args.aws_port,
@@ -152,17 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print("Starting DynamoDB Local, the local S3/SQS, the loader worker and the HTTP API...", flush=True)
         stack.start()
-        mirror = Mirror.attach(stack, config.data_dir / "s3")  # type: ignore[operator]
-        restored = mirror.restore()
-        known = reconcile(stack)
-        if config.store == MEMORY and restored:
-            print(f"Restored {restored} objects from {mirror.root}: building their datasets again.", flush=True)
-        elif restored or known:
-            print(f"Restored {restored} objects from {mirror.root}; checking {len(known)} known datasets.", flush=True)
-        s3 = stack.client("s3")
-        if "Contents" not in s3.list_objects_v2(Bucket=config.bucket, Prefix="sample/"):
-            for name in ("_settings.json", "asn-sample.tsv"):
-                s3.put_object(Bucket=config.bucket, Key=f"sample/{name}", Body=(SAMPLES / name).read_bytes())
+        _restore(stack, config)
         threading.Thread(target=_progress, args=(stack, stopping), daemon=True).start()
         print(_banner(stack), flush=True)
         while not stopping.wait(0.5):

@@ -11,6 +11,7 @@ from typing import Any
 
 from fencepost.aws.dynamo import Tables
 from fencepost.aws.dynamo.serving import pointer_item
+from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.core.addresses import FAMILIES, parse_address
 from fencepost.core.build import FamilyRanges
 from fencepost.model import DatasetRecord, LivePointer, LoadStatus, VersionHeader, VersionInfo
@@ -47,7 +48,7 @@ def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, Family
     for family, family_ranges_ in ranges.items():
         pieces = family_ranges_.pieces()
         items = list(family_ranges_.items(dataset, version, pieces))
-        tables.writer().put_all(items)
+        BulkWriter(tables.table).put_all(items)
         written += len(items)
         directories[family] = family_ranges_.directory(pieces)
     info = VersionInfo(dataset, version, tuple(columns), directories, gaps=True)

@@ -25,7 +25,8 @@ from schemathesis import GenerationMode
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from local.stack import ROOT, LocalStack, StackConfig
+from local.config import ROOT, StackConfig
+from local.stack import LocalStack
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 

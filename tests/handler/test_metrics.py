@@ -19,7 +19,7 @@ import pytest
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.observability import Observability
-from local.stack import StackConfig
+from local.config import StackConfig
 from tests.support import LambdaContext, event, metric_totals
 
 LOOKUP_METRICS = {"Lookups", "Found", "NotFound", "Errors"}

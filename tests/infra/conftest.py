@@ -141,3 +141,30 @@ def _synth(context: Mapping[str, Any], *, asset: Path, outdir: Path) -> Synth:
     report = json.loads(report_file.read_text()) if report_file.exists() else None
     template = json.loads((outdir / f"{STACK}.template.json").read_text())
     return Synth(template=template, report=report, outdir=outdir, ids=_logical_ids(stack))
+
+
+# Every context option the stack reads, set at once: the stack's tests read the default template and this one.
+ALL_OPTIONS = {
+    "auth": "iam",
+    "tracing": "on",
+    "removal": "destroy",
+    "alarmEmail": "ops@example.com",
+    "corsOrigins": "https://app.example.com, https://admin.example.com",
+    "rateLimit": "50",
+    "burstLimit": "100",
+    "loaderConcurrency": "4",
+    "controlConcurrency": "3",
+    "writeRate": "2500",
+    "logAddresses": "false",
+    "logLevel": "debug",
+}
+
+
+@pytest.fixture(scope="module")
+def default(synthesize: Synthesize) -> Synth:
+    return synthesize()
+
+
+@pytest.fixture(scope="module")
+def options(synthesize: Synthesize) -> Synth:
+    return synthesize(**ALL_OPTIONS)

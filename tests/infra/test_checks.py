@@ -14,8 +14,7 @@ import pytest
 
 from infra import scan
 from infra.application import REPO_ROOT
-from tests.infra.conftest import Synth, Synthesize
-from tests.infra.test_stack import ALL_OPTIONS
+from tests.infra.conftest import ALL_OPTIONS, Synth, Synthesize
 
 CONTEXTS = {
     "default": {},

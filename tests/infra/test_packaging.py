@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from infra import functions, packaging
+from infra import bytecode, functions, packaging
 
-RUNTIME_TAG = "cpython-" + packaging.PYTHON_VERSION.replace(".", "")
+RUNTIME_TAG = "cpython-" + bytecode.PYTHON_VERSION.replace(".", "")
 COMPILED_TAG = re.compile(r"cp312-cp312-manylinux\w*_aarch64")
 PURE_TAG = re.compile(r"py[23]-none-any")
 
@@ -101,8 +101,8 @@ def test_asset_has_no_build_machine_scripts(real_asset: Path) -> None:
 
 
 def test_the_asset_is_built_for_the_runtime_the_functions_run() -> None:
-    assert functions.RUNTIME.name == f"python{packaging.PYTHON_VERSION}"
-    assert "cp" + packaging.PYTHON_VERSION.replace(".", "") == packaging.ABI
+    assert functions.RUNTIME.name == f"python{bytecode.PYTHON_VERSION}"
+    assert "cp" + bytecode.PYTHON_VERSION.replace(".", "") == packaging.ABI
 
 
 def test_every_module_ships_bytecode_of_the_runtimes_python_version_and_no_other(real_asset: Path) -> None:
@@ -121,7 +121,7 @@ def test_every_module_ships_bytecode_of_the_runtimes_python_version_and_no_other
 
 
 def test_bytecode_is_the_runtimes_format_hash_based_and_names_the_lambda_path(real_asset: Path) -> None:
-    interpreter = packaging.find_interpreter()
+    interpreter = bytecode.find_interpreter()
     magic = subprocess.run(
         [interpreter, "-c", "import importlib.util, sys; sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"],
         capture_output=True,
@@ -168,7 +168,7 @@ def _no_pip(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 def _no_interpreter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No CPython of the runtime's version anywhere: an empty PATH, an empty pyenv root, a 3.11 running Python."""
-    monkeypatch.delenv(packaging.INTERPRETER_ENV, raising=False)
+    monkeypatch.delenv(bytecode.INTERPRETER_ENV, raising=False)
     monkeypatch.setenv("PATH", "")
     empty = tmp_path / "pyenv"
     (empty / "versions").mkdir(parents=True)
@@ -253,54 +253,3 @@ def test_wheels_for_lambdas_newer_glibc_are_accepted_too() -> None:
 
     platforms = [PIP_ARGS[i + 1] for i, arg in enumerate(PIP_ARGS) if arg == "--platform"]
     assert platforms == ["manylinux2014_aarch64", "manylinux_2_28_aarch64"]
-
-
-def test_without_an_interpreter_of_the_runtimes_version_the_build_fails_and_says_what_to_do(
-    real_asset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Given a source change to assemble (cached dependencies, no pip) and no CPython 3.12 to be found
-    source = tmp_path / "src" / "fencepost"
-    shutil.copytree(packaging.SOURCE, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (source / "extra.py").write_text("x = 1\n")
-    _no_pip(monkeypatch)
-    _no_interpreter(monkeypatch, tmp_path)
-    out = tmp_path / "out" / "lambda"
-
-    # When the asset is built / Then the build stops with a message naming what it looked for and the fix
-    with pytest.raises(packaging.PackagingError) as raised:
-        packaging.build(source=source, out=out, deps=_deps_cache(real_asset))
-    message = str(raised.value)
-    assert f"No CPython {packaging.PYTHON_VERSION} interpreter" in message
-    assert f"python{packaging.PYTHON_VERSION} on PATH" in message
-    assert str(tmp_path / "pyenv" / "versions") in message
-    assert f"pyenv install {packaging.PYTHON_VERSION}" in message
-    assert packaging.INTERPRETER_ENV in message
-    # And no asset without bytecode is left behind for a synth to pick up
-    assert not out.exists()
-
-
-def test_an_interpreter_named_explicitly_must_be_of_the_runtimes_version(tmp_path: Path) -> None:
-    environ = {"PATH": "", "PYENV_ROOT": str(tmp_path), packaging.INTERPRETER_ENV: sys.executable}
-    if sys.implementation.cache_tag == RUNTIME_TAG:
-        pytest.skip("the tests run on the runtime's own Python version")
-
-    with pytest.raises(packaging.PackagingError, match=f"is not a CPython {packaging.PYTHON_VERSION} interpreter"):
-        packaging.find_interpreter(environ=environ, running="")
-
-
-def test_pyenv_versions_are_tried_newest_first_and_one_that_does_not_run_is_passed_over(tmp_path: Path) -> None:
-    # Given a pyenv root with a broken newest 3.12 and a working older one (a link to a real CPython 3.12)
-    real = packaging.find_interpreter()
-    broken = tmp_path / "versions" / f"{packaging.PYTHON_VERSION}.99" / "bin" / f"python{packaging.PYTHON_VERSION}"
-    working = tmp_path / "versions" / f"{packaging.PYTHON_VERSION}.0" / "bin" / f"python{packaging.PYTHON_VERSION}"
-    for path in (broken, working):
-        path.parent.mkdir(parents=True)
-    broken.write_text("#!/bin/sh\nexit 1\n")
-    broken.chmod(0o755)
-    working.symlink_to(Path(real).resolve())
-
-    # When the interpreter is looked for with nothing else on offer
-    found = packaging.find_interpreter(environ={"PATH": "", "PYENV_ROOT": str(tmp_path)}, running="")
-
-    # Then the working one is chosen
-    assert found == str(working)

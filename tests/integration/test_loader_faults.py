@@ -53,8 +53,8 @@ def _assert_complete(stack: Stack, dataset: str, version: int, rows: list[list[s
 def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_written(
     stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    faulty = FaultyClient(stack.loader.tables.table.client, throttle=0.25, unprocessed=0.25)
-    stack.loader.tables.table.client = faulty
+    faulty = FaultyClient(stack.loader.bulk.client, throttle=0.25, unprocessed=0.25)
+    stack.loader.bulk.client = faulty
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     assert faulty.throttled > 10
@@ -77,8 +77,8 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
 
 
 def test_a_chunk_that_dies_midway_is_delivered_again_and_completes(stack: Stack) -> None:
-    faulty = FaultyClient(stack.loader.tables.table.client, die_after=7)
-    stack.loader.tables.table.client = faulty
+    faulty = FaultyClient(stack.loader.bulk.client, die_after=7)
+    stack.loader.bulk.client = faulty
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     assert faulty.deaths == 1
@@ -94,8 +94,8 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     probes = [f"1.{i}.{i}.1" for i in range(0, 250, 5)]
     before = _lookups(stack, "geo", probes)
     # When every write of the next version is throttled, delivery after delivery
-    faulty = FaultyClient(stack.loader.tables.table.client, throttle=1.0)
-    stack.loader.tables.table.client = faulty
+    faulty = FaultyClient(stack.loader.bulk.client, throttle=1.0)
+    stack.loader.bulk.client = faulty
     stack.data.timeout = 2.5  # each delivery retries until its deadline, then hands the chunk back
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain(dead_letters=True)
@@ -133,7 +133,7 @@ class SlowFirstCalls(FaultyClient):
 
 
 def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Stack) -> None:
-    stack.loader.tables.table.client = SlowFirstCalls(stack.loader.tables.table.client, slow=12, delay=0.5)
+    stack.loader.bulk.client = SlowFirstCalls(stack.loader.bulk.client, slow=12, delay=0.5)
     stack.data.timeout = 2.0  # with a 1 s margin, each delivery may write for 1 s
     handed_back: list[tuple[str, float]] = []
     queues, retry_in = stack.loader.queues, stack.loader.queues.retry_in

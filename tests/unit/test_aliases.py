@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from fencepost.core.addresses import V4, V6
 from fencepost.core.aliases import alias_of, alias_text, carried, clip_at_aliases, parse_alias, widened
 from fencepost.core.build import FamilyRanges
-from fencepost.reading.lookup import Answer, Lookup, Miss
+from fencepost.reading.answers import Answer, Miss
+from fencepost.reading.lookup import Lookup
 from tests.fakes.ranges import MemoryStore
 
 SIX_TO_FOUR, TEREDO, COMPATIBLE = parse_alias("2002::/16"), parse_alias("2001::/32"), parse_alias("::/96")

@@ -6,12 +6,10 @@ flattened pieces, so it checks flattening, the pieces file and the streaming mer
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fencepost.core.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
@@ -257,50 +255,3 @@ def _changes_at(changes: list[Change], family: int, address: int) -> tuple[str |
     found = [(c.old_hash, c.new_hash) for c in changes if c.family == family and c.start <= address <= c.end]
     assert len(found) <= 1
     return found[0] if found else None
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=st.data(), partitions=st.tuples(st.integers(1, 255), st.integers(1, 2**20 - 1)))
-def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, partitions: tuple[int, int]) -> None:
-    # Given two versions built from random rows in a window around a partition boundary of each family
-    centres = {V4: _centre(V4, partitions[0]), V6: _centre(V6, partitions[1])}
-    old, new = data.draw(_rows(centres)), data.draw(_rows(centres))
-    old_pieces, new_pieces = _version(old), _version(new)
-    # When they are compared
-    result = diff(iter(old_pieces), iter(new_pieces))
-    changes = list(changed_pieces(iter(old_pieces), iter(new_pieces)))
-    # Then the changed addresses are those whose answer differs, found <-> NOT_FOUND included
-    for family in FAMILIES:
-        expected = covered = lost = 0
-        for address, weight in _universe(family, centres[family]):
-            before, after = _answer(old, family, address), _answer(new, family, address)
-            expected += weight * (before != after)
-            covered += weight * (before is not None)
-            lost += weight * (before is not None and before != after)
-            # And the changed stretches hold exactly those addresses, with both answers
-            assert _changes_at(changes, family, address) == ((before, after) if before != after else None)
-        assert (result.changed_v4 if family == V4 else result.changed_v6) == expected
-        assert sum(c.end - c.start + 1 for c in changes if c.family == family) == expected
-        # And the loss counts what the old version answered, and the old pieces any of whose addresses changed
-        held = [p for p in old_pieces if p.family == family]
-        touched = [
-            p for p in held if any(c.family == family and c.start <= p.end and p.start <= c.end for c in changes)
-        ]
-        assert result.loss[family] == Loss(len(held), len(touched), covered, lost)
-    # And the changed stretches are in order, disjoint, and merged where they touch with the same answers
-    for first, second in itertools.pairwise(changes):
-        assert (first.family, first.end) < (second.family, second.start)
-        touching = (first.family, first.end + 1) == (second.family, second.start)
-        assert not touching or (first.old_hash, first.new_hash) != (second.old_hash, second.new_hash)
-    # And pieces are matched by their bounds
-    old_by_bounds = {(p.family, p.start, p.end): p.hash for p in old_pieces}
-    new_by_bounds = {(p.family, p.start, p.end): p.hash for p in new_pieces}
-    both = old_by_bounds.keys() & new_by_bounds.keys()
-    assert result.unchanged == sum(old_by_bounds[key] == new_by_bounds[key] for key in both)
-    assert result.changed == len(both) - result.unchanged
-    assert (result.added, result.removed) == (len(new_pieces) - len(both), len(old_pieces) - len(both))
-    # And comparing a version with itself changes nothing
-    same = diff(old_pieces, old_pieces)
-    assert same == Diff(
-        unchanged=len(old_pieces), loss={f: same.loss[f]._replace(pieces_lost=0, addresses_lost=0) for f in FAMILIES}
-    )

@@ -50,8 +50,8 @@ def anchors(path: Path) -> set[str]:
 def links(path: Path) -> list[str]:
     targets = []
     for line in _outside_code(path.read_text()):
-        line = re.sub(r"`[^`]*`", "", line)  # a link shown as code is not a link
-        targets += [t for t in LINK.findall(line) if not re.match(r"[a-z]+:", t)]
+        prose = re.sub(r"`[^`]*`", "", line)  # a link shown as code is not a link
+        targets += [t for t in LINK.findall(prose) if not re.match(r"[a-z]+:", t)]
     return targets
 
 

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from fencepost.core.addresses import V4
 from fencepost.core.build import HOLE, Collector
-from fencepost.core.folders import FolderError, FolderSettings
+from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.gates import Gates
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, JoinSpec, apply_join, folder_join, read_table, tables_of
+from fencepost.core.objects import FolderError
 from fencepost.core.rules import RuleError, apply_rules
-from fencepost.core.sources import settings_digest
 
 
 def _answers(collector: Collector, addresses: range) -> dict[int, tuple[str, ...] | None]:

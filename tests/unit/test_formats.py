@@ -247,7 +247,8 @@ def test_numbers_too_long_to_parse_are_row_problems(text: str, reason: str) -> N
 
 
 def test_a_settings_number_too_long_to_parse_is_a_folder_error() -> None:
-    from fencepost.core.folders import FolderError, FolderSettings
+    from fencepost.core.folders import FolderSettings
+    from fencepost.core.objects import FolderError
 
     with pytest.raises(FolderError, match="not valid JSON"):
         FolderSettings.parse(b'{"max_invalid_rows": ' + HUGE.encode() + b"}", "geo/_settings.json")

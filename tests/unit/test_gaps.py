@@ -12,7 +12,8 @@ from fencepost.core.build import FamilyRanges
 from fencepost.core.gaps import clip, gap_after, gap_below, gap_end, intersect
 from fencepost.core.keys import PARTITION_BITS, Probe
 from fencepost.model import LivePointer, VersionInfo
-from fencepost.reading.lookup import Answer, Lookup, Miss
+from fencepost.reading.answers import Answer, Miss
+from fencepost.reading.lookup import Lookup
 from tests.fakes.ranges import MemoryStore
 from tests.reference import answer_of_rows, check_gap, gap_of_rows
 from tests.strategies import related_span

@@ -1,9 +1,11 @@
-"""The house's rules, checked: layers point one way (the import-linter contracts in ``pyproject.toml``), no import
-cycle anywhere (imports inside functions included), no module over 300 lines, no class over 200 and no function over
-60 outside ``infra/`` (whose constructors only declare resources), and no two modules of ``lambdas/`` with one name."""
+"""The house's rules, checked: layers point one way (the import-linter contracts in ``pyproject.toml``), no import cycle
+anywhere (imports inside functions included), no module over 300 lines (the tests' included), no class over 200 and no
+function over 60 outside ``infra/`` (whose constructors only declare resources), and no two modules of ``lambdas/`` with
+one name."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -87,6 +89,55 @@ def test_no_module_imports_itself_through_others() -> None:
     modules = set(graph.modules)
     edges = {module: graph.find_modules_directly_imported_by(module) & modules for module in modules}
     assert strongly_connected(edges) == []
+
+
+def sizes(paths: list[Path], root: Path) -> Iterator[tuple[str, str, int, int]]:
+    """(kind, where, lines, limit) of every module, and of every class and function outside ``infra/``."""
+    for path in paths:
+        source = path.read_text()
+        where = str(path.relative_to(root))
+        yield "module", where, source.count("\n"), MAX_MODULE_LINES
+        if where.startswith("infra/"):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                yield "class", f"{where}:{node.name}", _lines(node), MAX_CLASS_LINES
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield "function", f"{where}:{node.name}", _lines(node), MAX_FUNCTION_LINES
+
+
+def _lines(node: ast.stmt) -> int:
+    assert node.end_lineno is not None
+    return node.end_lineno - node.lineno + 1
+
+
+def over(paths: list[Path], root: Path) -> list[str]:
+    return [
+        f"{kind} {where}: {lines} lines (at most {limit})"
+        for kind, where, lines, limit in sizes(paths, root)
+        if lines > limit
+    ]
+
+
+def test_no_module_class_or_function_is_over_its_size() -> None:
+    assert over(list(_python_files(*CODE)), ROOT) == []
+
+
+def test_no_test_module_is_over_300_lines() -> None:
+    found = [(where, n) for kind, where, n, _ in sizes(list(_python_files(ROOT / "tests")), ROOT) if kind == "module"]
+    assert [(where, lines) for where, lines in found if lines > MAX_MODULE_LINES] == []
+
+
+def test_the_size_check_sees_a_long_function_a_long_class_and_a_long_module(tmp_path: Path) -> None:
+    body = "\n".join(f"        x{n} = {n}" for n in range(MAX_FUNCTION_LINES))
+    methods = "\n".join(f"    def m{n}(self) -> None:\n        pass\n" for n in range(MAX_MODULE_LINES // 2))
+    module = tmp_path / "long.py"
+    module.write_text(f"class Long:\n    def long(self) -> None:\n{body}\n\n{methods}")
+    assert [line.split(":")[0] for line in over([module], tmp_path)] == [
+        "module long.py",
+        "class long.py",
+        "function long.py",
+    ]
 
 
 def test_no_two_modules_of_the_service_share_a_name() -> None:

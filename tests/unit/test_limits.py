@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.folders import FolderError, FolderSettings
+from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.columns import FileError, ReadOptions
 from fencepost.core.formats.lines import split_lines
 from fencepost.core.limits import FolderLimits, Limits
+from fencepost.core.objects import FolderError
 from fencepost.loading.reading import LoadFailure, Reader
 from fencepost.model import ObjectRef
 from fencepost.settings import LoaderSettings, SettingsError

@@ -10,7 +10,8 @@ import threading
 import pytest
 
 from fencepost.core.addresses import V4, V6, parse_address
-from fencepost.reading.lookup import Answer, Lookup, Miss
+from fencepost.reading.answers import Answer, Miss
+from fencepost.reading.lookup import Lookup
 from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
 from fencepost.settings import CacheLimits, LookupSettings, SettingsError
 from tests.fakes.ranges import MemoryStore

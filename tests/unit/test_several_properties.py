@@ -22,8 +22,9 @@ from fencepost.core.build import FamilyRanges
 from fencepost.core.keys import PARTITION_BITS
 from fencepost.errors import NotFound, UnknownDataset
 from fencepost.model import VersionInfo
-from fencepost.reading import several
-from fencepost.reading.lookup import Answer, Lookup, Miss
+from fencepost.reading import answers
+from fencepost.reading.answers import Answer, Miss
+from fencepost.reading.lookup import Lookup
 from tests.fakes.ranges import MemoryStore
 from tests.reference import answer_of_rows, check_gap, covered_spans
 from tests.strategies import related_span
@@ -248,14 +249,14 @@ def test_the_combined_match_is_exactly_the_stretch_where_every_answer_holds(
     world = World(data)
     for family, address in _probes(data, extra):
         # When every dataset's answer for the address is combined
-        outcomes: list[several.Outcome] = [lookup.answer(info, family, address) for info in infos]
+        outcomes: list[answers.Outcome] = [lookup.answer(info, family, address) for info in infos]
         if unknown is not None:
-            outcomes[unknown] = several.Unknown(_name(unknown), UnknownDataset(f"no dataset named {_name(unknown)!r}"))
-        body = several.combined(family, address, outcomes)
+            outcomes[unknown] = answers.Unknown(_name(unknown), UnknownDataset(f"no dataset named {_name(unknown)!r}"))
+        body = answers.combined(family, address, outcomes)
         # Then each element is that dataset's own answer
         assert len(body["answers"]) == len(data)
         for index, (outcome, element) in enumerate(zip(outcomes, body["answers"], strict=True)):
-            if isinstance(outcome, several.Unknown):
+            if isinstance(outcome, answers.Unknown):
                 assert element == {
                     "ip": body["ip"],
                     "dataset": _name(index),
@@ -267,7 +268,7 @@ def test_the_combined_match_is_exactly_the_stretch_where_every_answer_holds(
         check_exact(world, family, address, body["match"], lambda f, p: world.answers(f, p, known))
         # And reserved is given once, at the top
         first = outcomes[known[0]]
-        assert not isinstance(first, several.Unknown)
+        assert not isinstance(first, answers.Unknown)
         single = first.body() if isinstance(first, Answer) else first.details()
         assert _reserved(body) == _reserved(single)
         assert list(body) == ["ip", "match", *_reserved(body), "answers"]
@@ -278,9 +279,9 @@ def test_an_unknown_dataset_leaves_the_match_to_the_known_ones() -> None:
     store = MemoryStore()
     infos = [_publish(store, index, data) for index, data in enumerate(rows)]
     lookup = Lookup(store, ttl=60)
-    outcomes: list[several.Outcome] = [lookup.answer(info, V4, 160) for info in infos]
-    outcomes[0] = several.Unknown("d0", UnknownDataset("no dataset named 'd0' is loaded"))
-    body = several.combined(V4, 160, outcomes)
+    outcomes: list[answers.Outcome] = [lookup.answer(info, V4, 160) for info in infos]
+    outcomes[0] = answers.Unknown("d0", UnknownDataset("no dataset named 'd0' is loaded"))
+    body = answers.combined(V4, 160, outcomes)
     # d1's piece 150..300 and d2's gap 131..(top) meet in 150..300: d0's 100..199 does not count
     assert body["match"] == {"start": "0.0.0.150", "end": "0.0.1.44", "network": "0.0.0.160/27"}
     assert body["answers"][0] == {
@@ -289,98 +290,8 @@ def test_an_unknown_dataset_leaves_the_match_to_the_known_ones() -> None:
         "error": {"code": "UNKNOWN_DATASET", "message": "no dataset named 'd0' is loaded"},
     }
     # With every dataset unknown, there is no match at all
-    nothing = several.combined(V4, 160, [several.Unknown("d0", UnknownDataset("gone"))])
+    nothing = answers.combined(V4, 160, [answers.Unknown("d0", UnknownDataset("gone"))])
     assert "match" not in nothing
 
 
 # -- the overlay ---------------------------------------------------------------------------------------------------
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=datasets(), extra=_extra_points)
-def test_the_overlay_answers_from_the_first_dataset_with_a_range_and_its_match_is_exact(
-    data: list[list[Row]], extra: list[Point]
-) -> None:
-    store = MemoryStore()
-    infos = [_publish(store, index, rows) for index, rows in enumerate(data)]
-    lookup = Lookup(store, ttl=60)
-    world = World(data)
-    for family, address in _probes(data, extra):
-        outcomes = [lookup.answer(info, family, address) for info in infos]
-        result = several.overlay(family, address, outcomes)
-        expected = world.overlay(family, address)
-        if expected is None:
-            # Then no dataset has a range: NOT_FOUND, with the gap where none has one, and every version asked
-            assert isinstance(result, NotFound), (family, address, result)
-            details = result.details
-            assert details["versions"] == [{"dataset": _name(i), "version": _version(i)} for i in range(len(data))]
-            check_exact(world, family, address, details["gap"], world.overlay)
-            check_gap([row for rows in data for row in rows], family, address, details["gap"])
-            continue
-        # Or the first dataset with a range answers, with its own row
-        assert isinstance(result, dict), (family, address, result)
-        winner, row = expected
-        single = outcomes[winner]
-        assert isinstance(single, Answer)
-        assert (result["dataset"], result["version"], result["data"]) == (
-            _name(winner),
-            _version(winner),
-            {"label": _label(row)},
-        )
-        assert {k: v for k, v in result.items() if k != "match"} == {
-            k: v for k, v in single.body().items() if k != "match"
-        }
-        # And its match is exactly where the overlay gives that same answer
-        check_exact(world, family, address, result["match"], world.overlay)
-
-
-# -- a version built before gaps were stored -----------------------------------------------------------------------
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=datasets(), extra=_extra_points, old=st.integers(0, 3))
-def test_a_version_without_gaps_narrows_a_miss_to_the_address_alone(
-    data: list[list[Row]], extra: list[Point], old: int
-) -> None:
-    old %= len(data)
-    store = MemoryStore()
-    infos = [_publish(store, index, rows, gaps=index != old) for index, rows in enumerate(data)]
-    lookup = Lookup(store, ttl=60)
-    world = World(data)
-    everyone = range(len(data))
-
-    def combined_answer(family: int, address: int) -> tuple[int | None, ...]:
-        return world.answers(family, address, everyone)
-
-    for family, address in _probes(data, extra):
-        outcomes = [lookup.answer(info, family, address) for info in infos]
-        body = several.combined(family, address, outcomes)
-        match = _stretch(family, body["match"])
-        # The combined match holds the address, inside every dataset's own stretch, and the answer holds in it
-        for outcome in outcomes:
-            assert outcome.stretch[0] <= match[0] <= address <= match[1] <= outcome.stretch[1]
-        old_misses = world.answer(old, family, address) is None
-        check_exact(world, family, address, body["match"], combined_answer, maximal=not old_misses)
-        if old_misses:
-            assert match == (address, address)
-        # The overlay: NOT_FOUND has no gap; a later winner's match is the address alone, an earlier one's exact
-        result = several.overlay(family, address, outcomes)
-        expected = world.overlay(family, address)
-        if expected is None:
-            assert isinstance(result, NotFound)
-            assert "gap" not in result.details
-            assert [v["dataset"] for v in result.details["versions"]] == [_name(i) for i in everyone]
-            continue
-        assert isinstance(result, dict)
-        assert result["data"] == {"label": _label(expected[1])}
-        narrowed = expected[0] > old
-        check_exact(
-            world,
-            family,
-            address,
-            result["match"],
-            world.overlay,
-            maximal=not narrowed,
-        )
-        if narrowed:
-            assert _stretch(family, result["match"]) == (address, address)

@@ -8,7 +8,7 @@ import gzip
 import json
 
 from fencepost.core.diffs import parse_piece_line
-from fencepost.core.folders import changes_key, pieces_key
+from fencepost.core.objects import changes_key, pieces_key
 from fencepost.model import DiffSummary, LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 from tests.feeds import drop_list

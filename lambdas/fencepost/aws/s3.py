@@ -16,12 +16,13 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from fencepost.core.folders import FolderSettings, is_data_key, prefixes_of, settings_keys
+from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.columns import FileError
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.limits import Limits
 from fencepost.core.members import gzip_members
+from fencepost.core.objects import is_data_key, prefixes_of, settings_keys
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
 

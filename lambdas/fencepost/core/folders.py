@@ -1,12 +1,10 @@
-"""Datasets are folders of the bucket: which objects are data, which dataset each feeds, and folder settings.
-
-``geo/v4.csv`` and ``geo/v6.csv.gz`` make the dataset ``geo``; objects at the bucket root, or in ``default/``, make
-the dataset ``default``. A key with any path segment starting with ``_`` or ``.`` is not data (reports and settings
-live there) and never starts a load.
-"""
+"""A folder's settings (``_settings.json``): parsed and checked, and the digest that makes them part of what a
+version is built from. Which keys are a folder's data and settings: ``core.objects``."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -16,69 +14,9 @@ from fencepost.core.formats.columns import ReadOptions
 from fencepost.core.gates import NAMES as GATES
 from fencepost.core.gates import Gates
 from fencepost.core.joins import JoinSpec
-from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import ENVIRONMENT, FolderLimits
+from fencepost.core.objects import FolderError
 from fencepost.core.rules import Pairs, parse_pairs
-
-DEFAULT_DATASET = "default"
-SETTINGS_NAME = "_settings.json"
-REPORTS_PREFIX = "_reports/"
-
-
-class FolderError(ValueError):
-    """A folder name or settings object that cannot be used; the message says why."""
-
-
-def is_data_key(key: str) -> bool:
-    if not key or key.endswith("/"):
-        return False  # a folder placeholder
-    return not any(part.startswith(("_", ".")) or not part for part in key.split("/"))
-
-
-def dataset_of(key: str) -> str | None:
-    """The dataset a data object belongs to; None for keys that are not data. Raises for bad folder names."""
-    if not is_data_key(key):
-        return None
-    folder, slash, _ = key.partition("/")
-    if not slash:
-        return DEFAULT_DATASET
-    if not is_dataset_name(folder):
-        raise FolderError(f"folder {folder[:80]!r} cannot be a dataset: {DATASET_NAME_RULE}")
-    return folder
-
-
-def prefixes_of(dataset: str) -> list[str]:
-    """Where a dataset's objects live: ``name/``, plus the bucket root for the default dataset."""
-    return ["", f"{DEFAULT_DATASET}/"] if dataset == DEFAULT_DATASET else [f"{dataset}/"]
-
-
-def settings_keys(dataset: str) -> list[str]:
-    return [f"{prefix}{SETTINGS_NAME}" for prefix in prefixes_of(dataset)]
-
-
-def settings_owner(key: str) -> str | None:
-    """The dataset whose settings object ``key`` is (its settings are part of what each version is built from);
-    None for any other key."""
-    folder, slash, name = key.rpartition("/")
-    if name != SETTINGS_NAME or "/" in folder:
-        return None
-    if not slash:
-        return DEFAULT_DATASET
-    return folder if is_dataset_name(folder) else None
-
-
-def report_key(dataset: str, build: int) -> str:
-    return f"{REPORTS_PREFIX}{dataset}/{build}.json"
-
-
-def pieces_key(dataset: str, build: int) -> str:
-    """Where a build keeps its sorted pieces (bounds, answer hashes) beside its report: the next build's baseline."""
-    return f"{REPORTS_PREFIX}{dataset}/{build}.pieces.gz"
-
-
-def changes_key(dataset: str, build: int) -> str:
-    """Where a build keeps the stretches whose answer changed since the version live when it was built."""
-    return f"{REPORTS_PREFIX}{dataset}/{build}.changes.gz"
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,3 +135,26 @@ def _limits(value: Any, where: str) -> FolderLimits:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise FolderError(f"{where}: limits.{name} must be a whole number, 1 or more")
     return FolderLimits(where, tuple(sorted(value.items())))
+
+
+ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", *GATES)
+
+
+def settings_digest(settings: FolderSettings) -> str:
+    """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
+    fields = dataclasses.asdict(settings)
+    fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document
+    unset = dataclasses.asdict(FolderSettings())
+    unset.update(unset.pop("gates"))
+    for name in ADDED_LATER:  # unset (or at their defaults), they leave the digest as it was before they existed
+        if fields[name] == unset[name]:
+            fields.pop(name)
+    canonical = json.dumps(fields, sort_keys=True, default=_canonical, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _canonical(value: object) -> object:
+    """A value JSON cannot write, written the same way in every process (sets in order, not in hash order)."""
+    if isinstance(value, set | frozenset):
+        return sorted(str(element) for element in value)
+    return str(value)

@@ -11,6 +11,8 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.dynamo.client import Table
+from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.loading.delivery import Delivery, HandBack
@@ -43,6 +45,7 @@ obs = Observability(service="fencepost-loader", tracing=settings.tracing)
 client = make_client(pool=8, retries=6, read_timeout=10)
 bulk_client = make_client(pool=settings.write_threads + 4, retries=1, read_timeout=10, validate=False)
 tables = Tables.connect(client, settings.table.table_name)
+bulk = Table(bulk_client, settings.table.table_name)  # the chunks' writes
 queues = Queues[Command](
     make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
 )
@@ -53,8 +56,11 @@ service = LoadingService(
     datasets=tables.datasets,
     builds=tables.builds,
     versions=tables.versions,
-    writer=tables.writer(
-        threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing, client=bulk_client
+    writer=BulkWriter(
+        bulk,
+        threads=settings.write_threads,
+        rate=settings.write_rate,
+        pacing=settings.write_pacing,
     ),
     bucket=bucket,
     outbox=queues,

@@ -1,33 +1,13 @@
-"""Entry point of the lookup function (API Gateway HTTP API, payload format 2.0)."""
+"""Entry point of the lookup function (API Gateway HTTP API, payload format 2.0); wired in ``fencepost.bootstrap``."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from fencepost.aws.dynamo import Tables, make_client
-from fencepost.http.app import create_app
-from fencepost.http.diff_routes import ChangeFiles
-from fencepost.observability import Observability
-from fencepost.reading.lookup import Lookup
-from fencepost.settings import LookupSettings
+from fencepost.bootstrap import lookup_function
 
-settings = LookupSettings.from_env()
-obs = Observability(service="fencepost-lookup", tracing=settings.tracing, metrics_interval=settings.metrics_interval)
-client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
-tables = Tables.connect(client, settings.table.table_name)
-
-
-def _bucket() -> ChangeFiles:
-    # Opened on the first diff request: an S3 client costs every cold start otherwise, and lookups never need it.
-    from fencepost.aws.s3 import Bucket, make_s3_client
-
-    assert settings.bucket is not None
-    return Bucket(make_s3_client(), settings.bucket)
-
-
-files = None if settings.bucket is None else functools.cache(_bucket)
-api = create_app(settings, Lookup(tables, settings.cache_ttl, limits=settings.caches), tables, obs, files)
+wired = lookup_function()
+settings, obs, tables, api = wired.settings, wired.obs, wired.tables, wired.api
 
 
 def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -1,193 +1,146 @@
-"""The HTTP API: the routes of the lookup function, and where errors become answers (built by ``responses``)."""
+"""The HTTP API of the lookup function: every route of ``fencepost.http.routes`` served, ``GET /lookup`` directly.
+
+``GET /lookup`` is nearly all the traffic. It is recognised from the event's method and raw path and answered
+without Powertools' router, whose import alone costs about 50 ms of every cold start and whose routing costs as much
+as the lookup's own work. Every other route goes through the router, built on the first such request: path
+parameters, 404 and 405 (with ``Allow``), CORS preflights. Both paths call the same route functions and map errors
+the same way (``refusals``); tests compare the two on every sample event.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
-
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.metrics import MetricUnit
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fencepost.core.keys import DATASET_NAME_RULE
-from fencepost.errors import (
-    DependencyUnavailable,
-    InvalidRequest,
-    MethodNotAllowed,
-    NotFound,
-    ServiceError,
-    Unavailable,
-    UnknownDataset,
-    check_dataset_name,
-)
+from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAllowed, NotFound, ServiceError
 from fencepost.http.cors import preflight
-from fencepost.http.dataset_routes import LISTING_TTL, Listings
+from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings
 from fencepost.http.diff_routes import ChangeFiles, DiffListing
 from fencepost.http.lookup_routes import LookupRoutes
 from fencepost.http.range_routes import ListingStore, RangeListing
-from fencepost.http.responses import NO_STORE, error_response, json_response, text_response
+from fencepost.http.refusals import Refusals
+from fencepost.http.responses import NO_STORE, HttpResponse, text_response
 from fencepost.http.routes import ROUTES, allowed_methods
-from fencepost.model import DatasetRecord
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
 
-# What a route can raise that becomes a 4xx or 5xx answer rather than a 500: see ``refuse``.
-Refusal: TypeAlias = ServiceError | DependencyUnavailable
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+
+Event = Mapping[str, Any]
+RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> answer
 
 
-class DatasetReader(ListingStore, Protocol):
-    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
-    def list_datasets(self) -> list[DatasetRecord]: ...
+class Store(DatasetReader, ListingStore, Protocol):
+    """What the routes read besides the lookup's own store."""
 
 
-@dataclass(frozen=True)
+def _query(event: Event) -> Mapping[str, str]:
+    return event.get("queryStringParameters") or {}
+
+
+def _source_ip(event: Event) -> str:
+    return str(((event.get("requestContext") or {}).get("http") or {}).get("sourceIp", ""))
+
+
 class HttpApi:
-    """The routes, served by Powertools' resolver, except ``GET /lookup``, served directly.
+    """The routes by name (``served``), the lookup routes, and how refusals are answered."""
 
-    ``GET /lookup`` is nearly all the traffic, and the resolver's routing and response building cost about as
-    much as the lookup's own work. The direct path calls the same route function with the same error mapping and
-    returns what the resolver would; a test compares the two on every sample event.
-    """
-
-    resolver: APIGatewayHttpResolver
-    get_lookup: Callable[[Mapping[str, str], str, Mapping[str, str]], Response[str]]
-    refuse: Callable[[Refusal], Response[str]]
-    unexpected: Callable[[Exception], Response[str]]
+    def __init__(self, served: Mapping[str, RouteFunction], refusals: Refusals, cors_origins: tuple[str, ...]) -> None:
+        unmatched = set(served) ^ {route.name for route in ROUTES}
+        if unmatched:
+            raise RuntimeError(f"every route in fencepost.http.routes needs a function, and no other: {unmatched}")
+        self.served, self.refusals, self.cors_origins = served, refusals, cors_origins
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         http = (event.get("requestContext") or {}).get("http") or {}
         if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
-            try:
-                query, source_ip = event.get("queryStringParameters") or {}, http.get("sourceIp", "")
-                response = self.get_lookup(query, source_ip, event.get("headers") or {})
-            except (ServiceError, DependencyUnavailable) as error:
-                response = self.refuse(error)
-            except Exception as error:
-                response = self.unexpected(error)
-            return {
-                "statusCode": response.status_code,
-                "body": response.body,
-                "isBase64Encoded": False,
-                "headers": response.headers,
-                "cookies": [],
-            }
+            return self.answer(self.served["get_lookup"], event).payload()
         result: dict[str, Any] = self.resolver.resolve(event, context)
         return result
+
+    def answer(self, route: RouteFunction, event: Event, **parameters: str) -> HttpResponse:
+        try:
+            return route(event, **parameters)
+        except (ServiceError, DependencyUnavailable) as error:
+            return self.refusals.refuse(error)
+        except Exception as error:
+            return self.refusals.unexpected(error)
+
+    def unknown_path(self, event: Event) -> HttpResponse:
+        path, method = str(event.get("rawPath", "")), str(event["requestContext"]["http"]["method"]).upper()
+        methods = allowed_methods(path)
+        if methods is None:
+            return self.refusals.refuse(NotFound(f"no such path: {path[:200]}", path=path[:200]))
+        if method == "OPTIONS":  # a browser's CORS preflight
+            return preflight(self.cors_origins, event.get("headers") or {}, methods)
+        if method in methods:  # a path parameter with characters the router does not route (an emoji, a surrogate)
+            return self.refusals.refuse(InvalidRequest(f"invalid path {path[:200]!r}: {DATASET_NAME_RULE}"))
+        return self.refusals.refuse(MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods))
+
+    @functools.cached_property
+    def resolver(self) -> APIGatewayHttpResolver:
+        """Powertools' router for every route, built (and imported) on the first request that needs it."""
+        from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+
+        app = APIGatewayHttpResolver()
+
+        def powertools(answer: HttpResponse) -> Response[str]:
+            return Response(answer.status_code, answer.content_type, answer.body, answer.headers)
+
+        def routed(route: RouteFunction) -> Callable[..., Response[str]]:
+            return lambda **parameters: powertools(self.answer(route, app.current_event.raw_event, **parameters))
+
+        for route in ROUTES:  # in table order: Powertools tries dynamic routes in the order they were added
+            app.route(route.path, route.method)(routed(self.served[route.name]))
+        app.not_found(lambda _: powertools(self.unknown_path(app.current_event.raw_event)))
+        return app
 
 
 def create_app(
     settings: LookupSettings,
     lookup: Lookup,
-    datasets: DatasetReader,
+    datasets: Store,
     obs: Observability,
     files: Callable[[], ChangeFiles] | None = None,
 ) -> HttpApi:
     """The app; ``files`` opens the bucket the diffs are read from, on the first request that needs it."""
-    app = APIGatewayHttpResolver()
-    logger, metrics = obs.logger, obs.metrics
+    refusals = Refusals(obs.logger, obs.metrics, settings.log_addresses)
     pool = ThreadPoolExecutor(max_workers=settings.batch_concurrency, thread_name_prefix="lookup")
+    lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse)
+    listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
+    ranges = RangeListing(lookup, datasets, settings.response_budget)
+    diffs = DiffListing(
+        listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
+    )
 
-    def routed_get_lookup() -> Response[str]:
-        event = app.current_event
-        return routes.get(event.query_string_parameters or {}, event.request_context.http.source_ip, event.headers)
+    def get_ranges(event: Event) -> HttpResponse:
+        query = _query(event)
+        name = query.get("dataset", settings.default_dataset)
+        return text_response(200, ranges.answer(name, query), NO_STORE)
 
-    def post_lookup() -> Response[str]:
-        event = app.current_event
-        return routes.post(event.body, bool(event.is_base64_encoded), event.request_context.http.source_ip)
+    document = functools.cache(lambda: _openapi(settings.max_batch))  # built on its first request, then kept
 
-    listings = Listings(
-        datasets, min(LISTING_TTL, settings.cache_ttl)
-    )  # briefly cached: see fencepost.http.dataset_routes
-
-    def get_datasets() -> Response[str]:
-        records = [record.to_api() for record in listings.all() if not record.retired]
-        return json_response(200, {"datasets": records}, NO_STORE)
-
-    def get_dataset(name: str) -> Response[str]:
-        check_dataset_name(name)
-        record = listings.get(name)
-        if record is None or record.retired:
-            raise UnknownDataset(f"no dataset named {name!r}")
-        return json_response(200, record.to_api(), NO_STORE)
-
-    budget = settings.response_budget
-    listing = RangeListing(lookup, datasets, budget)
-
-    def get_ranges() -> Response[str]:
-        query = app.current_event.query_string_parameters or {}
-        name = query.get("dataset")
-        return text_response(200, listing.answer(settings.default_dataset if name is None else name, query), NO_STORE)
-
-    diffs = DiffListing(listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, budget)
-
-    def get_diff(name: str) -> Response[str]:
-        query = app.current_event.query_string_parameters or {}
-        return text_response(200, diffs.answer(name, query), NO_STORE)
-
-    openapi_document: list[str] = []  # built on first request
-
-    def openapi() -> Response[str]:
-        if not openapi_document:
-            from fencepost.http.openapi.document import document
-
-            openapi_document.append(document(settings.max_batch))
-        headers = {"Cache-Control": "public, max-age=300"}
-        return Response(200, content_types.APPLICATION_JSON, openapi_document[0], headers)
-
-    def log_details(error: ServiceError) -> dict[str, Any]:
-        # Messages and details name the looked-up address: personal data that may be kept out of the logs.
-        return {"details": error.details, "reason": error.message} if settings.log_addresses else {}
-
-    def refuse(error: Refusal) -> Response[str]:
-        if isinstance(error, DependencyUnavailable):  # a dependency failed: answered exactly as Unavailable
-            error = Unavailable(str(error))
-        level = logger.warning if error.status >= 500 else logger.info
-        level("request refused", extra={"code": error.code, "status": error.status, **log_details(error)})
-        if error.status >= 500:
-            metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
-        return error_response(error)
-
-    app.exception_handler([ServiceError, DependencyUnavailable])(refuse)
-    routes = LookupRoutes(settings, lookup, metrics, pool, refuse)
-
-    @app.not_found
-    def unknown_path(_: NotFoundError) -> Response[str]:
-        event = app.current_event
-        path, method = event.path, event.http_method.upper()
-        methods = allowed_methods(path)
-        if methods is None:
-            return refuse(NotFound(f"no such path: {path[:200]}", path=path[:200]))
-        if method == "OPTIONS":  # a browser's CORS preflight
-            return preflight(settings.cors_origins, event.headers, methods)
-        if method in methods:  # a path parameter with characters the resolver does not route (an emoji, a surrogate)
-            return refuse(InvalidRequest(f"invalid path {path[:200]!r}: {DATASET_NAME_RULE}"))
-        return refuse(MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods))
-
-    @app.exception_handler(Exception)
-    def unexpected(_: Exception) -> Response[str]:
-        logger.exception("unexpected error")
-        metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
-        body = {"error": {"code": "INTERNAL", "message": "an unexpected error occurred; it has been logged"}}
-        return json_response(500, body, NO_STORE)
-
-    served: dict[str, Callable[..., Response[str]]] = {
-        "get_lookup": routed_get_lookup,
-        "post_lookup": post_lookup,
-        "get_datasets": get_datasets,
-        "get_dataset": get_dataset,
+    served: dict[str, RouteFunction] = {
+        "get_lookup": lambda event: lookups.get(_query(event), _source_ip(event), event.get("headers") or {}),
+        "post_lookup": lambda event: lookups.post(
+            event.get("body"), bool(event.get("isBase64Encoded")), _source_ip(event)
+        ),
+        "get_datasets": lambda _: listings.answer_all(),
+        "get_dataset": lambda _, name: listings.answer_one(name),
         "get_ranges": get_ranges,
-        "get_diff": get_diff,
-        "openapi": openapi,
+        "get_diff": lambda event, name: text_response(200, diffs.answer(name, _query(event)), NO_STORE),
+        "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
     }
-    unmatched = set(served) ^ {route.name for route in ROUTES}
-    if unmatched:
-        raise RuntimeError(
-            f"every route in fencepost.http.routes needs a function here, and no other: {sorted(unmatched)}"
-        )
-    for route in ROUTES:  # in table order: Powertools tries dynamic routes in the order they were added
-        app.route(route.path, route.method)(served[route.name])
+    return HttpApi(served, refusals, settings.cors_origins)
 
-    return HttpApi(app, routes.get, refuse, unexpected)
+
+def _openapi(max_batch: int) -> str:
+    """The OpenAPI document (its module imports pydantic: only when asked for)."""
+    from fencepost.http.openapi.document import document
+
+    return document(max_batch)

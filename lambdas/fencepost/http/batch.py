@@ -12,8 +12,8 @@ from typing import Any
 from fencepost.errors import BatchTooLarge, InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget
 from fencepost.http.fields import Selection, parse_list
+from fencepost.http.lookup_params import Mode, dataset_list, parse_mode
 from fencepost.http.responses import json_text
-from fencepost.reading.several import Mode, dataset_list, parse_mode
 
 # A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
 MAX_BODY_BYTES = 64 * 1024

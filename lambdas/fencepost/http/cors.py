@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from aws_lambda_powertools.event_handler import Response
+from fencepost.http.responses import HttpResponse
 
 # Headers a browser may send (SigV4 ones for -c auth=iam) and read back (Retry-After on 503, Allow on 405).
 ALLOW_HEADERS: Final = (
@@ -32,7 +32,7 @@ def allowed_origin(origins: Sequence[str], origin: str | None) -> str | None:
     return origin if origin is not None and origin in origins else None
 
 
-def preflight(origins: Sequence[str], headers: Mapping[str, str], methods: Sequence[str]) -> Response[str]:
+def preflight(origins: Sequence[str], headers: Mapping[str, str], methods: Sequence[str]) -> HttpResponse:
     """204 to a preflight for a path served with ``methods``: what the browser may send there, and from where."""
     answer = {
         "Access-Control-Allow-Methods": ", ".join([*methods, "OPTIONS"]),
@@ -44,4 +44,4 @@ def preflight(origins: Sequence[str], headers: Mapping[str, str], methods: Seque
     origin = allowed_origin(origins, headers.get("origin"))
     if origin is not None:
         answer["Access-Control-Allow-Origin"] = origin
-    return Response(204, None, "", answer)
+    return HttpResponse(204, "", answer, content_type=None)

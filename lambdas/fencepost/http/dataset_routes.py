@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from fencepost.errors import UnknownDataset, check_dataset_name
+from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.model import DatasetRecord
 from fencepost.reading.caches import LruCache
 
@@ -65,3 +67,16 @@ class Listings:
             with self._lock:
                 self._everything = (now + self.ttl, records)
         return records
+
+    def answer_all(self) -> HttpResponse:
+        """``GET /datasets``: every dataset that is not retired."""
+        records = [record.to_api() for record in self.all() if not record.retired]
+        return json_response(200, {"datasets": records}, NO_STORE)
+
+    def answer_one(self, name: str) -> HttpResponse:
+        """``GET /datasets/{name}``."""
+        check_dataset_name(name)
+        record = self.get(name)
+        if record is None or record.retired:
+            raise UnknownDataset(f"no dataset named {name!r}")
+        return json_response(200, record.to_api(), NO_STORE)

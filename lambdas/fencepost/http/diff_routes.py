@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Final, Protocol, TypeGuard
 
-from fencepost.core.folders import changes_key
 from fencepost.core.keys import is_dataset_name
 from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
+from fencepost.core.objects import changes_key
 from fencepost.core.paging import MAX_CURSOR_CHARS, MAX_VERSION, ListingError, decode_token, encode_token, parse_limit
 from fencepost.errors import (
     CursorExpired,

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fencepost.errors import InvalidFields
+from fencepost.reading.answers import SELECTABLE
 
-TOP_LEVEL = ("ip", "dataset", "version", "range", "match", "data", "reserved", "gap", "versions", "error")
+TOP_LEVEL = SELECTABLE  # every top-level field of an answer (fencepost.reading.answers)
 ALWAYS = ("ip", "error")  # kept in every selected answer that has them
 
 MAX_FIELDS_CHARS = 1000  # the whole parameter (GET), or all the paths together (POST)

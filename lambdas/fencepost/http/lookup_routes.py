@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import AddressError, format_address, parse_address
@@ -18,20 +17,12 @@ from fencepost.errors import BatchTooLarge, InvalidIp, MissingIp, NotFound, Serv
 from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
 from fencepost.http.conditional import Validators, header
 from fencepost.http.fields import Selection, parse_text, select, select_combined
-from fencepost.http.responses import NO_STORE, bounded_json_response, text_response
+from fencepost.http.lookup_params import MAX_LOOKUPS, Mode, parse_dataset_text, parse_mode
+from fencepost.http.responses import NO_STORE, HttpResponse, bounded_json_response, text_response
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.observability import HandlerMetrics
-from fencepost.reading.lookup import Answer, Lookup, Miss
-from fencepost.reading.several import (
-    MAX_LOOKUPS,
-    Mode,
-    Outcome,
-    Unknown,
-    combined,
-    overlay,
-    parse_dataset_text,
-    parse_mode,
-)
+from fencepost.reading.answers import Answer, Miss, Outcome, Unknown, combined, overlay
+from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
 
 Address = tuple[int, int]  # family, value
@@ -46,7 +37,7 @@ class LookupRoutes:
         lookup: Lookup,
         metrics: HandlerMetrics,
         pool: Executor,
-        refuse: Callable[[ServiceError], Response[str]],
+        refuse: Callable[[ServiceError], HttpResponse],
     ) -> None:
         self.settings, self.lookup, self.metrics, self.pool, self.refuse = settings, lookup, metrics, pool, refuse
 
@@ -59,7 +50,7 @@ class LookupRoutes:
             shown = text if len(text) <= 64 else text[:64] + "..."
             raise InvalidIp(f"{shown!r} is not a valid IP address: {error.reason}") from None
 
-    def get(self, query: Mapping[str, str], source_ip: str, request_headers: Mapping[str, str]) -> Response[str]:
+    def get(self, query: Mapping[str, str], source_ip: str, request_headers: Mapping[str, str]) -> HttpResponse:
         ip = query.get("ip")
         if not ip:
             raise MissingIp("give the address to look up as ?ip=<address> (or ?ip=me)")
@@ -76,7 +67,7 @@ class LookupRoutes:
         cache = {"Cache-Control": f"{'private' if ip == 'me' else 'public'}, max-age={self.settings.max_age}"}
         if validators.not_modified_by(header(request_headers, "if-none-match")):
             self.metrics.add_metric(name="NotModified", unit=MetricUnit.Count, value=1)
-            return Response(304, None, "", {**cache, **validators.headers()})
+            return HttpResponse(304, "", {**cache, **validators.headers()}, content_type=None)
         versions = self.versions(pointers, strict=strict)
         outcomes = self.outcomes(versions, [(family, address)])[0]
         if len(names) == 1:
@@ -100,7 +91,7 @@ class LookupRoutes:
             raise outcome.error
         return NotFound(outcome.message(), **outcome.details())
 
-    def post(self, raw: str | None, base64_encoded: bool, source_ip: str) -> Response[str]:
+    def post(self, raw: str | None, base64_encoded: bool, source_ip: str) -> HttpResponse:
         ask = batch_request(request_body(raw, base64_encoded))
         if len(ask.ips) > self.settings.max_batch:
             raise BatchTooLarge(f"a batch holds at most {self.settings.max_batch} addresses, not {len(ask.ips)}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fencepost.core.keys import DATASET_NAME_PATTERN
+from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
 from fencepost.errors import (
     BatchTooLarge,
     CursorExpired,
@@ -30,7 +31,7 @@ from fencepost.errors import (
     UnknownDataset,
 )
 from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
-from fencepost.reading.several import MAX_DATASETS
+from fencepost.http.lookup_params import MAX_DATASETS, Mode
 
 # What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
 ADDRESS: Mapping[str, Any] = {
@@ -45,9 +46,9 @@ DATASETS_DESCRIPTION = (
     "Dataset name; the service default when omitted. A comma-separated list of 2 to "
     f"{MAX_DATASETS} distinct names answers every one of them (see `mode`)."
 )
-LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": 1000}
+LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}
 CURSOR: Mapping[str, Any] = {"type": "string"}
-MODE: Mapping[str, Any] = {"type": "string", "enum": ["all", "first"]}
+MODE: Mapping[str, Any] = {"type": "string", "enum": [mode.value for mode in Mode]}
 MODE_DESCRIPTION = (
     "With several datasets: `all` (the default) answers each under `answers`, with the `match` where all of them "
     "hold; `first` answers from the first dataset that has a range for the address (an overlay), and fails with "
@@ -113,7 +114,7 @@ class Route:
 def _paging(items: str) -> tuple[Param, Param]:
     """The page size and cursor of a listing of ``items``."""
     return (
-        Param("limit", "query", f"{items} per page, 1 to 1000 (100).", LIMIT, required=False),
+        Param("limit", "query", f"{items} per page, 1 to {MAX_LIMIT} ({DEFAULT_LIMIT}).", LIMIT, required=False),
         Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
     )
 

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.folders import REPORTS_PREFIX, FolderError, dataset_of, settings_owner
+from fencepost.core.objects import REPORTS_PREFIX, FolderError, dataset_of, settings_owner
 from fencepost.loading.messages import BuildRequested, ObjectsChanged
 from fencepost.loading.ports import Clock, Documents, Outbox, Telemetry
 from fencepost.loading.reports import iso

@@ -19,9 +19,9 @@ from typing import Protocol
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import FAMILIES
-from fencepost.core.folders import changes_key, pieces_key
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
+from fencepost.core.objects import changes_key, pieces_key
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive

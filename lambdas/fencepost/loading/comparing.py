@@ -19,8 +19,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.build import FamilyRanges, Pieces
 from fencepost.core.diffs import Change, Diff, Sweep, parse_piece_line, piece_lines
-from fencepost.core.folders import changes_key, pieces_key
 from fencepost.core.gates import Gates
+from fencepost.core.objects import changes_key, pieces_key
 from fencepost.loading.ports import KeptFiles, Telemetry
 from fencepost.model import DiffSummary
 

@@ -11,7 +11,7 @@ from typing import Protocol
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.build import ProblemLog
-from fencepost.core.folders import report_key
+from fencepost.core.objects import report_key
 from fencepost.core.problems import for_record
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports

@@ -9,20 +9,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.folders import FolderError, settings_keys
+from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.formats.columns import FileError
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
+from fencepost.core.objects import FolderError, settings_keys
 from fencepost.core.rules import RuleError, apply_rules
-from fencepost.core.sources import fingerprint, settings_digest
+from fencepost.core.sources import fingerprint
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
 from fencepost.loading.messages import BuildRequested
 from fencepost.loading.ports import BuildStates, Clock, Folder, Telemetry
 from fencepost.loading.publishing import Publisher
-from fencepost.loading.reading import LoadFailure, Reader
-from fencepost.model import BuildState, DatasetRecord, LoadStatus, Problem
+from fencepost.loading.reading import LoadFailure, Read, Reader
+from fencepost.model import BuildState, DatasetRecord, LoadStatus, ObjectRef, Problem
 
 
 @contextlib.contextmanager
@@ -136,58 +137,10 @@ class Planner:
             self._retire(dataset, build, record)
             return
         digest = settings_digest(settings)
-        sources = fingerprint(((o.key, o.etag) for o in objects), digest)
-        # A folder that changed since a rollback moved away from its sources ends the rollback's hold.
-        released = (
-            record.held is None or sources == record.held or self.datasets.release_hold(dataset, build, record.held)
-        )
-        if not released:
-            self.telemetry.logger.info(
-                "rollback hold kept: a newer load or rollback took over", extra={"dataset": dataset}
-            )
-        # The folder holds the live version's sources, or those a rollback moved away from: nothing to build.
-        if record.live is not None and not record.retired and sources in (record.sources, record.held):
-            log = self.telemetry.logger
-            if self.datasets.keep_live(dataset, build, self.clock()):
-                log.info("build skipped: the folder holds the sources of the live version", extra={"dataset": dataset})
-            else:
-                log.info("build skipped: a newer load took over", extra={"dataset": dataset, "build": build})
+        if self._unchanged(dataset, build, record, fingerprint(((o.key, o.etag) for o in objects), digest)):
             return
-        fail = self.failures.fail_load
-        try:
-            join = folder_join([obj.key for obj in objects], settings.join, settings.locale)
-            read = self.reader.read(
-                dataset,
-                build,
-                objects,
-                settings.read_options,
-                delivery.deadline,
-                join=join,
-                max_unjoined=settings.max_unjoined_rows,
-            )
-            read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
-        except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
-            fail(
-                dataset,
-                build,
-                [Problem(settings_keys(dataset)[-1], None, str(error))],
-                objects=objects,
-                started=started,
-            )
-            return
-        except LoadFailure as failure:  # the report names the objects this build read
-            fail(dataset, build, failure.problems, objects=objects, started=started)
-            return
-        if read.problems.count > settings.max_invalid_rows:
-            allowed = settings.max_invalid_rows
-            summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
-            total = read.problems.total + 1
-            fail(
-                dataset, build, [summary, *read.problems.kept], total, rows=read.rows, objects=objects, started=started
-            )
-            return
-        if not len(read.collector):
-            fail(dataset, build, [Problem("", None, "the objects hold no ranges")], objects=objects, started=started)
+        read = self._read(dataset, build, objects, settings, deadline=delivery.deadline, started=started)
+        if read is None:
             return
         self.publisher.publish(
             dataset,
@@ -201,6 +154,66 @@ class Planner:
             baseline=None if record.retired else record.live,
             gates=settings.gates,
         )
+
+    def _unchanged(self, dataset: str, build: int, record: DatasetRecord, sources: str) -> bool:
+        """True when the folder holds the live version's sources, or those a rollback moved away from: nothing to
+        build. A folder that changed since a rollback moved away from its sources ends the rollback's hold."""
+        released = (
+            record.held is None or sources == record.held or self.datasets.release_hold(dataset, build, record.held)
+        )
+        log = self.telemetry.logger
+        if not released:
+            log.info("rollback hold kept: a newer load or rollback took over", extra={"dataset": dataset})
+        if record.live is None or record.retired or sources not in (record.sources, record.held):
+            return False
+        if self.datasets.keep_live(dataset, build, self.clock()):
+            log.info("build skipped: the folder holds the sources of the live version", extra={"dataset": dataset})
+        else:
+            log.info("build skipped: a newer load took over", extra={"dataset": dataset, "build": build})
+        return True
+
+    def _read(
+        self,
+        dataset: str,
+        build: int,
+        objects: list[ObjectRef],
+        settings: FolderSettings,
+        *,
+        deadline: float,
+        started: float,
+    ) -> Read | None:
+        """The folder's rows, read and checked with its settings; None when the load failed (and was reported)."""
+        fail = self.failures.fail_load
+        try:
+            join = folder_join([obj.key for obj in objects], settings.join, settings.locale)
+            read = self.reader.read(
+                dataset,
+                build,
+                objects,
+                settings.read_options,
+                deadline,
+                join=join,
+                max_unjoined=settings.max_unjoined_rows,
+            )
+            read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
+        except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
+            problem = Problem(settings_keys(dataset)[-1], None, str(error))
+            fail(dataset, build, [problem], objects=objects, started=started)
+            return None
+        except LoadFailure as failure:  # the report names the objects this build read
+            fail(dataset, build, failure.problems, objects=objects, started=started)
+            return None
+        if read.problems.count > settings.max_invalid_rows:
+            allowed = settings.max_invalid_rows
+            summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
+            total = read.problems.total + 1
+            problems = [summary, *read.problems.kept]
+            fail(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
+            return None
+        if not len(read.collector):
+            fail(dataset, build, [Problem("", None, "the objects hold no ranges")], objects=objects, started=started)
+            return None
+        return read
 
     def _retire(self, dataset: str, build: int, record: DatasetRecord) -> None:
         try:

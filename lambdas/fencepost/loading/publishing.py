@@ -16,8 +16,9 @@ from typing import Protocol
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
-from fencepost.core.folders import report_key, settings_keys
 from fencepost.core.gates import Gates
+from fencepost.core.keys import Directory
+from fencepost.core.objects import report_key, settings_keys
 from fencepost.core.problems import for_record
 from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
@@ -94,6 +95,33 @@ class Publisher:
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return
+        self._record(
+            dataset,
+            build,
+            objects=objects,
+            read=read,
+            book=book,
+            directories=directories,
+            diff=comparison.summary,
+            started=started,
+            settings=settings,
+        )
+        self._send(dataset, build, book=book, rows=read.rows, started=started, deadline=deadline)
+
+    def _record(
+        self,
+        dataset: str,
+        build: int,
+        *,
+        objects: list[ObjectRef],
+        read: Read,
+        book: chunks.Book,
+        directories: dict[int, Directory],
+        diff: DiffSummary,
+        started: float,
+        settings: str | None,
+    ) -> None:
+        """The build record, the version's header and directory, the report and the dataset's progress."""
         aliases = tuple(sorted(read.aliases))
         info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
         key = report_key(dataset, build)
@@ -123,19 +151,15 @@ class Publisher:
             items=len(book),
             problems=read.problems,
             started=started,
-            diff=comparison.summary,
+            diff=diff,
         )
         kept = for_record(read.problems.kept, RECORD_PROBLEMS)
         self.datasets.update_load(
-            dataset,
-            build,
-            self.clock(),
-            phase=Phase.WRITING,
-            rows_read=read.rows,
-            problems=kept,
-            report=key,
-            diff=comparison.summary,
+            dataset, build, self.clock(), phase=Phase.WRITING, rows_read=read.rows, problems=kept, report=key, diff=diff
         )
+
+    def _send(self, dataset: str, build: int, *, book: chunks.Book, rows: int, started: float, deadline: float) -> None:
+        """The pieces as chunk messages; a build of one chunk (or a chunk too large for a message) written here."""
         here: list[tuple[int, Sequence[int], str]] = []  # chunks written from this invocation
 
         def messages() -> Iterator[WriteChunk]:
@@ -154,17 +178,9 @@ class Publisher:
                     raise StoreUnavailable(f"chunk {number} of build {build} could not be written in time")
                 self.outbox.send(WriteChunk(dataset, build, number, payload))  # the data queue finishes it
         record = self.builds.start_writing(dataset, build, sent + len(here))
-        self.telemetry.logger.info(
-            "build planned",
-            extra={
-                "dataset": dataset,
-                "build": build,
-                "rows": read.rows,
-                "items": len(book),
-                "chunks": len(here) + sent,
-                "seconds": round(self.clock() - started, 1),
-            },
-        )
+        seconds = round(self.clock() - started, 1)
+        summary = {"rows": rows, "items": len(book), "chunks": len(here) + sent, "seconds": seconds}
+        self.telemetry.logger.info("build planned", extra={"dataset": dataset, "build": build, **summary})
         if record is not None and record.complete:
             self.going_live.finalize(dataset, build)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Protocol
 
 from fencepost.loading.changes import Changes
@@ -36,6 +37,112 @@ class VersionStore(VersionItems, VersionWrites, Protocol): ...
 class Bucket(Folder, Documents, PieceFiles, Protocol): ...
 
 
+@dataclass(frozen=True, slots=True)
+class Ports:
+    """What the loader is given: the stores, the bucket, the queues, telemetry and the clocks."""
+
+    datasets: DatasetStore
+    builds: BuildStore
+    versions: VersionStore
+    writer: Writer
+    bucket: Bucket
+    outbox: Outbox
+    telemetry: Telemetry
+    billing_mode: BillingMode
+    clock: Clock
+    monotonic: Clock
+
+
+@dataclass(frozen=True, slots=True)
+class Finishing:
+    """The steps that end a load, whichever way: deletions, failures, going live, and the chunk writer."""
+
+    deletions: Deletions
+    failures: Failures
+    going_live: GoLive
+    chunks: ChunkWriter
+
+
+def _finishing(p: Ports, s: LoaderSettings, reports: Reports) -> Finishing:
+    deletions = Deletions(
+        datasets=p.datasets,
+        versions=p.versions,
+        builds=p.builds,
+        writer=p.writer,
+        files=p.bucket,
+        outbox=p.outbox,
+        monotonic=p.monotonic,
+        writer_timeout=s.writer_timeout,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
+    failures = Failures(
+        datasets=p.datasets, builds=p.builds, reports=reports, deletions=deletions, telemetry=p.telemetry, clock=p.clock
+    )
+    going_live = GoLive(
+        datasets=p.datasets,
+        builds=p.builds,
+        reports=reports,
+        deletions=deletions,
+        failures=failures,
+        delete_grace=s.delete_grace,
+        billing_mode=p.billing_mode,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
+    chunks = ChunkWriter(
+        builds=p.builds,
+        datasets=p.datasets,
+        writer=p.writer,
+        going_live=going_live,
+        failures=failures,
+        monotonic=p.monotonic,
+        max_receives=s.max_receives,
+        retry_base=s.retry_base,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
+    return Finishing(deletions, failures, going_live, chunks)
+
+
+def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> Planner:
+    publisher = Publisher(
+        comparer=Comparer(files=p.bucket, telemetry=p.telemetry),
+        datasets=p.datasets,
+        versions=p.versions,
+        builds=p.builds,
+        outbox=p.outbox,
+        writer=done.chunks,
+        going_live=done.going_live,
+        failures=done.failures,
+        reports=reports,
+        chunk_items=s.chunk_items,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
+    reader = Reader(
+        files=p.bucket,
+        datasets=p.datasets,
+        monotonic=p.monotonic,
+        limits=s.limits,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
+    return Planner(
+        datasets=p.datasets,
+        builds=p.builds,
+        folder=p.bucket,
+        reader=reader,
+        publisher=publisher,
+        failures=done.failures,
+        deletions=done.deletions,
+        max_receives=s.max_receives,
+        delete_grace=s.delete_grace,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
+
+
 class LoadingService:
     """Every step, each given only what it uses."""
 
@@ -55,74 +162,9 @@ class LoadingService:
         monotonic: Clock = time.monotonic,
     ) -> None:
         s = settings
+        p = Ports(datasets, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock, monotonic)
         reports = Reports(documents=bucket, clock=clock)
-        deletions = Deletions(
-            datasets=datasets,
-            versions=versions,
-            builds=builds,
-            writer=writer,
-            files=bucket,
-            outbox=outbox,
-            monotonic=monotonic,
-            telemetry=telemetry,
-            clock=clock,
-            writer_timeout=s.writer_timeout,
-        )
-        failures = Failures(
-            datasets=datasets, builds=builds, reports=reports, deletions=deletions, telemetry=telemetry, clock=clock
-        )
-        going_live = GoLive(
-            datasets=datasets,
-            builds=builds,
-            reports=reports,
-            deletions=deletions,
-            failures=failures,
-            delete_grace=s.delete_grace,
-            billing_mode=billing_mode,
-            telemetry=telemetry,
-            clock=clock,
-        )
-        chunks = ChunkWriter(
-            builds=builds,
-            datasets=datasets,
-            writer=writer,
-            going_live=going_live,
-            failures=failures,
-            monotonic=monotonic,
-            max_receives=s.max_receives,
-            retry_base=s.retry_base,
-            telemetry=telemetry,
-            clock=clock,
-        )
-        publisher = Publisher(
-            comparer=Comparer(files=bucket, telemetry=telemetry),
-            datasets=datasets,
-            versions=versions,
-            builds=builds,
-            outbox=outbox,
-            writer=chunks,
-            going_live=going_live,
-            failures=failures,
-            reports=reports,
-            chunk_items=s.chunk_items,
-            telemetry=telemetry,
-            clock=clock,
-        )
-        planner = Planner(
-            datasets=datasets,
-            builds=builds,
-            folder=bucket,
-            reader=Reader(
-                files=bucket, datasets=datasets, monotonic=monotonic, telemetry=telemetry, clock=clock, limits=s.limits
-            ),
-            publisher=publisher,
-            failures=failures,
-            deletions=deletions,
-            max_receives=s.max_receives,
-            delete_grace=s.delete_grace,
-            telemetry=telemetry,
-            clock=clock,
-        )
+        done = _finishing(p, s, reports)
         self.changes = Changes(
             datasets=datasets,
             documents=bucket,
@@ -133,10 +175,10 @@ class LoadingService:
         )
         self.dispatcher = Dispatcher(
             changes=self.changes,
-            planner=planner,
-            writer=chunks,
-            deletions=deletions,
-            failures=failures,
+            planner=_planner(p, s, reports, done),
+            writer=done.chunks,
+            deletions=done.deletions,
+            failures=done.failures,
             telemetry=telemetry,
             max_receives=s.max_receives,
             retry_base=s.retry_base,
@@ -144,9 +186,9 @@ class LoadingService:
         self.sweeper = Sweeper(
             datasets=datasets,
             builds=builds,
-            failures=failures,
-            going_live=going_live,
-            deletions=deletions,
+            failures=done.failures,
+            going_live=done.going_live,
+            deletions=done.deletions,
             clock=clock,
             stall_seconds=s.stall_seconds,
             delete_grace=s.delete_grace,

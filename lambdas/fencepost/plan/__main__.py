@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fencepost.core.folders import SETTINGS_NAME
+from fencepost.core.objects import SETTINGS_NAME
 from fencepost.plan.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
 from fencepost.plan.loads import plan_mode as simulate
 from fencepost.plan.local_build import Build, read_build

@@ -14,13 +14,14 @@ from fencepost.capacity.simulation import Write
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.build import Pieces
-from fencepost.core.folders import SETTINGS_NAME, FolderSettings
+from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.items import item_bytes
 from fencepost.core.joins import folder_join
 from fencepost.core.keys import Directory
 from fencepost.core.limits import Limits
+from fencepost.core.objects import SETTINGS_NAME
 from fencepost.core.rules import apply_rules
 from fencepost.loading.reading import Reader
 from fencepost.model import ObjectRef

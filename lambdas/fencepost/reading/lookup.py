@@ -6,17 +6,16 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.aliases import Alias, alias_of, carried, widened
 from fencepost.core.gaps import Stretch, gap_after, gap_below
 from fencepost.core.items import Hit
 from fencepost.core.keys import Probe
-from fencepost.core.networks import cidrs, network
-from fencepost.core.reserved import reserved_field
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.model import LivePointer, VersionInfo
+from fencepost.reading.answers import Answer, Miss
 from fencepost.reading.caches import LruCache, version_bytes
 from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
 from fencepost.settings import CacheLimits
@@ -26,72 +25,6 @@ class LookupStore(Protocol):
     def find(self, dataset: str, version: int, probe: Probe) -> Hit | None: ...
     def get_live(self, name: str) -> LivePointer | None: ...
     def get_version(self, dataset: str, version: int) -> VersionInfo | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A found range, ready to serialize."""
-
-    family: int
-    address: int
-    dataset: str
-    hit: Hit
-    info: VersionInfo
-
-    def body(self) -> dict[str, Any]:
-        hit = self.hit
-        match = {
-            "start": hit.start_text,
-            "end": hit.end_text,
-            "network": network(self.family, hit.start, hit.end, self.address),
-        }
-        start, end = hit.range_texts or (hit.start_text, hit.end_text)
-        span = {"start": start, "end": end, "cidrs": cidrs(self.family, hit.range_start, hit.range_end)}
-        return {
-            "ip": format_address(self.family, self.address),
-            "dataset": self.dataset,
-            "version": self.info.version,
-            "range": span,
-            "match": match,
-            "data": dict(zip(self.info.columns, hit.values, strict=False)),
-            **reserved_field(self.family, self.address),
-        }
-
-    @property
-    def stretch(self) -> Stretch:
-        """The addresses that get this same answer: the piece."""
-        return self.hit.start, self.hit.end
-
-
-@dataclass(frozen=True, slots=True)
-class Miss:
-    """No range of the version contains the address; ``gap`` is the whole stretch around it that none covers
-    (None for versions built before gaps were stored)."""
-
-    family: int
-    address: int
-    info: VersionInfo
-    gap: Stretch | None
-
-    @property
-    def stretch(self) -> Stretch:
-        """The addresses that get this same answer: the gap, or (not knowing it) the address alone."""
-        return self.gap or (self.address, self.address)
-
-    def message(self) -> str:
-        return f"no range of dataset {self.info.dataset!r} contains {format_address(self.family, self.address)}"
-
-    def details(self, ip: str | None = None) -> dict[str, Any]:
-        """What a NOT_FOUND answer holds beside its ``error``; ``ip`` as the request wrote it (batch elements)."""
-        out: dict[str, Any] = {
-            "ip": format_address(self.family, self.address) if ip is None else ip,
-            "dataset": self.info.dataset,
-            "version": self.info.version,
-        }
-        if self.gap is not None:
-            out["gap"] = stretch_body(self.family, self.address, self.gap)
-        out.update(reserved_field(self.family, self.address))
-        return out
 
 
 def _under(alias: Alias, address: int, outcome: Answer | Miss) -> Answer | Miss:
@@ -106,16 +39,6 @@ def _under(alias: Alias, address: int, outcome: Answer | Miss) -> Answer | Miss:
     gap_end = None if hit.gap_end is None else widened(alias, (hit.gap_end, hit.gap_end))[1]
     shown = Hit(start, end, hit.values, format_address(V6, start), format_address(V6, end), texts, gap_end)
     return Answer(V6, address, outcome.dataset, shown, outcome.info)
-
-
-def stretch_body(family: int, address: int, stretch: Stretch) -> dict[str, str]:
-    """A stretch of addresses as answers show it: first, last, and the largest CIDR block around the address."""
-    start, end = stretch
-    return {
-        "start": format_address(family, start),
-        "end": format_address(family, end),
-        "network": network(family, start, end, address),
-    }
 
 
 @dataclass(frozen=True, slots=True)

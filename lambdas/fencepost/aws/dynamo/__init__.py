@@ -6,7 +6,8 @@
 - ``serving``: what is served: the live pointers lookups read, and going live, rollback and retirement, each
   one transaction (``transactions``) of the record and the pointer;
 - ``builds``: build records (chunks counted once); ``versions``: headers and directories;
-- ``ranges``: the lookup's one Query; ``writer``: bulk writes with backoff and a rate limit.
+- ``probe``: the lookup's one Query; ``pieces``: range listing's reads; ``writer``: bulk writes, paced (not
+  imported here: the lookup function never loads it).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from fencepost.aws.dynamo.datasets import DatasetTable
 from fencepost.aws.dynamo.pieces import read_pieces
 from fencepost.aws.dynamo.probe import RangeTable
 from fencepost.aws.dynamo.versions import VersionTable
-from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.core.items import Hit
 from fencepost.core.keys import Probe
 from fencepost.core.paging import Slice
@@ -46,13 +46,6 @@ class Tables:
     def connect(cls, client: DynamoDBClient, name: str) -> Tables:
         table = Table(client, name)
         return cls(table, DatasetTable(table), BuildTable(table), VersionTable(table), RangeTable(table))
-
-    def writer(
-        self, *, threads: int = 1, rate: float = 0.0, pacing: bool = True, client: DynamoDBClient | None = None
-    ) -> BulkWriter:
-        """Bulk writes, on ``client`` when given (one that does not retry: the writer paces and retries itself)."""
-        table = Table(client, self.table.name) if client is not None else self.table
-        return BulkWriter(table, threads=threads, rate=rate, pacing=pacing)
 
     # What the lookup reads (``fencepost.reading.lookup.LookupStore``):
 

@@ -18,9 +18,9 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from fencepost.errors import NotFound, ServiceError, Unavailable
 from fencepost.http.fields import MAX_PATHS, PATH_PATTERN
+from fencepost.http.lookup_params import MAX_DATASETS
 from fencepost.http.openapi import schemas
 from fencepost.http.routes import DATASET_NAME, ROUTES, Param, Route
-from fencepost.reading.several import MAX_DATASETS
 
 TITLE = "Fencepost"
 INTERNAL = "INTERNAL"  # the code of an unexpected fault (not a ServiceError: any exception)

@@ -10,8 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS, Mode
 from fencepost.model import DatasetRecord, DiffSummary
-from fencepost.reading.several import MAX_DATASETS, MAX_LOOKUPS
+from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED
 
 
 class BatchRequest(BaseModel):
@@ -27,7 +28,7 @@ class BatchRequest(BaseModel):
         "/lookup` answers a list of datasets (even a list of one). Addresses times datasets: at most "
         f"{MAX_LOOKUPS}.",
     )
-    mode: Literal["all", "first"] | None = Field(
+    mode: Literal[tuple(Mode)] | None = Field(  # type: ignore[valid-type]
         default=None, description="How the answers of `datasets` combine (see `mode` of `GET /lookup`)."
     )
     fields: list[str] | None = Field(
@@ -64,33 +65,6 @@ class ReservedEntry(BaseModel):
     rfc: str = Field(description="The registry's references, comma separated.", examples=["RFC 1918"])
 
 
-RESERVED_DESCRIPTION = "Present only when the address is in the IANA Special-Purpose Address Registries."
-
-
-class LookupResult(BaseModel):
-    ip: str = Field(description="The address looked up, in canonical form.", examples=["1.0.32.5"])
-    dataset: str
-    version: int
-    range: RangeSpan = Field(description="The range as its file gave it.")
-    match: MatchSpan = Field(
-        description="The piece of the range in which this answer holds: cache it for exactly that."
-    )
-    data: dict[str, str] = Field(description="Metadata columns by name, in file order.")
-    reserved: ReservedEntry | None = Field(default=None, description=RESERVED_DESCRIPTION)
-
-
-class SelectedResult(BaseModel):
-    """A found range with only the paths named by ``fields``: each object only the keys selected that it has."""
-
-    ip: str = Field(description="The address looked up, in canonical form.", examples=["1.0.32.5"])
-    dataset: str = Field(default_factory=str)
-    version: int = Field(default_factory=int)
-    range: dict[str, Any] = Field(default_factory=dict)
-    match: dict[str, Any] = Field(default_factory=dict)
-    data: dict[str, str] = Field(default_factory=dict)
-    reserved: dict[str, str] = Field(default_factory=dict)
-
-
 class ErrorDetail(BaseModel):
     code: str = Field(
         description="Stable code: INVALID_IP, MISSING_IP, BATCH_TOO_LARGE, INVALID_REQUEST, NOT_FOUND, "
@@ -100,84 +74,98 @@ class ErrorDetail(BaseModel):
     message: str
 
 
-GAP_DESCRIPTION = (
-    "The whole stretch around the address that no range of the version covers, with the largest CIDR block in it "
-    "around the address. Absent for versions loaded before gaps were stored: a reload adds it."
-)
-
-
 class DatasetVersion(BaseModel):
     dataset: str
     version: int
 
 
-class AnswerError(BaseModel):
-    """A dataset of a several-dataset answer that has no range for the address (NOT_FOUND), or is not loaded
-    (UNKNOWN_DATASET)."""
+# The answer's models, derived from its one declaration (fencepost.reading.answers): each field's meaning comes from
+# FIELDS, which fields each answer has from FOUND, MISSED and COMBINED. How a field is typed here; a field not named
+# is documented as any JSON value, so a new field of the answer is documented without a change here.
+TYPES: dict[str, Any] = {
+    "ip": str,
+    "dataset": str,
+    "version": int,
+    "range": RangeSpan,
+    "match": MatchSpan,
+    "data": dict[str, str],
+    "reserved": ReservedEntry,
+    "gap": MatchSpan,
+    "versions": list[DatasetVersion],
+    "error": ErrorDetail,
+}
+ROUTE_FIELDS = {"path": "No such path: the path asked for."}  # a field of the 404 of any route, not of an answer
+# An object of the answer as ``fields`` may leave it: only the keys selected.
+PARTIAL: dict[str, Any] = {name: TYPES[name] | dict[str, str] for name in ("match", "reserved", "gap")}
 
-    ip: str
-    dataset: str
-    version: int | None = None
-    gap: MatchSpan | dict[str, str] | None = Field(default=None, description=GAP_DESCRIPTION)
-    error: ErrorDetail
+
+def answer_model(
+    name: str, fields: tuple[str, ...], *, required: tuple[str, ...], doc: str, types: dict[str, Any] | None = None
+) -> type[BaseModel]:
+    """A model of ``fields`` (in that order), ``required`` ones first-class, the others absent unless present."""
+    kinds = {**TYPES, **(types or {})}
+    spec: dict[str, Any] = {}
+    for field in fields:
+        kind, meaning = kinds.get(field, Any), FIELDS.get(field, ROUTE_FIELDS.get(field))
+        if field in required:
+            spec[field] = (kind, Field(description=meaning))
+        else:
+            spec[field] = (kind | None, Field(default=None, description=meaning))
+    model: type[BaseModel] = create_model(name, __doc__=doc, **spec)
+    return model
 
 
-class CombinedResult(BaseModel):
-    """The answers of several datasets (``dataset=a,b``), in request order."""
-
-    ip: str
-    match: MatchSpan | dict[str, str] | None = Field(
-        default=None,
-        description="Where every answer below holds: the intersection of each known dataset's `match` or `gap`.",
-    )
-    reserved: ReservedEntry | dict[str, str] | None = Field(default=None, description=RESERVED_DESCRIPTION)
-    answers: list[LookupResult | SelectedResult | AnswerError]
-
+LookupResult = answer_model(
+    "LookupResult", FOUND, required=FOUND[:-1], doc="A found range: the answer of one dataset for one address."
+)
+SelectedResult = answer_model(
+    "SelectedResult",
+    FOUND,
+    required=("ip",),
+    doc="A found range with only the paths named by ``fields``: each object only the keys selected that it has.",
+    types={"range": dict[str, Any], "match": dict[str, Any], "reserved": dict[str, str]},
+)
+AnswerError = answer_model(
+    "AnswerError",
+    tuple(name for name in MISSED if name not in ("versions", "reserved")),
+    required=("ip", "dataset", "error"),
+    doc="A dataset of a several-dataset answer that has no range for the address (NOT_FOUND), or is not loaded "
+    "(UNKNOWN_DATASET).",
+    types=PARTIAL,
+)
+CombinedResult = answer_model(
+    "CombinedResult",
+    COMBINED,
+    required=("ip", "answers"),
+    doc="The answers of several datasets (``dataset=a,b``), in request order.",
+    types={**PARTIAL, "answers": list[LookupResult | SelectedResult | AnswerError]},  # type: ignore[valid-type]
+)
+NotFoundResponse = answer_model(
+    "NotFoundResponse",
+    (*MISSED, "path"),
+    required=("error",),
+    doc="No range contains the address (``ip`` set), or no such path (``path`` set).",
+    types={**PARTIAL, "path": str},
+)
+BatchError = answer_model(
+    "BatchError",
+    MISSED,
+    required=("ip", "error"),
+    doc="An address of the batch that was not answered with a range: INVALID_IP, NOT_FOUND, or RESPONSE_TOO_LARGE "
+    "(the answers before it filled the response budget: send it again in another request).",
+    types=PARTIAL,
+)
 
 # The 200 of GET /lookup: SelectedResult when fields is given; CombinedResult for several datasets.
 LookupAnswer = LookupResult | SelectedResult | CombinedResult
-
-SELECTED_RESERVED = " With `fields`, only the keys selected."
 
 
 class ErrorResponse(BaseModel):
     error: ErrorDetail
 
 
-class NotFoundResponse(BaseModel):
-    """No range contains the address (``ip`` set), or no such path (``path`` set)."""
-
-    ip: str | None = None
-    dataset: str | None = None
-    version: int | None = None
-    path: str | None = None
-    gap: MatchSpan | dict[str, str] | None = Field(default=None, description=GAP_DESCRIPTION)
-    versions: list[DatasetVersion] | None = Field(
-        default=None, description="With `mode=first`: the version of each dataset of the list, none of which answers."
-    )
-    reserved: ReservedEntry | dict[str, str] | None = Field(
-        default=None, description=RESERVED_DESCRIPTION + SELECTED_RESERVED
-    )
-    error: ErrorDetail
-
-
-class BatchError(BaseModel):
-    """An address of the batch that was not answered with a range: INVALID_IP, NOT_FOUND, or RESPONSE_TOO_LARGE
-    (the answers before it filled the response budget: send it again in another request)."""
-
-    ip: str = Field(description="The address as it was sent.")
-    dataset: str | None = Field(default=None, description="NOT_FOUND from one dataset: the dataset read.")
-    version: int | None = None
-    gap: MatchSpan | dict[str, str] | None = Field(default=None, description=GAP_DESCRIPTION)
-    versions: list[DatasetVersion] | None = Field(default=None, description="NOT_FOUND with `mode=first`.")
-    reserved: ReservedEntry | dict[str, str] | None = Field(
-        default=None, description=RESERVED_DESCRIPTION + " (NOT_FOUND only)." + SELECTED_RESERVED
-    )
-    error: ErrorDetail
-
-
 class BatchResponse(BaseModel):
-    results: list[LookupResult | SelectedResult | CombinedResult | BatchError] = Field(
+    results: list[LookupResult | SelectedResult | CombinedResult | BatchError] = Field(  # type: ignore[valid-type]
         description="One per address, in request order. When the answers would exceed the response budget, every "
         "one from the first that does not fit is RESPONSE_TOO_LARGE; the earlier ones are complete."
     )

@@ -1,0 +1,71 @@
+"""The bucket's key layout: which objects are data, which dataset each feeds, where a folder's settings are, and
+where a build keeps its report, its pieces and its changes.
+
+``geo/v4.csv`` and ``geo/v6.csv.gz`` make the dataset ``geo``; objects at the bucket root, or in ``default/``, make
+the dataset ``default``. A key with any path segment starting with ``_`` or ``.`` is not data (reports and settings
+live there) and never starts a load.
+"""
+
+from __future__ import annotations
+
+from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+
+DEFAULT_DATASET = "default"
+SETTINGS_NAME = "_settings.json"
+REPORTS_PREFIX = "_reports/"
+
+
+class FolderError(ValueError):
+    """A folder name or settings object that cannot be used; the message says why."""
+
+
+def is_data_key(key: str) -> bool:
+    if not key or key.endswith("/"):
+        return False  # a folder placeholder
+    return not any(part.startswith(("_", ".")) or not part for part in key.split("/"))
+
+
+def dataset_of(key: str) -> str | None:
+    """The dataset a data object belongs to; None for keys that are not data. Raises for bad folder names."""
+    if not is_data_key(key):
+        return None
+    folder, slash, _ = key.partition("/")
+    if not slash:
+        return DEFAULT_DATASET
+    if not is_dataset_name(folder):
+        raise FolderError(f"folder {folder[:80]!r} cannot be a dataset: {DATASET_NAME_RULE}")
+    return folder
+
+
+def prefixes_of(dataset: str) -> list[str]:
+    """Where a dataset's objects live: ``name/``, plus the bucket root for the default dataset."""
+    return ["", f"{DEFAULT_DATASET}/"] if dataset == DEFAULT_DATASET else [f"{dataset}/"]
+
+
+def settings_keys(dataset: str) -> list[str]:
+    return [f"{prefix}{SETTINGS_NAME}" for prefix in prefixes_of(dataset)]
+
+
+def settings_owner(key: str) -> str | None:
+    """The dataset whose settings object ``key`` is (its settings are part of what each version is built from);
+    None for any other key."""
+    folder, slash, name = key.rpartition("/")
+    if name != SETTINGS_NAME or "/" in folder:
+        return None
+    if not slash:
+        return DEFAULT_DATASET
+    return folder if is_dataset_name(folder) else None
+
+
+def report_key(dataset: str, build: int) -> str:
+    return f"{REPORTS_PREFIX}{dataset}/{build}.json"
+
+
+def pieces_key(dataset: str, build: int) -> str:
+    """Where a build keeps its sorted pieces (bounds, answer hashes) beside its report: the next build's baseline."""
+    return f"{REPORTS_PREFIX}{dataset}/{build}.pieces.gz"
+
+
+def changes_key(dataset: str, build: int) -> str:
+    """Where a build keeps the stretches whose answer changed since the version live when it was built."""
+    return f"{REPORTS_PREFIX}{dataset}/{build}.changes.gz"

@@ -1,0 +1,196 @@
+"""The one shape of a lookup's answer, declared once.
+
+``FIELDS`` names every top-level field an answer can have and says what it holds; ``FOUND``, ``MISSED`` and
+``COMBINED`` say which of them each kind of answer carries. The answers below build exactly those (a test checks
+it), ``fencepost.http.fields`` selects among them, and the OpenAPI document describes them from here. A new field is
+an entry here and a line in the answer that carries it.
+
+- ``Answer`` (a found range) and ``Miss`` (NOT_FOUND, with the gap around the address);
+- several datasets: ``combined`` (every dataset's answer under ``answers``, and the ``match`` where all of them
+  hold) and ``overlay`` (``mode=first``: the first dataset with a range answers, its ``match`` narrowed by the gaps
+  of the datasets before it). Everything here is pure: the outcomes come in already looked up
+  (``fencepost.reading.lookup``), one per dataset, from versions pinned for the whole request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from fencepost.core.addresses import format_address
+from fencepost.core.gaps import Stretch, intersect
+from fencepost.core.items import Hit
+from fencepost.core.networks import cidrs, network
+from fencepost.core.reserved import reserved_field
+from fencepost.errors import NotFound, ServiceError
+from fencepost.model import VersionInfo
+
+FIELDS: Final = {
+    "ip": "The address looked up, in canonical form (in a batch's errors: as it was sent).",
+    "dataset": "The dataset that answered (or was read).",
+    "version": "The version of the dataset that answered (or was read).",
+    "range": "The range as its file gave it, and the fewest CIDR blocks that together are exactly it.",
+    "match": "Where this answer holds (with several datasets: where every answer holds), with the largest CIDR "
+    "block in it around the address: cache the answer for exactly that.",
+    "data": "Metadata columns by name, in file order.",
+    "reserved": "Present only when the address is in the IANA Special-Purpose Address Registries.",
+    "gap": "NOT_FOUND: the whole stretch around the address that no range of the version covers, with the largest "
+    "CIDR block in it around the address. Absent for versions loaded before gaps were stored: a reload adds it.",
+    "versions": "NOT_FOUND with `mode=first`: the version of each dataset of the list, none of which answers.",
+    "error": "Why there is no answer: a stable code and a message.",
+    "answers": "With several datasets: each dataset's answer, in request order.",
+}
+FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved")
+MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error")
+COMBINED: Final = ("ip", "match", "reserved", "answers")
+SELECTABLE: Final = tuple(name for name in FIELDS if name != "answers")  # what ``fields=`` may name
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A found range, ready to serialize."""
+
+    family: int
+    address: int
+    dataset: str
+    hit: Hit
+    info: VersionInfo
+
+    def body(self) -> dict[str, Any]:
+        hit = self.hit
+        match = {
+            "start": hit.start_text,
+            "end": hit.end_text,
+            "network": network(self.family, hit.start, hit.end, self.address),
+        }
+        start, end = hit.range_texts or (hit.start_text, hit.end_text)
+        span = {"start": start, "end": end, "cidrs": cidrs(self.family, hit.range_start, hit.range_end)}
+        return {
+            "ip": format_address(self.family, self.address),
+            "dataset": self.dataset,
+            "version": self.info.version,
+            "range": span,
+            "match": match,
+            "data": dict(zip(self.info.columns, hit.values, strict=False)),
+            **reserved_field(self.family, self.address),
+        }
+
+    @property
+    def stretch(self) -> Stretch:
+        """The addresses that get this same answer: the piece."""
+        return self.hit.start, self.hit.end
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """No range of the version contains the address; ``gap`` is the whole stretch around it that none covers
+    (None for versions built before gaps were stored)."""
+
+    family: int
+    address: int
+    info: VersionInfo
+    gap: Stretch | None
+
+    @property
+    def stretch(self) -> Stretch:
+        """The addresses that get this same answer: the gap, or (not knowing it) the address alone."""
+        return self.gap or (self.address, self.address)
+
+    def message(self) -> str:
+        return f"no range of dataset {self.info.dataset!r} contains {format_address(self.family, self.address)}"
+
+    def details(self, ip: str | None = None) -> dict[str, Any]:
+        """What a NOT_FOUND answer holds beside its ``error``; ``ip`` as the request wrote it (batch elements)."""
+        out: dict[str, Any] = {
+            "ip": format_address(self.family, self.address) if ip is None else ip,
+            "dataset": self.info.dataset,
+            "version": self.info.version,
+        }
+        if self.gap is not None:
+            out["gap"] = stretch_body(self.family, self.address, self.gap)
+        out.update(reserved_field(self.family, self.address))
+        return out
+
+
+def stretch_body(family: int, address: int, stretch: Stretch) -> dict[str, str]:
+    """A stretch of addresses as answers show it: first, last, and the largest CIDR block around the address."""
+    start, end = stretch
+    return {
+        "start": format_address(family, start),
+        "end": format_address(family, end),
+        "network": network(family, start, end, address),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """A dataset of the list that is not loaded (or not readable): its element says so; the others answer."""
+
+    name: str
+    error: ServiceError
+
+
+Outcome = Answer | Miss | Unknown
+
+
+def _missed(outcome: Miss, ip: str | None) -> dict[str, Any]:
+    details = {key: value for key, value in outcome.details(ip).items() if key != "reserved"}
+    return {**details, "error": NotFound(outcome.message()).body()}
+
+
+def element(outcome: Outcome, family: int, address: int, ip: str | None = None) -> dict[str, Any]:
+    """One dataset's part of a combined answer: today's single-dataset answer, without ``reserved`` (top level)."""
+    if isinstance(outcome, Answer):
+        return {key: value for key, value in outcome.body().items() if key != "reserved"}
+    if isinstance(outcome, Miss):
+        return _missed(outcome, ip)
+    shown = format_address(family, address) if ip is None else ip
+    return {"ip": shown, "dataset": outcome.name, "error": outcome.error.body()}
+
+
+def combined(family: int, address: int, outcomes: Sequence[Outcome], ip: str | None = None) -> dict[str, Any]:
+    """``{"ip", "match", "reserved", "answers"}``: every dataset's answer, and the stretch where all hold.
+
+    ``match`` is absent when no dataset of the list is known. A NOT_FOUND of a version built before gaps were
+    stored narrows it to the address alone: still a stretch where the combined answer holds.
+    """
+    body: dict[str, Any] = {"ip": format_address(family, address) if ip is None else ip}
+    stretches = [outcome.stretch for outcome in outcomes if not isinstance(outcome, Unknown)]
+    if stretches:
+        body["match"] = stretch_body(family, address, intersect(stretches))
+    body.update(reserved_field(family, address))
+    body["answers"] = [element(outcome, family, address, ip) for outcome in outcomes]
+    return body
+
+
+def overlay(
+    family: int, address: int, outcomes: Sequence[Answer | Miss], ip: str | None = None
+) -> dict[str, Any] | NotFound:
+    """The answer of the first dataset that has a range for the address, its ``match`` narrowed by the gaps of
+    the datasets before it; or, when none has, NOT_FOUND (with ``gap``, ``versions`` and ``reserved``).
+
+    The found answer already names its dataset. The NOT_FOUND's ``gap`` is the intersection of every dataset's
+    gap, absent when a version was built before gaps were stored.
+    """
+    before: list[Stretch] = []
+    for outcome in outcomes:
+        if isinstance(outcome, Answer):
+            body = outcome.body()
+            narrowed = intersect([outcome.stretch, *before])
+            if narrowed != outcome.stretch:
+                body["match"] = stretch_body(family, address, narrowed)
+            return body
+        before.append(outcome.stretch)
+    return overlay_miss(family, address, [outcome for outcome in outcomes if isinstance(outcome, Miss)], ip)
+
+
+def overlay_miss(family: int, address: int, misses: Sequence[Miss], ip: str | None = None) -> NotFound:
+    shown = format_address(family, address)
+    details: dict[str, Any] = {"ip": shown if ip is None else ip}
+    if all(miss.gap is not None for miss in misses):
+        details["gap"] = stretch_body(family, address, intersect([miss.stretch for miss in misses]))
+    details["versions"] = [{"dataset": miss.info.dataset, "version": miss.info.version} for miss in misses]
+    details.update(reserved_field(family, address))
+    names = ", ".join(repr(miss.info.dataset) for miss in misses)
+    return NotFound(f"no range of datasets {names} contains {shown}", **details)

@@ -1,0 +1,96 @@
+"""A local run's configuration: ports, names, the loader's tuning, and what the functions find in their
+environment (``make run``'s defaults; tests and benchmarks take free ports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from local.dynamodb import free_port
+from local.resources import Queues
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+MEMORY, DISK = "memory", "disk"  # where DynamoDB Local keeps the table (StackConfig.store)
+
+
+@dataclass
+class StackConfig:
+    """Ports, names and the loader's tuning for a local run (defaults are those of ``make run``)."""
+
+    dynamodb_port: int = 8000
+    aws_port: int = 4566  # S3 and SQS
+    http_port: int | None = 3000  # None: no HTTP front
+    data_dir: Path | None = ROOT / "var"  # None: nothing kept (metrics to standard output, no logs)
+    # Where DynamoDB Local keeps the table: "memory" (nothing kept: make run rebuilds it from the objects it mirrors)
+    # or "disk" (<data_dir>/dynamodb, worked on as a copy in memory: local.storage), which needs a data dir.
+    store: str = MEMORY
+    table: str = "fencepost-ranges"
+    bucket: str = "ranges"
+    queue: str = "fencepost-loader"
+    cache_ttl: float = 1.0
+    loader_env: dict[str, str] = field(
+        default_factory=lambda: {
+            "SETTLE_SECONDS": "2",
+            "CHUNK_ITEMS": "2000",
+            "WRITE_THREADS": "8",
+            "DELETE_GRACE_SECONDS": "60",
+            "STALL_SECONDS": "300",
+            "RETRY_BASE_SECONDS": "1",
+            "DEADLINE_MARGIN_SECONDS": "5",
+        }
+    )
+    loader_timeout: float = 900.0
+    workers: int = 2  # loader invocations at once on the data queue (the event source's maximum concurrency)
+    control_workers: int = 1  # and on the control queue, which never waits behind the data queue
+    sweep_every: float = 60.0
+    log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
+    # The capacity emulator in front of DynamoDB Local (local.capacity): "off" (DynamoDB Local as it is: unlimited),
+    # or a mode of fencepost.capacity.modes ("on-demand-new", "warm=12000", "provisioned=10000,then-on-demand"),
+    # every capacity figure multiplied by capacity_scale. It listens on dynamodb_port; DynamoDB Local moves behind.
+    capacity: str = "off"
+    capacity_scale: float = 1.0
+    # Keep the functions' EMF metric lines: in <data_dir>/metrics.log, never on the terminal; a stack without a data
+    # dir writes them to standard output, as Lambda does (the benchmarks). Off: counted, never written.
+    metrics: bool = True
+
+    @classmethod
+    def ephemeral(cls, **changes: Any) -> StackConfig:
+        """Free ports, in memory: for tests and benchmarks."""
+        values: dict[str, Any] = {"dynamodb_port": free_port(), "aws_port": free_port(), "http_port": free_port()}
+        values["data_dir"] = None
+        values["metrics"] = False
+        values.update(changes)
+        return cls(**values)
+
+    def metrics_environment(self) -> dict[str, str]:
+        """How the handlers write their metrics (read by ``fencepost.observability`` when a handler is imported)."""
+        if not self.metrics:
+            return {"POWERTOOLS_METRICS_DISABLED": "true", "METRICS_FILE": ""}
+        sink = str(self.data_dir / "metrics.log") if self.data_dir is not None else ""
+        return {"POWERTOOLS_METRICS_DISABLED": "false", "METRICS_FILE": sink}
+
+
+def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) -> dict[str, str]:
+    """What the functions find in their environment when ``make run`` runs them (the endpoints, fake
+    credentials, the resources' names, and the local settings)."""
+    return {
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb,
+        "AWS_ENDPOINT_URL_S3": aws,
+        "AWS_ENDPOINT_URL_SQS": aws,
+        "TABLE_NAME": config.table,
+        "BUCKET_NAME": config.bucket,
+        "CONTROL_QUEUE_URL": queues.control.url,
+        "DATA_QUEUE_URL": queues.data.url,
+        "CACHE_TTL_SECONDS": str(config.cache_ttl),
+        "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
+        "POWERTOOLS_LOG_LEVEL": config.log_level,
+        **config.metrics_environment(),
+        **config.loader_env,
+    }

@@ -1,0 +1,234 @@
+"""The stack's alarms, storage and outputs, read from the synthesized template: what each alarm watches and says, where
+it sends, the bucket and table kept or destroyed, the outputs."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fencepost
+from infra.loader import MAX_RECEIVES
+from tests.infra.conftest import Synth
+from tests.infra.test_stack import DEAD_LETTERS
+
+# --- alarms ------------------------------------------------------------------------------------------------------
+
+
+def _alarms(synth: Synth) -> dict[tuple[str, str], dict[str, Any]]:
+    """Alarms by (metric name, the resource its dimension points at, or the dimension's value)."""
+    found = {}
+    for alarm in synth.of_type("AWS::CloudWatch::Alarm").values():
+        props = alarm["Properties"]
+        (dimension,) = props["Dimensions"]
+        value = dimension["Value"]
+        if not isinstance(value, str):
+            value = value["Ref"] if "Ref" in value else value["Fn::GetAtt"][0]
+        found[(props["MetricName"], value)] = props
+    return found
+
+
+LOADER_SERVICE = "fencepost-loader"
+
+
+def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttling(default: Synth) -> None:
+    alarms = _alarms(default)
+    ids = default.ids
+
+    assert set(alarms) == {
+        ("ApproximateNumberOfMessagesVisible", ids["control_dead_letters"]),
+        ("ApproximateNumberOfMessagesVisible", ids["data_dead_letters"]),
+        ("5xx", ids["api"]),
+        ("Errors", ids["lookup_function"]),
+        ("Errors", ids["loader_function"]),
+        ("ReadThrottleEvents", ids["table"]),
+        ("WriteThrottleEvents", ids["table"]),
+        ("LoadsFailed", LOADER_SERVICE),
+        ("LoadsStalled", LOADER_SERVICE),
+    }
+    for props in alarms.values():
+        assert props["Threshold"] == 1
+        assert props["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+        assert props["Period"] == 300
+        assert props["TreatMissingData"] == "notBreaching"
+        assert "AlarmActions" not in props
+    for dead_letters in DEAD_LETTERS:
+        parked = alarms[("ApproximateNumberOfMessagesVisible", ids[dead_letters])]
+        assert parked["Namespace"] == "AWS/SQS"
+        assert parked["Statistic"] == "Maximum"
+    assert alarms[("5xx", ids["api"])]["Namespace"] == "AWS/ApiGateway"
+
+
+@pytest.mark.parametrize("metric", ["LoadsFailed", "LoadsStalled"])
+def test_a_failed_or_stalled_load_raises_an_alarm_at_once(default: Synth, metric: str) -> None:
+    # Given the loader's own metric (EMF: namespace Fencepost, dimension service=fencepost-loader), summed
+    props = _alarms(default)[(metric, LOADER_SERVICE)]
+
+    # Then one occurrence in five minutes is enough
+    assert props["Namespace"] == "Fencepost"
+    assert props["Dimensions"] == [{"Name": "service", "Value": LOADER_SERVICE}]
+    assert props["Statistic"] == "Sum"
+    assert props["EvaluationPeriods"] == 1
+    assert "DatapointsToAlarm" not in props
+
+
+def test_failed_and_stalled_load_alarms_say_what_happened_and_what_to_do(default: Synth) -> None:
+    failed = _alarms(default)[("LoadsFailed", LOADER_SERVICE)]["AlarmDescription"]
+    stalled = _alarms(default)[("LoadsStalled", LOADER_SERVICE)]["AlarmDescription"]
+
+    assert "FAILED" in failed
+    assert "_reports/" in failed
+    assert "live version keeps answering" in failed
+    assert "sweep" in stalled
+    assert "stopped making progress" in stalled
+
+
+def test_the_alarmed_metrics_are_the_ones_the_loader_writes() -> None:
+    # The loader's handler writes its metrics under its own service, in the namespace the alarms watch
+    from fencepost.observability import NAMESPACE
+    from infra.functions import METRICS_NAMESPACE
+    from infra.loader import METRICS_SERVICE
+
+    handler = ast.parse((Path(fencepost.__file__).parent / "handlers" / "loader.py").read_text())
+    services = {
+        keyword.value.value
+        for node in ast.walk(handler)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Observability"
+        for keyword in node.keywords
+        if keyword.arg == "service" and isinstance(keyword.value, ast.Constant)
+    }
+    assert services == {METRICS_SERVICE} == {LOADER_SERVICE}
+    assert NAMESPACE == METRICS_NAMESPACE
+    sources = "".join(path.read_text() for path in (Path(fencepost.__file__).parent / "loading").glob("*.py"))
+    for metric in ("LoadsFailed", "LoadsStalled"):
+        assert f'name="{metric}"' in sources, metric
+
+
+def test_write_throttling_alarms_only_when_it_lasts_half_an_hour(default: Synth) -> None:
+    # A large load on a table that has not yet served its rate is throttled for up to ~30 minutes, and finishes
+    write = _alarms(default)[("WriteThrottleEvents", default.ids["table"])]
+    read = _alarms(default)[("ReadThrottleEvents", default.ids["table"])]
+
+    assert (write["DatapointsToAlarm"], write["EvaluationPeriods"], write["Period"]) == (6, 7, 300)
+    assert "6 of the last 7" in write["AlarmDescription"]
+    # while a throttled lookup is an error answered to a caller: at once
+    assert read["EvaluationPeriods"] == 1
+    assert "DatapointsToAlarm" not in read
+
+
+def test_each_dead_letter_alarm_says_which_queue_and_what_failed(default: Synth) -> None:
+    alarms = _alarms(default)
+    control = alarms[("ApproximateNumberOfMessagesVisible", default.ids["control_dead_letters"])]["AlarmDescription"]
+    data = alarms[("ApproximateNumberOfMessagesVisible", default.ids["data_dead_letters"])]["AlarmDescription"]
+
+    assert "control dead-letter queue" in control
+    assert "notification" in control
+    assert "build" in control
+    assert "data dead-letter queue" in data
+    assert "chunk" in data
+    assert "deletion" in data
+    for description in (control, data):
+        assert f"failed {MAX_RECEIVES} times" in description
+        assert "redrive" in description
+
+
+def test_alarm_email_sends_every_alarm_to_one_topic(options: Synth) -> None:
+    (topic,) = options.of_type("AWS::SNS::Topic")
+    subscription = options.only("AWS::SNS::Subscription")
+
+    assert subscription["Protocol"] == "email"
+    assert subscription["Endpoint"] == "ops@example.com"
+    for props in _alarms(options).values():
+        assert props["AlarmActions"] == [{"Ref": topic}]
+        assert props["OKActions"] == [{"Ref": topic}]
+
+
+def test_cloudwatch_may_publish_to_the_alarm_topic(options: Synth) -> None:
+    # The TLS-only topic has a resource policy of its own, which replaces SNS's default: without an Allow for
+    # CloudWatch, alarms could never publish (and no e-mail would ever arrive).
+    (topic,) = options.of_type("AWS::SNS::Topic")
+    policy = options.only("AWS::SNS::TopicPolicy")
+    assert policy["Topics"] == [{"Ref": topic}]
+    allows = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    assert len(allows) == 1
+    (allow,) = allows
+    assert allow["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    assert allow["Action"] == "sns:Publish"
+    assert allow["Resource"] == {"Ref": topic}
+    assert allow["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    assert "aws:SourceArn" in allow["Condition"]["ArnLike"]
+    denies = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+    assert [d["Condition"] for d in denies] == [{"Bool": {"aws:SecureTransport": "false"}}]
+
+
+# --- storage and removal ----------------------------------------------------------------------------------------
+
+
+def test_bucket_is_private_encrypted_tls_only_and_expires_reports(default: Synth) -> None:
+    bucket = default.props("bucket")
+
+    assert bucket["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert bucket["BucketEncryption"] == {
+        "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+    }
+    rules = {rule["Id"]: rule for rule in bucket["LifecycleConfiguration"]["Rules"]}
+    assert rules["expire-load-reports"]["Prefix"] == "_reports/"
+    assert rules["expire-load-reports"]["ExpirationInDays"] == 90
+    (policy,) = default.of_type("AWS::S3::BucketPolicy").values()
+    tls = [s for s in policy["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+    assert {json.dumps(s["Condition"], sort_keys=True) for s in tls} >= {
+        json.dumps({"Bool": {"aws:SecureTransport": "false"}})
+    }
+
+
+def test_table_and_bucket_are_retained_by_default(default: Synth) -> None:
+    for name in ("table", "bucket"):
+        assert default.resource(name)["DeletionPolicy"] == "Retain"
+        assert default.resource(name)["UpdateReplacePolicy"] == "Retain"
+    assert default.props("table")["DeletionProtectionEnabled"] is True
+    assert not default.of_type("Custom::S3AutoDeleteObjects")
+
+
+def test_removal_destroy_makes_a_disposable_stack(options: Synth) -> None:
+    for name in ("table", "bucket"):
+        assert options.resource(name)["DeletionPolicy"] == "Delete"
+    assert options.props("table")["DeletionProtectionEnabled"] is False
+    assert len(options.of_type("Custom::S3AutoDeleteObjects")) == 1
+
+
+# --- outputs -----------------------------------------------------------------------------------------------------
+
+
+def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth) -> None:
+    outputs = default.template["Outputs"]
+
+    assert set(outputs) == {
+        "ApiUrl",
+        "BucketName",
+        "TableName",
+        "ControlQueueUrl",
+        "DataQueueUrl",
+        "ControlDeadLetterQueueUrl",
+        "DataDeadLetterQueueUrl",
+        "LookupLogGroup",
+        "LoaderLogGroup",
+    }
+    assert outputs["LookupLogGroup"]["Value"] == default.ref("lookup_logs")
+    assert outputs["LoaderLogGroup"]["Value"] == default.ref("loader_logs")
+    assert outputs["BucketName"]["Value"] == default.ref("bucket")
+    assert outputs["TableName"]["Value"] == default.ref("table")
+    assert outputs["ControlQueueUrl"]["Value"] == default.ref("control_queue")
+    assert outputs["DataQueueUrl"]["Value"] == default.ref("data_queue")
+    assert outputs["ControlDeadLetterQueueUrl"]["Value"] == default.ref("control_dead_letters")
+    assert outputs["DataDeadLetterQueueUrl"]["Value"] == default.ref("data_dead_letters")
+    url = json.dumps(outputs["ApiUrl"]["Value"])  # (the function URL's: tests/infra/test_fronts.py)
+    assert default.ids["api"] in url
+    assert "execute-api" in url
