@@ -60,7 +60,8 @@ class EmulatedLoad:
     rows: int
     items: int
     seconds: float  # from the put to READY, as the API reports it
-    writes_per_second: float
+    writing_seconds: float  # from the first second the table took a write of this load to the last
+    writes_per_second: float  # items over the writing seconds
     allowed_per_second: float  # the emulated table's busiest partition's items at its limit
     calls: int
     throttled_calls: int
@@ -115,7 +116,7 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
             _wait(lambda: _get(f"{api}/datasets/sample") is not None, 120)
             _wait(lambda: (_get(f"{api}/datasets/sample") or {}).get("status") == "READY", 120)
             s3 = local_client(f"http://127.0.0.1:{ports['--aws-port']}", "s3")
-            started = time.perf_counter()
+            put_at, started = time.time(), time.perf_counter()
             s3.put_object(Bucket="ranges", Key=f"{dataset}/{path.name.removesuffix('.gz')}", Body=body)
             _wait(lambda: (_get(f"{api}/datasets/{dataset}") or {}).get("status") in ("READY", "FAILED"), 3600)
             seconds = time.perf_counter() - started
@@ -125,6 +126,7 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
             process.terminate()
             process.wait(timeout=60)
         totals = _metric_totals(Path(folder) / "metrics.log")
+        writing = writing_seconds(Path(folder) / "capacity.jsonl", _MAKE_RUN.table, since=put_at)
     build = read_build([_written(path, body)], dataset, chunk_items=MAKE_RUN_CHUNK_ITEMS)
     items = record.get("load", {}).get("items_written", 0)
     return EmulatedLoad(
@@ -134,12 +136,25 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
         rows,
         items,
         seconds,
-        items / seconds if seconds else 0.0,
+        writing,
+        items / writing if writing else 0.0,
         allowed(build, mode, scale),
         int(totals["WriteCalls"]),
         int(totals["Throttles"]),
         mismatches if record.get("status") == "READY" else -1,
     )
+
+
+def writing_seconds(log: Path, table: str, *, since: float) -> float:
+    """The seconds from the first in which the emulated ``table`` took a write after ``since`` (the put) to the last,
+    both counted (``local.capacity``'s line a second per table): the load's writing, without its reading and
+    planning before and going live after."""
+    seconds = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        second = json.loads(line)
+        if second["table"] == table and second["second"] >= int(since) and second.get("write", 0) > 0:
+            seconds.append(second["second"])
+    return float(max(seconds) - min(seconds) + 1) if seconds else 0.0
 
 
 def _written(path: Path, body: bytes) -> Path:

@@ -1,0 +1,30 @@
+"""``make bench`` section 9 measures a load's writes/s over the seconds the emulated table took its writes
+(``bench.partitions.writing_seconds``), not over its reading and going live."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.partitions import writing_seconds
+
+
+def _line(table: str, second: int, write: float) -> str:
+    return json.dumps({"table": table, "second": second, "partitions": 4, "write": write, "write_throttled": 0.0})
+
+
+def test_the_window_runs_from_the_first_to_the_last_second_of_writes_after_the_put(tmp_path: Path) -> None:
+    log = tmp_path / "capacity.jsonl"
+    lines = [
+        _line("ranges", 100, 300.0),  # the sample, loaded before the put
+        _line("ranges", 105, 0.0),  # reading and planning: no writes
+        _line("ranges", 107, 900.0),
+        _line("other", 120, 50.0),  # another table
+        _line("ranges", 108, 0.0),  # a second without writes inside the window counts
+        _line("ranges", 110, 1200.0),
+        _line("ranges", 111, 0.0),  # going live
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    assert writing_seconds(log, "ranges", since=104.5) == 4.0  # seconds 107 to 110
+    assert writing_seconds(log, "ranges", since=200.0) == 0.0
+    assert writing_seconds(tmp_path / "missing.jsonl", "ranges", since=0.0) == 0.0
