@@ -146,15 +146,17 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
 
 
 def writing_seconds(log: Path, table: str, *, since: float) -> float:
-    """The seconds from the first in which the emulated ``table`` took a write after ``since`` (the put) to the last,
-    both counted (``local.capacity``'s line a second per table): the load's writing, without its reading and
-    planning before and going live after."""
-    seconds = []
+    """The seconds from the first in which the emulated ``table`` took a tenth of the load's busiest second's writes,
+    after ``since`` (the put), to the last, both counted (``local.capacity`` logs a line a second per table): the
+    load's writing, without the few record updates of its reading and planning before and of going live after."""
+    writes: dict[int, float] = {}
     for line in log.read_text().splitlines() if log.exists() else []:
         second = json.loads(line)
-        if second["table"] == table and second["second"] >= int(since) and second.get("write", 0) > 0:
-            seconds.append(second["second"])
-    return float(max(seconds) - min(seconds) + 1) if seconds else 0.0
+        if second["table"] == table and second["second"] >= int(since):
+            writes[second["second"]] = float(second.get("write", 0))
+    busiest = max(writes.values(), default=0.0)
+    busy = [second for second, units in writes.items() if units > 0 and units >= busiest / 10]
+    return float(max(busy) - min(busy) + 1) if busy else 0.0
 
 
 def _written(path: Path, body: bytes) -> Path:

@@ -69,9 +69,9 @@ def _emulated(data: dict[str, Any], scale: float) -> list[str]:
         "",
         f"Through the capacity emulator, as a user runs it (`make run CAPACITY=<table> CAPACITY_SCALE={scale:g}`: "
         "2 loader invocations x 8 threads, chunks of 2,000; the file put in the bucket, `GET /datasets/{name}` polled "
-        "until READY); writing: from the first second in which the emulated table took a write of the load to the "
-        "last; writes/s: the items over those seconds; allowed: the emulated table's busiest partition's items at its "
-        "limit; mismatches: of 1,000 sampled addresses against the file:",
+        "until READY); writing: from the first second in which the emulated table took a tenth of the load's busiest "
+        "second's writes to the last; writes/s: the items over those seconds; allowed: the emulated table's busiest "
+        "partition's items at its limit; mismatches: of 1,000 sampled addresses against the file:",
         "",
         "| file | table | pacing | rows | to READY | writing | writes/s | of allowed | write calls | throttled "
         "| mismatches |",

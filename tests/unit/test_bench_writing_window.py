@@ -13,16 +13,16 @@ def _line(table: str, second: int, write: float) -> str:
     return json.dumps({"table": table, "second": second, "partitions": 4, "write": write, "write_throttled": 0.0})
 
 
-def test_the_window_runs_from_the_first_to_the_last_second_of_writes_after_the_put(tmp_path: Path) -> None:
+def test_the_window_runs_from_the_first_to_the_last_busy_second_after_the_put(tmp_path: Path) -> None:
     log = tmp_path / "capacity.jsonl"
     lines = [
         _line("ranges", 100, 300.0),  # the sample, loaded before the put
-        _line("ranges", 105, 0.0),  # reading and planning: no writes
+        _line("ranges", 105, 3.0),  # reading and planning: a few record updates
         _line("ranges", 107, 900.0),
         _line("other", 120, 50.0),  # another table
         _line("ranges", 108, 0.0),  # a second without writes inside the window counts
         _line("ranges", 110, 1200.0),
-        _line("ranges", 111, 0.0),  # going live
+        _line("ranges", 111, 2.0),  # going live
     ]
     log.write_text("\n".join(lines) + "\n")
     assert writing_seconds(log, "ranges", since=104.5) == 4.0  # seconds 107 to 110
