@@ -15,7 +15,7 @@ from typing import Any, Final
 from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
 from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.settings import CACHE_TTL, CACHES, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits, Setting
+from fencepost.settings import CACHES, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits, Setting
 from infra.context import ContextGetter, SettingsError, choice, given, optional_int, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
 
@@ -26,9 +26,6 @@ from infra.front import DEFAULT_FRONT, FrontSettings
 ON_DEMAND_BASELINE_READ_UNITS: Final = int(ON_DEMAND_NEW_READ_UNITS)
 ON_DEMAND_BASELINE_WRITE_UNITS: Final = int(ON_DEMAND_NEW_WRITE_UNITS)
 
-# How long a lookup container caches a dataset's live version. The loader gets the same value: it tells how long
-# lookups may still read the previous version after a switch.
-CACHE_TTL_SECONDS: Final = int(CACHE_TTL.default)
 
 # API stage throttling: steady requests per second and burst. The account default for HTTP APIs is 10,000 rps with a
 # burst of 5,000; a lower cap per stage bounds the bill of a runaway client.
