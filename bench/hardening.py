@@ -90,7 +90,7 @@ def read_crafted(path: Path) -> dict[str, Any]:
     """Read one crafted file as the loader does, in this process (run it in a fresh one)."""
     from fencepost.core.build import Collector, ProblemLog
     from fencepost.core.formats import mmdb
-    from fencepost.core.formats.columns import FileError, ReadOptions
+    from fencepost.core.formats.base import FileError, ReadOptions
     from fencepost.core.limits import Limits
 
     data = path.read_bytes()

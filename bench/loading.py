@@ -22,7 +22,8 @@ from botocore.config import Config
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import ReadOptions, read_ranges
+from fencepost.core.formats.base import ReadOptions
+from fencepost.core.formats.choice import read_ranges
 from fencepost.core.items import item_bytes
 from local.dynamodb import create_table, local_client, local_resource
 from local.stack import LocalStack

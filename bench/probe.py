@@ -134,7 +134,8 @@ def _pipeline(path: str) -> dict[str, Any]:
     from fencepost.core import chunks
     from fencepost.core.addresses import FAMILIES
     from fencepost.core.build import Collector, ProblemLog
-    from fencepost.core.formats.columns import ReadOptions, read_ranges
+    from fencepost.core.formats.base import ReadOptions
+    from fencepost.core.formats.choice import read_ranges
 
     baseline = _peak_mb()
     collector, problems = Collector(), ProblemLog()

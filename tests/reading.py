@@ -6,7 +6,8 @@ from bisect import bisect_right
 
 from fencepost.core.addresses import parse_boundary
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import FileSummary, ReadOptions, read_ranges
+from fencepost.core.formats.base import FileSummary, ReadOptions
+from fencepost.core.formats.choice import read_ranges
 
 
 def read_text(

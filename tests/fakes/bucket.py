@@ -14,7 +14,7 @@ from urllib.parse import quote_plus
 from fencepost.aws.s3 import BucketUnavailable
 from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 from fencepost.core.members import gzip_members
 from fencepost.core.objects import is_data_key, prefixes_of, settings_keys
 from fencepost.model import ObjectRef

@@ -6,7 +6,8 @@ import pytest
 
 from fencepost.core.addresses import V4, V6
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import FileError, FileSummary, Layout, ReadOptions, read_ranges
+from fencepost.core.formats.base import FileError, FileSummary, Layout, ReadOptions
+from fencepost.core.formats.choice import read_ranges
 from fencepost.core.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import collected as _ranges

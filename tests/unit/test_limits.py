@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fencepost.core.folders import FolderSettings
-from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.lines import split_lines
 from fencepost.core.limits import FolderLimits, Limits
 from fencepost.core.objects import FolderError

@@ -12,7 +12,7 @@ from fencepost.core.addresses import (
     V4,
     V6,
 )
-from fencepost.core.formats.columns import FileError, Layout
+from fencepost.core.formats.base import FileError, Layout
 from fencepost.core.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import collected as _ranges

@@ -14,8 +14,8 @@ import pytest
 from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6
 from fencepost.core.aliases import alias_of, carried, parse_alias
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.archives import is_binary_key
-from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.base import FileError, ReadOptions
+from fencepost.core.formats.choice import reads_whole
 from fencepost.core.formats.mmdb import MmdbSummary, Room, default_column, read_mmdb
 from fencepost.core.limits import Limits
 from fencepost.loading.reading import LoadFailure, Reader
@@ -202,7 +202,7 @@ def test_the_loader_reads_a_maxmind_tar_gz_and_a_gzipped_mmdb() -> None:
         {"GeoLite2-City_20260101/COPYRIGHT.txt": b"(c)", "GeoLite2-City_20260101/GeoLite2-City.mmdb": data}
     )
     for key, body in (("geo/GeoLite2-City_20260101.tar.gz", archive), ("geo/city.mmdb.gz", gzip.compress(data))):
-        assert is_binary_key(key)
+        assert reads_whole(key)
         reader, objects = _loader({key: body})
         read = reader.read("geo", 1, objects, ReadOptions(), float("inf"))
         assert read.rows == len(NETWORKS)

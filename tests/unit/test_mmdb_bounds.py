@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.mmdb import MmdbSummary, Room, read_mmdb
 from fencepost.core.formats.mmdb.tree import TICK_EVERY
 from fencepost.core.limits import Limits

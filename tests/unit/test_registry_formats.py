@@ -22,7 +22,7 @@ from fencepost.core.addresses import (
     parse_address,
 )
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import FileError, FileSummary, Layout, ReadOptions
+from fencepost.core.formats.base import FileError, FileSummary, Layout, ReadOptions
 from fencepost.core.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import answer_row, read_text

@@ -18,7 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.limits import Limits
 from fencepost.core.members import gzip_members

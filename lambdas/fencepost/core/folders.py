@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fencepost.core.formats.columns import ReadOptions
+from fencepost.core.formats.base import ReadOptions
 from fencepost.core.gates import NAMES as GATES
 from fencepost.core.gates import Gates
 from fencepost.core.joins import JoinSpec

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from fencepost.core.formats.archives import is_binary_key
-from fencepost.core.formats.columns import FileError, ReadOptions
+from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.mmdb import MmdbSummary, Room, read_mmdb
 from fencepost.loading.ports import Telemetry
 from fencepost.loading.progress import Read, Watch
 
-__all__ = ["Blobs", "is_binary_key", "read_mmdb_object"]
+__all__ = ["Blobs", "read_mmdb_object"]
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.objects import FolderError, settings_keys

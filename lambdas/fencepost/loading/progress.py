@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 from fencepost.core.limits import Limits
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.model import Problem

@@ -10,7 +10,8 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.formats.columns import FileError, FileSummary, ReadOptions, read_ranges, text_lines
+from fencepost.core.formats.base import FileError, FileSummary, ReadOptions, text_lines
+from fencepost.core.formats.choice import read_ranges, reads_whole
 from fencepost.core.formats.mmdb import MmdbSummary
 from fencepost.core.items import (
     COLUMN_NAMES_BYTES,
@@ -21,7 +22,7 @@ from fencepost.core.items import (
 )
 from fencepost.core.joins import JoinError, JoinSpec, apply_join, read_table, tables_of
 from fencepost.core.limits import LimitError, Limits
-from fencepost.loading.mmdb_objects import is_binary_key, read_mmdb_object
+from fencepost.loading.mmdb_objects import read_mmdb_object
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.loading.progress import LoadFailure, Read, Watch
 from fencepost.model import ObjectRef, Problem
@@ -69,8 +70,8 @@ class Reader:
         for obj in (obj for obj in objects if obj.key not in tables):
             summary: FileSummary | MmdbSummary
             try:
-                # A MaxMind DB is read whole (fencepost.loading.mmdb_objects); every other object line by line
-                if is_binary_key(obj.key):
+                # core.formats.choice: a MaxMind DB is read whole (loading.mmdb_objects), every other object by lines
+                if reads_whole(obj.key):
                     watch = self._watch_of(dataset, build, obj.key, deadline)
                     summary = read_mmdb_object(self.files, read, options, watch, self.telemetry)
                 else:

@@ -20,7 +20,8 @@ from fencepost.capacity.simulation import CallLog, Simulation, Write
 from fencepost.capacity.table import TableModel
 from fencepost.core.addresses import V4
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.columns import ReadOptions, read_ranges
+from fencepost.core.formats.base import ReadOptions
+from fencepost.core.formats.choice import read_ranges
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.limits import Limits
 from fencepost.plan.loads import FINALIZE_SECONDS

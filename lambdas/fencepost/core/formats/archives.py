@@ -12,7 +12,7 @@ import tarfile
 import zlib
 from typing import IO, Final, Protocol, cast
 
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 
 MMDB_SUFFIXES: Final = (".mmdb", ".mmdb.gz")
 ARCHIVE_SUFFIXES: Final = (".tar.gz", ".tgz", ".tar")
@@ -21,12 +21,6 @@ ARCHIVE_SLACK: Final = 1 << 20  # what an archive may hold besides its database 
 
 class Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
-
-
-def is_binary_key(key: str) -> bool:
-    """An object read whole as a MaxMind DB rather than line by line: ``.mmdb`` (gzipped or not) or a tar archive."""
-    lowered = key.lower()
-    return lowered.endswith(MMDB_SUFFIXES + ARCHIVE_SUFFIXES)
 
 
 class _Counted:

@@ -6,9 +6,9 @@ Layouts (detected; a folder's settings may force the header and name the columns
   address fits in 32 bits, else IPv6), with or without a header;
 - ``Netblock, start, end, <metadata...>``: the same behind a netblock column, recognised by its header;
 - ``network, <metadata...>``: CIDR networks (the MaxMind GeoLite2 "blocks" layout);
-- line formats (``core.linefiles``, unless the settings force a header): RIR delegated statistics files
-  (``core.registry``) and lists of networks or addresses, one a line (``core.netsets``). A headerless file of
-  one CIDR column is a list (column ``comment``); with a ``network`` header it is the CIDR layout.
+and, before these, the line formats (``linefiles``), unless the settings force a header: ``choice`` tries them
+first. A headerless file of one CIDR column is a list (column ``comment``); with a ``network`` header it is the
+CIDR layout.
 
 Comma or tab separated, quoted or not, cells trimmed, UTF-8 with or without BOM, LF or CRLF. A row that cannot
 be used is a *problem* (line and reason) and the caller decides whether the load may skip it; a file that cannot
@@ -20,114 +20,24 @@ from __future__ import annotations
 
 import csv
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import Protocol
+from collections.abc import Iterable
 
-from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
+from fencepost.core.addresses import TOP, V4, V6
+from fencepost.core.formats.base import (
+    FileError,
+    FileSummary,
+    Layout,
+    ProblemSink,
+    RangeSink,
+    ReadOptions,
+    add_range,
+    check_size,
+    metadata_names,
+)
 from fencepost.core.formats.cells import RowError, boundary, is_integer, looks_like_data, network, whole
-from fencepost.core.formats.linefiles import LineFormat, detect
-from fencepost.core.items import oversized_metadata
-from fencepost.core.limits import FolderLimits
 from fencepost.core.problems import Problem
 
 csv.field_size_limit(1 << 20)  # a cell may be large; a 1 MiB cell can never fit an item anyway
-
-
-class Layout(Enum):
-    START_END = "start,end"
-    NETBLOCK = "netblock,start,end"
-    CIDR = "network"
-    RIR = "rir-delegated"
-    LIST = "list"
-
-    @property
-    def metadata_from(self) -> int:
-        """Index of the first metadata column (0 for the line formats, whose columns the format names)."""
-        return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}.get(self, 0)
-
-
-class FileError(Exception):
-    """The whole object cannot be read; ``line`` is where that became clear."""
-
-    def __init__(self, line: int | None, reason: str) -> None:
-        super().__init__(f"line {line}: {reason}" if line else reason)
-        self.line = line
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class ReadOptions:
-    """What a folder's settings may say about its files."""
-
-    header: bool | None = None  # None: detect
-    columns: tuple[str, ...] | None = None  # names of the metadata columns, in order
-    limits: FolderLimits = field(default_factory=FolderLimits)  # the limits it lowers (the reader applies them)
-
-
-@dataclass(frozen=True, slots=True)
-class FileSummary:
-    layout: Layout
-    delimiter: str
-    header: bool
-    columns: tuple[str, ...]
-    rows: int  # ranges accepted
-
-
-class RangeSink(Protocol):
-    def add(self, family: int, start: int, end: int, values: tuple[str, ...]) -> None: ...
-
-
-class ProblemSink(Protocol):
-    def add(self, problem: Problem) -> None: ...
-
-
-def text_lines(lines: Iterable[bytes]) -> Iterator[str]:
-    """Lines of UTF-8 text (a byte-order mark at the start dropped); raises ``FileError`` at the first that is not."""
-    for number, raw in enumerate(lines, 1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise FileError(
-                number, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
-            ) from None
-        yield text[1:] if number == 1 and text.startswith("\ufeff") else text
-
-
-def _metadata_names(layout: Layout, header: Sequence[str] | None, width: int, options: ReadOptions) -> tuple[str, ...]:
-    first = layout.metadata_from
-    count = width - first
-    if options.columns is not None:
-        if len(options.columns) != count:
-            raise FileError(
-                None,
-                f"the settings name {len(options.columns)} columns but the file has {count} metadata columns",
-            )
-        names = list(options.columns)
-    elif header is not None:
-        names = [name or f"col{first + index + 1}" for index, name in enumerate(header[first:])]
-    else:
-        names = [f"col{first + index + 1}" for index in range(count)]
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise FileError(1 if header is not None else None, f"duplicate column name {name!r}")
-        seen.add(name)
-    return tuple(names)
-
-
-def _check_size(values: tuple[str, ...]) -> None:
-    if (size := oversized_metadata(values)) is not None:
-        raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
-
-
-def _add(ranges: RangeSink, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
-    if family == V6 and end >= MAPPED_FIRST and start <= MAPPED_LAST:
-        for part in unmapped(family, start, end):
-            ranges.add(*part, values)
-    else:
-        ranges.add(family, start, end, values)
 
 
 class _FileReader:
@@ -161,9 +71,9 @@ class _FileReader:
         first = self.first_value
         values = tuple(cells[first:])
         try:
-            _check_size(values)
+            check_size(values)
             if self.layout is Layout.CIDR:
-                _add(self.ranges, *network(cells[0]), values)
+                add_range(self.ranges, *network(cells[0]), values)
             else:
                 self._start_end(cells[first - 2], cells[first - 1], values)
         except RowError as error:
@@ -187,7 +97,7 @@ class _FileReader:
         self.width = len(self.header) if self.header is not None else len(cells)
         if self.width < self.layout.metadata_from:
             raise FileError(line, f"a {self.layout.value} file needs at least {self.layout.metadata_from} columns")
-        self.columns = _metadata_names(self.layout, self.header, self.width, self.options)
+        self.columns = metadata_names(self.layout, self.header, self.width, self.options)
         return True
 
     def _start_end(self, low: str, high: str, values: tuple[str, ...]) -> None:
@@ -213,7 +123,7 @@ class _FileReader:
             raise RowError(f"start {low!r} and end {high!r} are of different address families")
         if start > end:
             raise RowError(f"start {low} is after end {high}")
-        _add(self.ranges, family, start, end, values)
+        add_range(self.ranges, family, start, end, values)
 
     def finish(self, delimiter: str, unreadable: int) -> FileSummary:
         if self.layout is None:
@@ -222,27 +132,21 @@ class _FileReader:
             raise FileError(None, "the file has a header but no ranges")
         family = V4 if self.integer_top <= TOP[V4] else V6
         for start, end, values in self.integer_rows:
-            _add(self.ranges, family, start, end, values)
+            add_range(self.ranges, family, start, end, values)
         self.integer_rows.clear()
         return FileSummary(self.layout, delimiter, self.header is not None, self.columns, self.accepted)
 
 
-def read_ranges(
+def read_columns(
     name: str,
-    lines: Iterable[bytes],
+    text: Iterable[str],
     options: ReadOptions,
     ranges: RangeSink,
     problems: ProblemSink,
 ) -> FileSummary:
-    """Read one object's lines into ``ranges``; rows that cannot be used go to ``problems``."""
-    text: Iterator[str] = text_lines(lines)
-    head: list[str] = []  # the lines read to recognise a line format, read again by the column layouts
-    if options.header is not True:
-        line_format = detect(text, head)
-        if line_format is not None:
-            lines_again = itertools.chain(head, text)
-            return _read_lines(name, lines_again, line_format, options=options, ranges=ranges, problems=problems)
-    text = itertools.chain(head, text)
+    """Read one object's text lines, of a column layout, into ``ranges``; rows that cannot be used go to
+    ``problems``."""
+    text = iter(text)
     first_line = next((line for line in text if line.strip()), None)
     if first_line is None:
         raise FileError(None, "the file is empty")
@@ -265,36 +169,3 @@ def read_ranges(
         if any(cells):
             state.row(cells, reader.line_num)
     return state.finish(delimiter, unreadable)
-
-
-def _read_lines(
-    name: str,
-    text: Iterable[str],
-    line_format: LineFormat,
-    *,
-    options: ReadOptions,
-    ranges: RangeSink,
-    problems: ProblemSink,
-) -> FileSummary:
-    """A line format's lines, one range (or none) a line."""
-    layout, columns = Layout(line_format.layout), line_format.columns
-    if options.columns is not None:  # a renaming, checked as for a headerless file of the format's width
-        columns = _metadata_names(layout, None, len(columns), options)
-    accepted = rejected = 0
-    for number, line in enumerate(text, 1):
-        if "\0" in line:
-            raise FileError(number, "the file holds NUL bytes: it is binary, not text")
-        try:
-            record = line_format.record_of(line)
-            if record is None:
-                continue
-            _check_size(record[3])
-        except RowError as error:
-            rejected += 1
-            problems.add(Problem(name, number, str(error)))
-            continue
-        _add(ranges, *record)
-        accepted += 1
-    if not accepted and not rejected:
-        raise FileError(None, f"the file ({layout.value} format) has no ranges")
-    return FileSummary(layout, line_format.delimiter, False, columns, accepted)

@@ -1,43 +1,74 @@
-"""The formats read a line at a time rather than as columns, and how a file is recognised as one of them.
+"""The formats read a line at a time rather than as columns: each one's signature, record parser, separator and
+columns, and the reading of a file of one of them.
 
 A file is of a line format when its first line that is not blank or a comment (``#``, ``;``) has the format's
-signature: a delegated file's version line or record (``core.registry``), or one address or network without comma
-or tab (``core.netsets``). Anything else is left to the column layouts, which then read every line again.
+signature (``choice`` asks each format of ``choice.LINE_FORMATS`` in turn): a delegated file's version line or
+record (``registry``), or one address or network without comma or tab (``netsets``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple
 
 from fencepost.core.formats import netsets, registry
-
-MAX_LEADING_COMMENTS: Final = 10_000  # comment lines before the first entry (FireHOL headers run to ~100)
+from fencepost.core.formats.base import (
+    FileError,
+    FileSummary,
+    Layout,
+    ProblemSink,
+    RangeSink,
+    ReadOptions,
+    add_range,
+    check_size,
+    metadata_names,
+)
+from fencepost.core.formats.cells import RowError
+from fencepost.core.problems import Problem
 
 Record = tuple[int, int, int, tuple[str, ...]]  # family, first, last, metadata
 
 
 class LineFormat(NamedTuple):
-    layout: str  # the ``Layout`` value
+    layout: Layout
+    looks_like: Callable[[str], bool]  # whether a file's first line that is not a comment is of this format
     record_of: Callable[[str], Record | None]  # a line's range; None when skipped; raises ``RowError``
     delimiter: str
     columns: tuple[str, ...]
 
 
-RIR: Final = LineFormat("rir-delegated", registry.rir_record, registry.DELIMITER, registry.COLUMNS)
-LIST: Final = LineFormat("list", netsets.list_record, netsets.DELIMITER, netsets.COLUMNS)
+RIR: Final = LineFormat(Layout.RIR, registry.looks_like_rir, registry.rir_record, registry.DELIMITER, registry.COLUMNS)
+LIST: Final = LineFormat(Layout.LIST, netsets.looks_like_list, netsets.list_record, netsets.DELIMITER, netsets.COLUMNS)
 
 
-def detect(text: Iterator[str], head: list[str]) -> LineFormat | None:
-    """The line format of a file whose lines ``text`` gives, if any; the lines read are appended to ``head``."""
-    for line in text:
-        head.append(line)
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", ";")):
-            if len(head) > MAX_LEADING_COMMENTS:
-                return None
+def read_lines(
+    name: str,
+    text: Iterable[str],
+    line_format: LineFormat,
+    *,
+    options: ReadOptions,
+    ranges: RangeSink,
+    problems: ProblemSink,
+) -> FileSummary:
+    """A line format's lines, one range (or none) a line."""
+    layout, columns = line_format.layout, line_format.columns
+    if options.columns is not None:  # a renaming, checked as for a headerless file of the format's width
+        columns = metadata_names(layout, None, len(columns), options)
+    accepted = rejected = 0
+    for number, line in enumerate(text, 1):
+        if "\0" in line:
+            raise FileError(number, "the file holds NUL bytes: it is binary, not text")
+        try:
+            record = line_format.record_of(line)
+            if record is None:
+                continue
+            check_size(record[3])
+        except RowError as error:
+            rejected += 1
+            problems.add(Problem(name, number, str(error)))
             continue
-        if registry.looks_like_rir(stripped):
-            return RIR
-        return LIST if netsets.looks_like_list(stripped) else None
-    return None
+        add_range(ranges, *record)
+        accepted += 1
+    if not accepted and not rejected:
+        raise FileError(None, f"the file ({layout.value} format) has no ranges")
+    return FileSummary(layout, line_format.delimiter, False, columns, accepted)

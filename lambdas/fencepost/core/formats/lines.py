@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Callable, Iterator
 
 from fencepost.core.formats.archives import Prefixed, Readable
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 from fencepost.core.limits import Limits
 
 READ_SIZE = 1 << 20

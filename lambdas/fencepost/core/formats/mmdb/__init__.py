@@ -36,7 +36,7 @@ from maxminddb.errors import InvalidDatabaseError
 
 from fencepost.core.addresses import MAPPED_FIRST, TOP, V4, V6, unmapped
 from fencepost.core.aliases import alias_text
-from fencepost.core.formats.columns import FileError, ProblemSink, RangeSink, ReadOptions
+from fencepost.core.formats.base import FileError, ProblemSink, RangeSink, ReadOptions
 from fencepost.core.formats.mmdb.records import BoundedDecoder, Records, default_column
 from fencepost.core.formats.mmdb.tree import Tree, Work
 from fencepost.core.limits import Limits

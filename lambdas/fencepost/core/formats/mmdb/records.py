@@ -22,7 +22,7 @@ from typing import Any
 from maxminddb.decoder import Decoder
 from maxminddb.errors import InvalidDatabaseError
 
-from fencepost.core.formats.columns import FileError, ProblemSink
+from fencepost.core.formats.base import FileError, ProblemSink
 from fencepost.core.formats.mmdb.tree import Work
 from fencepost.core.items import COLUMN_NAMES_BYTES, column_names_bytes, oversized_metadata
 from fencepost.core.limits import Limits

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Final
 
-from fencepost.core.formats.columns import FileError
+from fencepost.core.formats.base import FileError
 
 TICK_EVERY: Final = 1 << 16  # units of work (tree nodes, decoded values, cells) between two calls of ``tick``
 _BATCH_MASK: Final = (1 << 12) - 1  # tree nodes are added to the work 4,096 at a time

@@ -1,0 +1,114 @@
+"""What every input format shares: the layout names, the options a folder's settings give, the summary of one
+object read, the sinks its ranges and problems go to, and the errors that stop it.
+
+A format module (``columns``, ``linefiles``, ``mmdb``) turns one object into ranges added to a ``RangeSink`` and
+problems added to a ``ProblemSink``, and answers a ``FileSummary``; ``choice`` decides which one reads an object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, V6, unmapped
+from fencepost.core.formats.cells import RowError
+from fencepost.core.items import oversized_metadata
+from fencepost.core.limits import FolderLimits
+from fencepost.core.problems import Problem
+
+
+class Layout(Enum):
+    START_END = "start,end"
+    NETBLOCK = "netblock,start,end"
+    CIDR = "network"
+    RIR = "rir-delegated"
+    LIST = "list"
+
+    @property
+    def metadata_from(self) -> int:
+        """Index of the first metadata column (0 for the line formats, whose columns the format names)."""
+        return {Layout.START_END: 2, Layout.NETBLOCK: 3, Layout.CIDR: 1}.get(self, 0)
+
+
+class FileError(Exception):
+    """The whole object cannot be read; ``line`` is where that became clear."""
+
+    def __init__(self, line: int | None, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}" if line else reason)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What a folder's settings may say about its files."""
+
+    header: bool | None = None  # None: detect
+    columns: tuple[str, ...] | None = None  # names of the metadata columns, in order
+    limits: FolderLimits = field(default_factory=FolderLimits)  # the limits it lowers (the reader applies them)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    layout: Layout
+    delimiter: str
+    header: bool
+    columns: tuple[str, ...]
+    rows: int  # ranges accepted
+
+
+class RangeSink(Protocol):
+    def add(self, family: int, start: int, end: int, values: tuple[str, ...]) -> None: ...
+
+
+class ProblemSink(Protocol):
+    def add(self, problem: Problem) -> None: ...
+
+
+def text_lines(lines: Iterable[bytes]) -> Iterator[str]:
+    """Lines of UTF-8 text (a byte-order mark at the start dropped); raises ``FileError`` at the first that is not."""
+    for number, raw in enumerate(lines, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FileError(
+                number, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+            ) from None
+        yield text[1:] if number == 1 and text.startswith("\ufeff") else text
+
+
+def metadata_names(layout: Layout, header: Sequence[str] | None, width: int, options: ReadOptions) -> tuple[str, ...]:
+    first = layout.metadata_from
+    count = width - first
+    if options.columns is not None:
+        if len(options.columns) != count:
+            raise FileError(
+                None,
+                f"the settings name {len(options.columns)} columns but the file has {count} metadata columns",
+            )
+        names = list(options.columns)
+    elif header is not None:
+        names = [name or f"col{first + index + 1}" for index, name in enumerate(header[first:])]
+    else:
+        names = [f"col{first + index + 1}" for index in range(count)]
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise FileError(1 if header is not None else None, f"duplicate column name {name!r}")
+        seen.add(name)
+    return tuple(names)
+
+
+def check_size(values: tuple[str, ...]) -> None:
+    if (size := oversized_metadata(values)) is not None:
+        raise RowError(f"metadata of {size} bytes does not fit a 400 KB DynamoDB item")
+
+
+def add_range(ranges: RangeSink, family: int, start: int, end: int, values: tuple[str, ...]) -> None:
+    if family == V6 and end >= MAPPED_FIRST and start <= MAPPED_LAST:
+        for part in unmapped(family, start, end):
+            ranges.add(*part, values)
+    else:
+        ranges.add(family, start, end, values)

@@ -1,0 +1,66 @@
+"""The one place that chooses how an object is read.
+
+1. By its key: a MaxMind DB (``.mmdb``, gzipped or not) or a tar archive holding one is read whole (``mmdb``,
+   through ``archives``); every other object is text, read line by line (gzip unpacked by its magic bytes).
+2. By its first line that is not blank or a comment (``#``, ``;``), unless the folder's settings force a header:
+   the first of ``LINE_FORMATS`` whose signature it has reads the file (``linefiles``).
+3. Otherwise the column layouts (``columns``), which settle their layout from the header and the first row.
+
+A new line format is a module with a signature and a record parser, named in ``base.Layout`` and listed in
+``LINE_FORMATS`` here; a new whole-file format adds its suffixes to ``WHOLE_SUFFIXES``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Final
+
+from fencepost.core.formats import linefiles
+from fencepost.core.formats.archives import ARCHIVE_SUFFIXES, MMDB_SUFFIXES
+from fencepost.core.formats.base import FileSummary, ProblemSink, RangeSink, ReadOptions, text_lines
+from fencepost.core.formats.columns import read_columns
+from fencepost.core.formats.linefiles import LineFormat
+
+WHOLE_SUFFIXES: Final = MMDB_SUFFIXES + ARCHIVE_SUFFIXES
+LINE_FORMATS: Final = (linefiles.RIR, linefiles.LIST)  # in the order they are tried: a list line is no RIR line
+COMMENTS: Final = ("#", ";")
+MAX_LEADING_COMMENTS: Final = 10_000  # comment lines before the first entry (FireHOL headers run to ~100)
+
+
+def reads_whole(key: str) -> bool:
+    """An object read whole as a MaxMind DB rather than line by line: ``.mmdb`` (gzipped or not) or a tar archive."""
+    return key.lower().endswith(WHOLE_SUFFIXES)
+
+
+def line_format(text: Iterator[str], head: list[str]) -> LineFormat | None:
+    """The line format of a file whose lines ``text`` gives, if any; the lines read are appended to ``head``."""
+    for line in text:
+        head.append(line)
+        stripped = line.strip()
+        if not stripped or stripped.startswith(COMMENTS):
+            if len(head) > MAX_LEADING_COMMENTS:
+                return None
+            continue
+        return next((candidate for candidate in LINE_FORMATS if candidate.looks_like(stripped)), None)
+    return None
+
+
+def read_ranges(
+    name: str,
+    lines: Iterable[bytes],
+    options: ReadOptions,
+    ranges: RangeSink,
+    problems: ProblemSink,
+) -> FileSummary:
+    """Read one text object's lines into ``ranges``, in the format chosen; rows that cannot be used go to
+    ``problems``. Raises ``base.FileError`` for an object that cannot be read at all."""
+    text: Iterator[str] = text_lines(lines)
+    head: list[str] = []  # the lines read to recognise a line format, read again by the column layouts
+    if options.header is not True:
+        chosen = line_format(text, head)
+        if chosen is not None:
+            return linefiles.read_lines(
+                name, itertools.chain(head, text), chosen, options=options, ranges=ranges, problems=problems
+            )
+    return read_columns(name, itertools.chain(head, text), options, ranges, problems)
