@@ -9,7 +9,7 @@ import json
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
 from tests.support import LambdaContext, event
-from tests.unit.test_version_diffs import V1, V2
+from tests.unit.core.test_version_diffs import V1, V2
 
 
 def test_a_reload_reports_its_diff_and_the_gate_keeps_the_live_version(stack: Stack) -> None:

@@ -148,3 +148,18 @@ def test_no_two_modules_of_the_service_share_a_name() -> None:
         if path.name not in SHARED_NAMES and path.parent != package / "handlers"
     )
     assert [name for name, count in names.items() if count > 1] == []
+
+
+def test_the_unit_tests_mirror_the_packages() -> None:
+    """A unit test sits in the folder of the package it tests: ``tests/unit/reading/`` tests ``fencepost.reading``,
+    ``tests/unit/bench/`` the ``bench`` tools; tests of top-level modules and of the repository sit at the top."""
+    unit = ROOT / "tests" / "unit"
+    folders = {path.parent.relative_to(unit) for path in unit.rglob("test_*.py")} - {Path()}
+    assert folders, "no unit test folders found"
+    missing = [
+        str(folder)
+        for folder in sorted(folders)
+        if not (ROOT / "lambdas" / "fencepost" / folder).is_dir() and not (ROOT / folder).is_dir()
+    ]
+    assert missing == [], f"tests/unit folders that name no package: {missing}"
+    assert all((unit / folder / "__init__.py").is_file() for folder in folders)

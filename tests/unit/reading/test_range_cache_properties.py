@@ -19,7 +19,7 @@ from fencepost.reading.lookup import Lookup
 from fencepost.settings import CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import LambdaContext, event
-from tests.unit.test_several_properties import Row, _name, _probes, _publish, datasets
+from tests.unit.reading.test_several_properties import Row, _name, _probes, _publish, datasets
 
 OBS = Observability(service="fencepost-test", tracing=False)
 

@@ -9,8 +9,8 @@ import pytest
 from fencepost.errors import StoreUnavailable
 from fencepost.model import LoadStatus
 from tests.fakes import REPLACED_WHOLE, World, loader_settings
-from tests.unit.test_load_faults import steps_of_third_load
-from tests.unit.test_load_state_machine import (
+from tests.unit.loading.test_load_faults import steps_of_third_load
+from tests.unit.loading.test_load_state_machine import (
     A,
     B,
     C,

@@ -11,7 +11,7 @@ from fencepost.core.addresses import V4
 from fencepost.errors import UnknownDataset
 from fencepost.reading.caches import version_bytes
 from fencepost.settings import CacheLimits
-from tests.unit.test_lookup_cache import Clock, FakeStore, _lookup, _warm_lookup
+from tests.unit.reading.test_lookup_cache import Clock, FakeStore, _lookup, _warm_lookup
 
 
 def test_sixty_four_datasets_in_use_cost_one_query_per_warm_lookup() -> None:

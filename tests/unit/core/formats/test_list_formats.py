@@ -16,7 +16,7 @@ from fencepost.core.formats.base import FileError, Layout
 from fencepost.core.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import collected as _ranges
-from tests.unit.test_registry_formats import _problems, _read
+from tests.unit.core.formats.test_registry_formats import _problems, _read
 
 # --- the lists -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.objects import settings_owner
 from fencepost.model import LoadStatus, Phase
 from tests.fakes import DATASET, World, loader_settings
-from tests.unit.test_load_state_machine import KEY, A, assert_no_surprises, load
+from tests.unit.loading.test_load_state_machine import KEY, A, assert_no_surprises, load
 
 SETTINGS = f"{DATASET}/_settings.json"
 

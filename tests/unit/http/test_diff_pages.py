@@ -13,7 +13,7 @@ from fencepost.core.members import MEMBER_LINES, Position
 from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
 from fencepost.http.diff_routes import DiffCursor, DiffListing, parse_diff_cursor
 from tests.fakes.world import World, loader_settings
-from tests.unit.test_version_diffs import V1, V2
+from tests.unit.core.test_version_diffs import V1, V2
 
 DATASET = "geo"
 

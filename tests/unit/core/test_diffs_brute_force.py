@@ -15,7 +15,7 @@ from fencepost.core.diffs import (
     changed_pieces,
     diff,
 )
-from tests.unit.test_diffs import _answer, _centre, _changes_at, _rows, _universe, _version
+from tests.unit.core.test_diffs import _answer, _centre, _changes_at, _rows, _universe, _version
 
 
 @settings(max_examples=150, deadline=None)

@@ -9,7 +9,7 @@ import pytest
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, LoadStatus, Phase
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.test_load_state_machine import (
+from tests.unit.loading.test_load_state_machine import (
     KEY,
     A,
     B,

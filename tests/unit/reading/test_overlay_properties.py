@@ -13,7 +13,7 @@ from fencepost.reading.answers import Answer
 from fencepost.reading.lookup import Lookup
 from tests.fakes.ranges import MemoryStore
 from tests.reference import check_gap
-from tests.unit.test_several_properties import (
+from tests.unit.reading.test_several_properties import (
     Point,
     Row,
     World,
