@@ -22,7 +22,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, costs, hardening, loading, lookups, make_run, partitions, several, synthetic, workload
+from bench import (
+    cold_start,
+    costs,
+    hardening,
+    loading,
+    lookups,
+    make_run,
+    partitions,
+    reverse,
+    several,
+    synthetic,
+    workload,
+)
 from bench.lookups import quiet_stdout
 from bench.report import Report
 from bench.timing import median, percentile
@@ -155,6 +167,8 @@ def run(args: argparse.Namespace) -> Report:
         messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
     )
     report.sections.append(partition_section)
+    say("Building value indexes, paging reverse lookups, and loading with and without an index...")
+    report.sections.append(reverse.section(args))
     return report
 
 

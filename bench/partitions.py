@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.capacity_log import metric_totals, worst_range_throttling, writing_seconds
 from bench.chart import line_chart
 from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.table import TableModel
@@ -66,6 +67,7 @@ class EmulatedLoad:
     calls: int
     throttled_calls: int
     mismatches: int
+    worst_range_throttled: float = 0.0  # the largest share of write units any one key range had refused
 
 
 def _slice(path: Path, rows: int) -> bytes:
@@ -82,23 +84,18 @@ def allowed(build: Build, mode: str, scale: float) -> float:
     return len(build.items) / (max(per.values()) / (1000 * scale))
 
 
-def _metric_totals(path: Path) -> Counter[str]:
-    totals: Counter[str] = Counter()
-    if not path.exists():
-        return totals
-    for line in path.read_text().splitlines():
-        try:
-            document = json.loads(line)
-        except ValueError:
-            continue
-        for name in ("WriteCalls", "Throttles"):
-            value = document.get(name)
-            totals[name] += sum(value) if isinstance(value, list) else (value or 0)
-    return totals
-
-
-def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: bool, dataset: str) -> EmulatedLoad:
-    """One load through ``python -m local`` with the capacity emulator, as a user runs it."""
+def emulated_load(
+    path: Path,
+    rows: int,
+    mode: str,
+    scale: float,
+    *,
+    pacing: bool,
+    dataset: str,
+    settings: dict[str, Any] | None = None,
+) -> EmulatedLoad:
+    """One load through ``python -m local`` with the capacity emulator, as a user runs it; ``settings``, the
+    folder's ``_settings.json``, put before the data."""
     body = _slice(path, rows)
     with tempfile.TemporaryDirectory(prefix="fencepost-partitions-") as folder:
         ports = {"--http-port": free_port(), "--aws-port": free_port(), "--dynamodb-port": free_port()}
@@ -116,6 +113,8 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
             _wait(lambda: _get(f"{api}/datasets/sample") is not None, 120)
             _wait(lambda: (_get(f"{api}/datasets/sample") or {}).get("status") == "READY", 120)
             s3 = local_client(f"http://127.0.0.1:{ports['--aws-port']}", "s3")
+            if settings is not None:
+                s3.put_object(Bucket="ranges", Key=f"{dataset}/_settings.json", Body=json.dumps(settings).encode())
             put_at, started = time.time(), time.perf_counter()
             s3.put_object(Bucket="ranges", Key=f"{dataset}/{path.name.removesuffix('.gz')}", Body=body)
             _wait(lambda: (_get(f"{api}/datasets/{dataset}") or {}).get("status") in ("READY", "FAILED"), 3600)
@@ -125,8 +124,9 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
         finally:
             process.terminate()
             process.wait(timeout=60)
-        totals = _metric_totals(Path(folder) / "metrics.log")
+        totals = metric_totals(Path(folder) / "metrics.log")
         writing = writing_seconds(Path(folder) / "capacity.jsonl", _MAKE_RUN.table, since=put_at)
+        worst = worst_range_throttling(Path(folder) / "capacity.jsonl", _MAKE_RUN.table, since=put_at)
     build = read_build([_written(path, body)], dataset, chunk_items=MAKE_RUN_CHUNK_ITEMS)
     items = record.get("load", {}).get("items_written", 0)
     return EmulatedLoad(
@@ -142,21 +142,8 @@ def emulated_load(path: Path, rows: int, mode: str, scale: float, *, pacing: boo
         int(totals["WriteCalls"]),
         int(totals["Throttles"]),
         mismatches if record.get("status") == "READY" else -1,
+        worst,
     )
-
-
-def writing_seconds(log: Path, table: str, *, since: float) -> float:
-    """The seconds from the first in which the emulated ``table`` took a tenth of the load's busiest second's writes,
-    after ``since`` (the put), to the last, both counted (``local.capacity`` logs a line a second per table): the
-    load's writing, without the few record updates of its reading and planning before and of going live after."""
-    writes: dict[int, float] = {}
-    for line in log.read_text().splitlines() if log.exists() else []:
-        second = json.loads(line)
-        if second["table"] == table and second["second"] >= int(since):
-            writes[second["second"]] = float(second.get("write", 0))
-    busiest = max(writes.values(), default=0.0)
-    busy = [second for second, units in writes.items() if units > 0 and units >= busiest / 10]
-    return float(max(busy) - min(busy) + 1) if busy else 0.0
 
 
 def _written(path: Path, body: bytes) -> Path:

@@ -35,6 +35,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from fencepost.core.objects import KEPT_FILES
 from fencepost.settings import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
@@ -121,8 +122,8 @@ class Loader(Construct):
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:PutObject"], resources=[bucket.arn_for_objects(f"{REPORTS_PREFIX}*")])
         )
-        # A deleted version's pieces and changes files (reports themselves are kept)
-        kept = [bucket.arn_for_objects(f"{REPORTS_PREFIX}*.{kind}.gz") for kind in ("pieces", "changes")]
+        # A deleted version's pieces, changes and index files (reports themselves are kept)
+        kept = [bucket.arn_for_objects(f"{REPORTS_PREFIX}{pattern}") for pattern in KEPT_FILES]
         self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:DeleteObject"], resources=kept))
         for queue, concurrency in (
             (self.control_queue, settings.control_concurrency),
@@ -167,11 +168,11 @@ class Loader(Construct):
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}*]",
             "The loader writes one load report per version under _reports/; it may not write anywhere else.",
         )
-        for kind in ("pieces", "changes"):
+        for pattern in KEPT_FILES:
             nag.acknowledge(
                 loader.role,
-                f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}*.{kind}.gz]",
-                f"A deleted version's {kind} file, one per version under _reports/; it may delete nothing else.",
+                f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}{pattern}]",
+                f"A deleted version's {pattern} files, kept per version under _reports/; it may delete nothing else.",
             )
         self.alarms = [
             any_in_period(

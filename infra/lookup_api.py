@@ -18,7 +18,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from fencepost.core.objects import REPORTS_PREFIX
+from fencepost.core.objects import REPORTS_PREFIX, SERVED_FILES
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.front import UNRESERVED_MINIMUM, Front
@@ -32,7 +32,6 @@ HANDLER: Final = "fencepost.handlers.lookup.handler"
 MEMORY_MB: Final = LOOKUP_MEMORY_MB  # sized in infra/sizes.py from measurements
 TIMEOUT: Final = cdk.Duration.seconds(LOOKUP_TIMEOUT_SECONDS)
 
-CHANGES_OBJECTS: Final = f"{REPORTS_PREFIX}*.changes.gz"  # fencepost.core.folders.changes_key
 LIVE_ALIAS: Final = "live"
 
 
@@ -79,15 +78,17 @@ class LookupApi(Construct):
             )
         # Lookups only ever read single items and Query one partition: nothing else on the table.
         table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
-        # ``GET /datasets/{name}/diff`` reads the changes a build kept beside its report, and nothing else in S3.
+        # Diffs and reverse lookups read the changes and value indexes a build kept beside its report, nothing else.
+        served = [f"{REPORTS_PREFIX}{pattern}" for pattern in SERVED_FILES]
         self.function.add_to_role_policy(
-            iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(CHANGES_OBJECTS)])
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(key) for key in served])
         )
-        nag.acknowledge(
-            lookup.role,
-            f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{CHANGES_OBJECTS}]",
-            "GET /datasets/{name}/diff reads the changes file a build kept, one per version under _reports/.",
-        )
+        for key in served:
+            nag.acknowledge(
+                lookup.role,
+                f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{key}]",
+                "Diffs and reverse lookups read the files a build kept, one set per version under _reports/.",
+            )
 
         # The front calls a published version through an alias when SnapStart is on (it snapshots versions only).
         self.target: lambda_.IFunction = self.function

@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fencepost.aws.dynamo import Tables, make_client
-from fencepost.http.app import HttpApi, create_app
-from fencepost.http.diff_routes import ChangeFiles
+from fencepost.http.app import Files, HttpApi, create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
@@ -24,8 +23,8 @@ class LookupFunction:
     api: HttpApi
 
 
-def _bucket(name: str) -> ChangeFiles:
-    # An S3 client costs every cold start, and lookups never need it: only diffs do.
+def _bucket(name: str) -> Files:
+    # An S3 client costs every cold start, and lookups never need it: only diffs and reverse lookups do.
     from fencepost.aws.s3 import Bucket, make_s3_client
 
     return Bucket(make_s3_client(), name)

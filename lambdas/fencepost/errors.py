@@ -55,6 +55,12 @@ class BatchTooLarge(ServiceError):
     code = "BATCH_TOO_LARGE"
 
 
+class NotIndexed(ServiceError):
+    """A reverse lookup asks by a column the version does not index; the message names those it does."""
+
+    code = "NOT_INDEXED"
+
+
 class UnknownDataset(ServiceError):
     status = 404
     code = "UNKNOWN_DATASET"

@@ -260,6 +260,7 @@ class VersionHeader:
     settings: str | None = None  # the digest of the folder settings it was built with
     gaps: bool | None = None  # True: its pieces carry the gaps after them (None: built before gaps were stored)
     aliases: tuple[str, ...] | None = None  # IPv6 prefixes answered as the IPv4 address they carry (core.aliases)
+    indexed: tuple[str, ...] | None = None  # the columns with a value index (core.value_index), in key order
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,3 +273,4 @@ class VersionInfo:
     directories: dict[int, Directory]
     gaps: bool = False  # NOT_FOUND answers can say how far the gap reaches (``VersionHeader.gaps``)
     aliases: tuple[tuple[int, int], ...] = ()  # (first address, prefix length) of each (``core.aliases``)
+    indexed: tuple[str, ...] = ()  # the columns with a value index (``VersionHeader.indexed``)

@@ -95,6 +95,10 @@ class FakeBucket:
         self.objects[key] = b"".join(gzip_members(lines))
 
     @port
+    def put_bytes(self, key: str, body: bytes) -> None:
+        self.objects[key] = body
+
+    @port
     def delete_files(self, keys: list[str]) -> None:
         for key in keys:
             self.objects.pop(key, None)

@@ -68,6 +68,7 @@ class MemoryStore:
         gaps: bool = True,
         merge_neighbours: bool = False,
         aliases: tuple[tuple[int, int], ...] = (),
+        indexed: tuple[str, ...] = (),
     ) -> VersionInfo:
         """Store a complete version of ``dataset`` from its ranges per family and make it live.
 
@@ -79,7 +80,7 @@ class MemoryStore:
             pieces = family_ranges.pieces(merge_neighbours=merge_neighbours)
             self.put_items(family_ranges.items(dataset, version, pieces), gaps=gaps)
             directories[family] = family_ranges.directory(pieces)
-        info = VersionInfo(dataset, version, tuple(columns), directories, gaps, aliases)
+        info = VersionInfo(dataset, version, tuple(columns), directories, gaps, aliases, indexed)
         with self._lock:
             self._versions[(dataset, version)] = info
             self._live[dataset] = LivePointer(dataset, version)

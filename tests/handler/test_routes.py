@@ -40,7 +40,7 @@ def test_the_app_serves_exactly_the_routes_of_the_table(lookup_handler: ModuleTy
 @pytest.mark.parametrize("path", sorted({route.path for route in ROUTES}))
 def test_every_path_refuses_other_methods_and_lists_the_tables(lookup_handler: ModuleType, path: str) -> None:
     ev = event("method-not-allowed")
-    ev["rawPath"] = ev["requestContext"]["http"]["path"] = path.replace("<name>", "geo")
+    ev["rawPath"] = ev["requestContext"]["http"]["path"] = re.sub(r"<\w+>", "geo", path)
     response = lookup_handler.handler(ev, LambdaContext())
     assert response["statusCode"] == 405
     assert response["headers"]["Allow"] == ", ".join(route.method for route in ROUTES if route.path == path)
@@ -50,7 +50,7 @@ def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler
     _, _, document = call(lookup_handler, "openapi")
     documented = {(path, method.upper()) for path, operations in document["paths"].items() for method in operations}
     served = {
-        (path.replace("<name>", "{name}"), method)
+        (re.sub(r"<(\w+)>", r"{\1}", path), method)
         for path, method in _served(lookup_handler)
         if path != "/openapi.json"
     }
@@ -109,7 +109,18 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     status, _, document = call(lookup_handler, "openapi")
     assert status == 200
     paths = document["paths"]
-    assert set(paths) == {"/lookup", "/datasets", "/datasets/{name}", "/datasets/{name}/diff", "/ranges"}
+    values = "/datasets/{name}/values/{column}"
+    assert set(paths) == {
+        "/lookup",
+        "/datasets",
+        "/datasets/{name}",
+        "/datasets/{name}/diff",
+        "/ranges",
+        values,
+        values + "/{value}",
+    }
+    assert set(paths[values]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
+    assert set(paths[values + "/{value}"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
     assert set(paths["/lookup"]) == {"get", "post"}
     assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "500", "503"}
     assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "500", "503"}

@@ -141,11 +141,13 @@ def test_context_reaches_the_function_environments(options: Synth) -> None:
 # --- permissions -------------------------------------------------------------------------------------------------
 
 
-def test_lookup_role_may_only_read_items_changes_files_and_write_its_logs(default: Synth) -> None:
+def test_lookup_role_may_only_read_items_changes_and_index_files_and_write_its_logs(default: Synth) -> None:
     assert _permissions(default, "lookup_role") == (
         _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
+        | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
+        | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:GetObject")
     )
 
 
@@ -177,6 +179,8 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | _on(reports, "s3:PutObject")
         | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
+        | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")
+        | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:DeleteObject")
         | _on(default.arn("table"), *table)
         | _on(default.arn("control_queue"), *queue)
         | _on(default.arn("data_queue"), *queue)

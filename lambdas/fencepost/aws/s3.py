@@ -100,6 +100,12 @@ class Bucket:
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be written: {error}") from error
 
+    def put_bytes(self, key: str, body: bytes) -> None:
+        try:
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/octet-stream")
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
     def delete_files(self, keys: list[str]) -> None:
         """Delete the objects (one that is not there is no error)."""
         for key in keys:

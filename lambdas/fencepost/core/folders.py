@@ -18,6 +18,8 @@ from fencepost.core.limits import ENVIRONMENT, FolderLimits
 from fencepost.core.objects import FolderError
 from fencepost.core.rules import Pairs, parse_pairs
 
+MAX_INDEXED = 8  # indexed columns a folder may name: each costs a pass over the pieces and two objects per build
+
 
 @dataclass(frozen=True, slots=True)
 class FolderSettings:
@@ -31,7 +33,8 @@ class FolderSettings:
     ``constants``: fixed columns added to every row; ``gap_when``: rows that mean "no data" (``core.rules``);
     ``join``: a lookup table to complete the rows with; ``locale``: the GeoLite2 locations file (``core.joins``);
     ``max_unjoined_rows``: how many rows may miss the join before the load fails (None: any number, a warning);
-    ``gates``: what stops a build that shrinks or changes too much (``core.gates``).
+    ``gates``: what stops a build that shrinks or changes too much (``core.gates``);
+    ``index``: the columns reverse lookups may ask by value (``core.value_index``), at most ``MAX_INDEXED``.
     """
 
     columns: tuple[str, ...] | None = None
@@ -47,6 +50,7 @@ class FolderSettings:
     locale: str = "en"
     gates: Gates = field(default_factory=Gates)  # digested as its fields, each a setting added later
     max_unjoined_rows: int | None = None
+    index: tuple[str, ...] = ()
 
     @property
     def read_options(self) -> ReadOptions:
@@ -61,7 +65,7 @@ class FolderSettings:
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
-        known |= {"join", "locale", "max_unjoined_rows", *GATES}
+        known |= {"join", "locale", "max_unjoined_rows", "index", *GATES}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -93,6 +97,7 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     unjoined = document.get("max_unjoined_rows")
     if unjoined is not None:
         found["max_unjoined_rows"] = _count(unjoined, where, "max_unjoined_rows")
+    found["index"] = _index(document.get("index"), where)
     try:
         found["gates"] = Gates(**Gates.parse(document))
     except ValueError as error:
@@ -108,6 +113,19 @@ def _columns(value: Any, where: str) -> tuple[str, ...] | None:
     names = tuple(name.strip() for name in value)
     if len(set(names)) != len(names):
         raise FolderError(f"{where}: column names must be unique")
+    return names
+
+
+def _index(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(name, str) and name.strip() for name in value):
+        raise FolderError(f'{where}: index must be a list of column names, e.g. ["asn", "country"]')
+    names = tuple(name.strip() for name in value)
+    if len(set(names)) != len(names):
+        raise FolderError(f"{where}: index names a column twice")
+    if len(names) > MAX_INDEXED:
+        raise FolderError(f"{where}: index names {len(names)} columns; at most {MAX_INDEXED}")
     return names
 
 
@@ -137,7 +155,7 @@ def _limits(value: Any, where: str) -> FolderLimits:
     return FolderLimits(where, tuple(sorted(value.items())))
 
 
-ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", *GATES)
+ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", "index", *GATES)
 
 
 def settings_digest(settings: FolderSettings) -> str:

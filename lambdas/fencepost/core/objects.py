@@ -13,6 +13,10 @@ from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 DEFAULT_DATASET = "default"
 SETTINGS_NAME = "_settings.json"
 REPORTS_PREFIX = "_reports/"
+# The files a build keeps beside its report, as key patterns under ``REPORTS_PREFIX`` (IAM grants are made of them):
+# all are deleted with their version; the lookup function reads the changes and the value indexes.
+KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz")
+SERVED_FILES = ("*.changes.gz", "*.index.*.gz", "*.values.*.gz")
 
 
 class FolderError(ValueError):
@@ -69,3 +73,18 @@ def pieces_key(dataset: str, build: int) -> str:
 def changes_key(dataset: str, build: int) -> str:
     """Where a build keeps the stretches whose answer changed since the version live when it was built."""
     return f"{REPORTS_PREFIX}{dataset}/{build}.changes.gz"
+
+
+def index_key(dataset: str, build: int, ordinal: int) -> str:
+    """Where a build keeps the value index of its ``ordinal``-th indexed column (``core.value_index``)."""
+    return f"{REPORTS_PREFIX}{dataset}/{build}.index.{ordinal}.gz"
+
+
+def values_key(dataset: str, build: int, ordinal: int) -> str:
+    """Where a build keeps the directory of that index: its members and its distinct values."""
+    return f"{REPORTS_PREFIX}{dataset}/{build}.values.{ordinal}.gz"
+
+
+def index_keys(dataset: str, build: int, indexed: int) -> list[str]:
+    """Every object of the value indexes of a build with ``indexed`` indexed columns."""
+    return [key for n in range(indexed) for key in (index_key(dataset, build, n), values_key(dataset, build, n))]

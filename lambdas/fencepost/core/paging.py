@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeGuard
 
 from fencepost.core.addresses import (
     BITS,
@@ -141,6 +141,24 @@ def decode_token(token: str, length: int) -> list[object] | None:
     if _check(payload) != match[2] or not isinstance(fields, list) or len(fields) != length:
         return None
     return fields
+
+
+def decode_pinned(token: str, tag: str, dataset: str, digest: str) -> tuple[int, int] | None:
+    """The version and position of an intact cursor ``[tag, dataset, version, digest, position]`` that this request
+    may use (same tag, dataset and digest of what it lists); None otherwise."""
+    fields = decode_token(token, 5)
+    if fields is None:
+        return None
+    held_tag, name, version, held, position = fields
+    if held_tag != tag or name != dataset or held != digest:
+        return None
+    if not (_whole(version) and _whole(position) and 1 <= version <= MAX_VERSION and 0 <= position < MAX_VERSION):
+        return None
+    return version, position
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check(payload: bytes) -> str:

@@ -1,5 +1,5 @@
 """Folder rules applied to every row once it is read, whatever its format: fixed columns (``constants``) and rows
-that mean "no data" (``gap_when``).
+that mean "no data" (``gap_when``), and the check that the indexed columns (``index``) are there.
 
 ``"constants": {"list": "drop"}`` appends the column ``list``, valued ``drop``, to every row. ``"gap_when": {"asn":
 "0"}`` makes every row whose ``asn`` is ``0`` a hole: it takes part in the overlap rule like any range (so it wins
@@ -41,6 +41,13 @@ def parse_pairs(value: Any, name: str) -> Pairs:
             raise ValueError(f"{name}.{column} must be a string, a number or a boolean")
         pairs.append((column.strip(), text))
     return tuple(pairs)
+
+
+def check_index(columns: Sequence[str], index: Sequence[str]) -> None:
+    """The indexed columns (``"index"``) must be columns of the data, after the other rules."""
+    missing = [column for column in index if column not in columns]
+    if missing:
+        raise RuleError(f"index names columns the data does not have: {missing}; its columns are {list(columns)}")
 
 
 def apply_rules(collector: Collector, columns: Sequence[str], constants: Pairs, gap_when: Pairs) -> tuple[str, ...]:

@@ -24,7 +24,10 @@ from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
 from fencepost.http.responses import NO_STORE, HttpResponse, text_response
 from fencepost.http.routes import ROUTES, allowed_methods
+from fencepost.http.value_routes import ValueListing
+from fencepost.http.where_routes import WhereListing
 from fencepost.observability import Observability
+from fencepost.reading.indexes import IndexFiles, ValueIndexes
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
 
@@ -37,6 +40,10 @@ RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> ans
 
 class Store(DatasetReader, ListingStore, Protocol):
     """What the routes read besides the lookup's own store."""
+
+
+class Files(ChangeFiles, IndexFiles, Protocol):
+    """What the routes read from the bucket: the builds' changes and value indexes."""
 
 
 def _query(event: Event) -> Mapping[str, str]:
@@ -106,14 +113,17 @@ def create_app(
     lookup: Lookup,
     datasets: Store,
     obs: Observability,
-    files: Callable[[], ChangeFiles] | None = None,
+    files: Callable[[], Files] | None = None,
 ) -> HttpApi:
-    """The app; ``files`` opens the bucket the diffs are read from, on the first request that needs it."""
+    """The app; ``files`` opens the bucket the diffs and indexes are read from, on the first request needing it."""
     refusals = Refusals(obs.logger, obs.metrics, settings.log_addresses)
     pool = ThreadPoolExecutor(max_workers=settings.batch_concurrency, thread_name_prefix="lookup")
     lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, datasets, settings.response_budget)
+    indexes = ValueIndexes(files)
+    where = WhereListing(lookup, datasets, indexes, settings.response_budget)
+    values = ValueListing(lookup, datasets, indexes)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )
@@ -121,6 +131,8 @@ def create_app(
     def get_ranges(event: Event) -> HttpResponse:
         query = _query(event)
         name = query.get("dataset", settings.default_dataset)
+        if "where" in query:
+            return where.answer(name, query, (event.get("headers") or {}).get("accept", ""))
         return text_response(200, ranges.answer(name, query), NO_STORE)
 
     document = functools.cache(lambda: _openapi(settings.max_batch))  # built on its first request, then kept
@@ -134,6 +146,8 @@ def create_app(
         "get_dataset": lambda _, name: listings.answer_one(name),
         "get_ranges": get_ranges,
         "get_diff": lambda event, name: text_response(200, diffs.answer(name, _query(event)), NO_STORE),
+        "get_values": lambda event, name, column: values.answer_all(name, column, _query(event)),
+        "get_value": lambda _, name, column, value: values.answer_one(name, column, value),
         "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
     }
     return HttpApi(served, refusals, settings.cors_origins)

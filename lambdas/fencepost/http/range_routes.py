@@ -43,6 +43,21 @@ class ListingStore(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
 
 
+def listed_version(lookup: Lookup, store: ListingStore, dataset: str, version: int | None) -> VersionInfo:
+    """The live version, or ``version`` (a cursor's) while it is live or the previous one; ``CursorExpired`` after."""
+    pointer = lookup.live_pointer(dataset)
+    if version is None or version == pointer.version:
+        return lookup.version_of(pointer)
+    # Cheap and rare: only a cursor of another version reads the dataset record, for its previous version.
+    record = store.get_dataset(dataset)
+    if record is None or record.retired or version not in (record.live, record.previous):
+        raise CursorExpired(f"version {version} of dataset {dataset!r} is no longer listed: start again")
+    try:
+        return lookup.version_of(LivePointer(dataset, version))
+    except UnknownDataset:
+        raise CursorExpired(f"version {version} of dataset {dataset!r} is no longer listed") from None
+
+
 class _Page:
     """The pieces of one page, as JSON texts, within the response budget and the page limit."""
 
@@ -80,7 +95,7 @@ class RangeListing:
             cursor = None if token is None else parse_cursor(token, dataset, within)
         except ListingError as error:
             raise InvalidRequest(str(error)) from None
-        info = self._version(dataset, cursor)
+        info = listed_version(self.lookup, self.store, dataset, None if cursor is None else cursor.version)
         head = json_text({"dataset": dataset, "version": info.version, "within": within.text})[:-1]
         budget = ResponseBudget(self.budget)
         budget.take(cost(head) + len(',"ranges":[],"next":""}') + MAX_CURSOR_CHARS)  # the frame, the longest cursor
@@ -92,19 +107,6 @@ class RangeListing:
             )
         after = json_text(None if following is None else following.token())
         return f'{head},"ranges":[{",".join(page.parts)}],"next":{after}}}'
-
-    def _version(self, dataset: str, cursor: Cursor | None) -> VersionInfo:
-        pointer = self.lookup.live_pointer(dataset)
-        if cursor is None or cursor.version == pointer.version:
-            return self.lookup.version_of(pointer)
-        # Cheap and rare: only a cursor of another version reads the dataset record, for its previous version.
-        record = self.store.get_dataset(dataset)
-        if record is None or record.retired or cursor.version not in (record.live, record.previous):
-            raise CursorExpired(f"version {cursor.version} of dataset {dataset!r} is no longer listed: start again")
-        try:
-            return self.lookup.version_of(LivePointer(dataset, cursor.version))
-        except UnknownDataset:
-            raise CursorExpired(f"version {cursor.version} of dataset {dataset!r} is no longer listed") from None
 
     def _fill(self, page: _Page, within: Within, cursor: Cursor | None) -> Cursor | None:
         """Add pieces to ``page``; the cursor of the page after it, or None when nothing follows."""

@@ -25,6 +25,7 @@ from fencepost.errors import (
     InvalidRequest,
     MissingIp,
     NotFound,
+    NotIndexed,
     ResponseTooLarge,
     ServiceError,
     Unavailable,
@@ -32,6 +33,8 @@ from fencepost.errors import (
 )
 from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 from fencepost.http.lookup_params import MAX_DATASETS, Mode
+from fencepost.http.value_routes import SORTS
+from fencepost.http.where_routes import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR
 
 # What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
 ADDRESS: Mapping[str, Any] = {
@@ -61,6 +64,22 @@ FIELDS_DESCRIPTION = (
     "is one. An unknown top-level field is `INVALID_FIELDS`; an unknown key below a known one is simply absent. "
     f"At most {MAX_PATHS} paths."
 )
+
+
+WHERE: Mapping[str, Any] = {"type": "string", "maxLength": MAX_WHERE_CHARS, "pattern": "^[^:]+:"}
+WHERE_DESCRIPTION = (
+    "`<column>:<value>` (split at the first colon): only the pieces whose indexed column holds the value, from the "
+    "column's value index. A column the version does not index is `NOT_INDEXED`, naming those it does."
+)
+FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(FORMATS)}
+FORMAT_DESCRIPTION = (
+    "With `where`: `json` (the default) lists the pieces; `cidr` answers `networks`, the fewest CIDR networks "
+    "of the pieces (clipped to `within`); `text` (or `Accept: text/plain`) the same networks as plain text, one a "
+    f"line, the next page's cursor in the `{NEXT_CURSOR}` header."
+)
+COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
+SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
+SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,10 +209,39 @@ ROUTES: tuple[Route, ...] = (
                 {"type": "string", "maxLength": 49},
                 required=False,
             ),
+            Param("where", "query", WHERE_DESCRIPTION, WHERE, required=False),
+            Param("format", "query", FORMAT_DESCRIPTION, FORMAT, required=False),
             *_paging("Pieces"),
         ),
         ok="RangeList",
-        errors=(InvalidRequest, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),
+        errors=(InvalidRequest, NotIndexed, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),
+    ),
+    Route(
+        "GET",
+        "/datasets/<name>/values/<column>",
+        "get_values",
+        summary="The distinct values of an indexed column, with what each covers, a page at a time",
+        parameters=(
+            Param("name", "path", "Dataset name", DATASET_NAME),
+            Param("column", "path", "An indexed column (percent-encoded).", COLUMN),
+            Param("sort", "query", SORT_DESCRIPTION, SORT, required=False),
+            *_paging("Values"),
+        ),
+        ok="ValueList",
+        errors=(InvalidRequest, NotIndexed, UnknownDataset, CursorExpired, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/datasets/<name>/values/<column>/<value>",
+        "get_value",
+        summary="One value of an indexed column: the pieces, IPv4 addresses and IPv6 /64s it covers",
+        parameters=(
+            Param("name", "path", "Dataset name", DATASET_NAME),
+            Param("column", "path", "An indexed column (percent-encoded).", COLUMN),
+            Param("value", "path", "The value (percent-encoded).", COLUMN),
+        ),
+        ok="ValueOne",
+        errors=(InvalidRequest, NotIndexed, NotFound, UnknownDataset, Unavailable),
     ),
     Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
 )

@@ -21,7 +21,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
-from fencepost.core.objects import changes_key, pieces_key
+from fencepost.core.objects import changes_key, index_keys, pieces_key
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
@@ -97,7 +97,8 @@ class Deletions:
             return
         # Its pieces are no build's baseline any more; its changes stay while it is the latest load (they are served)
         latest = record is not None and record.load.version == version
-        self.files.delete_files([pieces_key(dataset, version), *([] if latest else [changes_key(dataset, version)])])
+        kept = [pieces_key(dataset, version), *index_keys(dataset, version, len(info.indexed) if info else 0)]
+        self.files.delete_files([*kept, *([] if latest else [changes_key(dataset, version)])])
         self.builds.delete(dataset, version)
         self.telemetry.logger.info("old version deleted", extra={"dataset": dataset, "version": version})
 

@@ -14,7 +14,7 @@ from fencepost.core.formats.base import FileError
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.objects import FolderError, settings_keys
-from fencepost.core.rules import RuleError, apply_rules
+from fencepost.core.rules import RuleError, apply_rules, check_index
 from fencepost.core.sources import fingerprint
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
 from fencepost.loading.delivery import Delivery
@@ -153,6 +153,7 @@ class Planner:
             settings=digest,
             baseline=None if record.retired else record.live,
             gates=settings.gates,
+            index=settings.index,
         )
 
     def _unchanged(self, dataset: str, build: int, record: DatasetRecord, sources: str) -> bool:
@@ -196,6 +197,7 @@ class Planner:
                 max_unjoined=settings.max_unjoined_rows,
             )
             read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
+            check_index(read.columns, settings.index)
         except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
             problem = Problem(settings_keys(dataset)[-1], None, str(error))
             fail(dataset, build, [problem], objects=objects, started=started)

@@ -24,6 +24,7 @@ from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
+from fencepost.loading.indexing import Indexer
 from fencepost.loading.messages import WriteChunk
 from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
 from fencepost.loading.reading import Read
@@ -53,6 +54,7 @@ class BuildStarts(Protocol):
 @dataclass(kw_only=True, slots=True)
 class Publisher:
     comparer: Comparer
+    indexer: Indexer
     datasets: LoadProgress
     versions: VersionWrites
     builds: BuildStarts
@@ -78,8 +80,10 @@ class Publisher:
         settings: str | None = None,
         baseline: int | None = None,
         gates: Gates | None = None,
+        index: tuple[str, ...] = (),
     ) -> None:
-        """Flatten, compare with the ``baseline`` (live) version and apply the ``gates``, then write the version."""
+        """Flatten, compare with the ``baseline`` (live) version and apply the ``gates``, index the ``index``
+        columns, then write the version."""
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
         book = chunks.Book(families, pieces)
@@ -95,6 +99,7 @@ class Publisher:
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return
+        self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=index)
         self._record(
             dataset,
             build,
@@ -105,6 +110,7 @@ class Publisher:
             diff=comparison.summary,
             started=started,
             settings=settings,
+            index=index,
         )
         self._send(dataset, build, book=book, rows=read.rows, started=started, deadline=deadline)
 
@@ -120,10 +126,11 @@ class Publisher:
         diff: DiffSummary,
         started: float,
         settings: str | None,
+        index: tuple[str, ...],
     ) -> None:
         """The build record, the version's header and directory, the report and the dataset's progress."""
         aliases = tuple(sorted(read.aliases))
-        info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
+        info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)), index)
         key = report_key(dataset, build)
         # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
         self.builds.put(
@@ -139,7 +146,15 @@ class Publisher:
             )
         )
         header = VersionHeader(
-            read.columns, read.rows, len(book), objects, iso(self.clock()), settings, True, aliases or None
+            read.columns,
+            read.rows,
+            len(book),
+            objects,
+            iso(self.clock()),
+            settings,
+            True,
+            aliases or None,
+            index or None,
         )
         self.versions.put(info, header)
         self.reports.write(

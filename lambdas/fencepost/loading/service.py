@@ -13,6 +13,7 @@ from fencepost.loading.delivery import Delivery
 from fencepost.loading.dispatch import Dispatcher
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import BillingMode, GoLive, LiveSwitch
+from fencepost.loading.indexing import Indexer, IndexFiles
 from fencepost.loading.planning import BuildNumbers, Planner
 from fencepost.loading.ports import Clock, Documents, Folder, LoadProgress, Outbox, Telemetry, Writer
 from fencepost.loading.publishing import BuildStarts, Publisher, VersionWrites
@@ -34,7 +35,7 @@ class BuildStore(BuildRecords, BuildStarts, ChunkCounts, Protocol): ...
 class VersionStore(VersionItems, VersionWrites, Protocol): ...
 
 
-class Bucket(Folder, Documents, PieceFiles, Protocol): ...
+class Bucket(Folder, Documents, PieceFiles, IndexFiles, Protocol): ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports) -> Finishing:
 def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> Planner:
     publisher = Publisher(
         comparer=Comparer(files=p.bucket, telemetry=p.telemetry),
+        indexer=Indexer(files=p.bucket, telemetry=p.telemetry),
         datasets=p.datasets,
         versions=p.versions,
         builds=p.builds,

@@ -1,12 +1,12 @@
 """``make bench`` section 9 measures a load's writes/s over the seconds the emulated table took its writes
-(``bench.partitions.writing_seconds``), not over its reading and going live."""
+(``bench.capacity_log.writing_seconds``), not over its reading and going live."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from bench.partitions import writing_seconds
+from bench.capacity_log import worst_range_throttling, writing_seconds
 
 
 def _line(table: str, second: int, write: float) -> str:
@@ -28,3 +28,20 @@ def test_the_window_runs_from_the_first_to_the_last_busy_second_after_the_put(tm
     assert writing_seconds(log, "ranges", since=104.5) == 4.0  # seconds 107 to 110
     assert writing_seconds(log, "ranges", since=200.0) == 0.0
     assert writing_seconds(tmp_path / "missing.jsonl", "ranges", since=0.0) == 0.0
+
+
+def test_the_worst_key_range_is_the_one_with_the_largest_share_of_its_units_refused(tmp_path: Path) -> None:
+    log = tmp_path / "capacity.jsonl"
+
+    def second(number: int, *parts: tuple[str, int, float, float]) -> str:
+        by = [{"index": i, "number": n, "write": w, "write_throttled": t} for i, n, w, t in parts]
+        return json.dumps({"table": "ranges", "second": number, "by_partition": by})
+
+    lines = [
+        second(99, ("", 0, 0.0, 500.0)),  # before the put
+        second(100, ("", 0, 900.0, 100.0), ("", 1, 950.0, 0.0), ("gsi", 0, 0.0, 900.0)),  # an index's: not counted
+        second(101, ("", 0, 900.0, 0.0), ("", 1, 800.0, 50.0)),
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    assert worst_range_throttling(log, "ranges", since=100.0) == 100.0 / 1900.0
+    assert worst_range_throttling(tmp_path / "missing.jsonl", "ranges", since=0.0) == 0.0

@@ -108,6 +108,10 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
     assert settings_digest(FolderSettings(gates=Gates(max_change_percent=10.0))) == "9dc38bcaab42afe0"
     explicit = FolderSettings.parse(b'{"max_removed_percent": 25, "removed_allowance": 50, "min_ranges": 1}', "x")
     assert settings_digest(explicit) == settings_digest(FolderSettings())
+    indexed = FolderSettings.parse(b'{"index": [" asn", "country"]}', "x")
+    assert indexed.index == ("asn", "country")
+    assert settings_digest(indexed) != settings_digest(FolderSettings())
+    assert settings_digest(FolderSettings.parse(b'{"index": []}', "x")) == settings_digest(FolderSettings())
     off = FolderSettings.parse(b'{"max_removed_percent": null}', "x")
     assert off.gates.max_removed_percent is None
     assert settings_digest(off) != settings_digest(FolderSettings())
@@ -121,6 +125,10 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
         {"min_ranges": -1},
         {"removed_allowance": 1.5},
         {"max_change_percent": True},
+        {"index": "country"},
+        {"index": ["country", "country"]},
+        {"index": [""]},
+        {"index": [f"c{n}" for n in range(9)]},
     ]
     for bad in bads:
         with pytest.raises(FolderError, match=r"geo/_settings\.json"):

@@ -25,18 +25,20 @@ class VersionTable:
         columns: tuple[str, ...] | None = None
         gaps = False
         aliases: tuple[tuple[int, int], ...] = ()
+        indexed: tuple[str, ...] = ()
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
                 columns = tuple(value["S"] for value in item["columns"]["L"])
                 gaps = item.get("gaps", {}).get("BOOL", False)
                 aliases = tuple(parse_alias(value["S"]) for value in item.get("aliases", {}).get("L", []))
+                indexed = tuple(value["S"] for value in item.get("indexed", {}).get("L", []))
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, columns, directories, gaps, aliases)
+        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed)
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""

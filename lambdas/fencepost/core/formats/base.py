@@ -7,6 +7,7 @@ problems added to a ``ProblemSink``, and answers a ``FileSummary``; ``choice`` d
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -17,6 +18,9 @@ from fencepost.core.formats.cells import RowError
 from fencepost.core.items import oversized_metadata
 from fencepost.core.limits import FolderLimits
 from fencepost.core.problems import Problem
+
+# Every CSV reader (range files, join tables) reads cells this large; a 1 MiB cell can never fit an item anyway.
+csv.field_size_limit(1 << 20)
 
 
 class Layout(Enum):

@@ -37,8 +37,6 @@ from fencepost.core.formats.base import (
 from fencepost.core.formats.cells import RowError, boundary, is_integer, looks_like_data, network, whole
 from fencepost.core.problems import Problem
 
-csv.field_size_limit(1 << 20)  # a cell may be large; a 1 MiB cell can never fit an item anyway
-
 
 class _FileReader:
     """The state of reading one object: its layout once known, and the integer rows held back until the end.

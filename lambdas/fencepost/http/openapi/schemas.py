@@ -194,11 +194,24 @@ class ListedRange(Span):
     data: dict[str, str] = Field(description="Metadata columns by name, in file order.")
 
 
+class WhereFilter(BaseModel):
+    column: str = Field(examples=["country"])
+    value: str = Field(examples=["AU"])
+
+
 class RangeList(BaseModel):
     dataset: str
     version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
+    where: WhereFilter | None = Field(None, description="With `where=`: the column and value asked for.")
     within: str | None = Field(description="The network listed, canonical; null: all of IPv4, then IPv6.")
-    ranges: list[ListedRange] = Field(description="Stored pieces that meet `within`, whole, in address order.")
+    ranges: list[ListedRange] | None = Field(
+        None, description="Stored pieces that meet `within` (and hold `where`'s value), whole, in address order."
+    )
+    networks: list[str] | None = Field(
+        None,
+        description="With `format=cidr`: the fewest CIDR networks of the page's pieces, touching pieces merged.",
+        examples=[["1.0.0.0/24", "1.0.4.0/22"]],
+    )
     next: str | None = Field(description="The cursor of the next page; null on the last page.")
 
 
@@ -222,3 +235,26 @@ class DiffPage(BaseModel):
         "of the new version and one of the old."
     )
     next: str | None = Field(description="The cursor of the next page; null on the last page.")
+
+
+class ValueStats(BaseModel):
+    value: str = Field(examples=["AU"])
+    pieces: int = Field(description="Stored pieces that answer the value.", examples=[12345])
+    ipv4_addresses: int = Field(description="IPv4 addresses those pieces cover.", examples=[57031936])
+    ipv6_64s: int = Field(description="IPv6 /64 networks those pieces touch, each counted once.", examples=[0])
+
+
+class ValueList(BaseModel):
+    dataset: str
+    version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
+    column: str
+    sort: Literal["value", "pieces", "ipv4"]
+    distinct: int = Field(description="How many distinct values the column holds in this version.")
+    values: list[ValueStats]
+    next: str | None = Field(description="The cursor of the next page; null on the last page.")
+
+
+class ValueOne(ValueStats):
+    dataset: str
+    version: int
+    column: str

@@ -1,0 +1,192 @@
+"""``GET /ranges?where=<column>:<value>``: the pieces of a version whose column holds a value, in address order,
+a page at a time, as ranges (JSON), as the fewest CIDR networks (``format=cidr``), or as text, one network a line
+(``format=text`` or ``Accept: text/plain``; the next page's cursor in the ``Next-Cursor`` header).
+
+A page is one ranged GET of the column's value index (``core.value_index``), from the member where the value (or
+``within``, or the cursor) starts, and no DynamoDB read besides the live pointer and version the lookups already
+cache. The cursor pins the version, the column and the value: it pages on while that version is live or the
+previous one. As networks, touching pieces are merged first, and a page never ends inside such a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from fencepost.core.networks import cidrs
+from fencepost.core.paging import (
+    MAX_CURSOR_CHARS,
+    ListingError,
+    Within,
+    decode_pinned,
+    encode_token,
+    parse_limit,
+    parse_within,
+)
+from fencepost.core.value_index import Directory, parse_line
+from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
+from fencepost.http.budget import ResponseBudget, cost
+from fencepost.http.range_routes import ListingStore, listed_version
+from fencepost.http.responses import NO_STORE, HttpResponse, json_text, text_response
+from fencepost.model import VersionInfo
+from fencepost.reading.indexes import ValueIndexes
+from fencepost.reading.lookup import Lookup
+
+MAX_WHERE_CHARS: Final = 1024  # a column name, its separator and a value
+FORMATS: Final = ("json", "cidr", "text")
+NEXT_CURSOR: Final = "Next-Cursor"  # the header that carries a text page's cursor
+_TAG: Final = "where"
+Run = list[int]  # family, first, last, the index line it starts at
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    column: str
+    value: str
+
+    @property
+    def digest(self) -> str:
+        """What a cursor holds of the column and value: enough to tell them apart, short whatever their size."""
+        text = f"{self.column}\0{self.value}".encode()
+        return hashlib.blake2b(text, digest_size=8, person=b"fencepost-where").hexdigest()
+
+
+def parse_where(text: str) -> Where:
+    """``<column>:<value>``, split at the first colon (a value may hold colons, or be empty)."""
+    column, colon, value = text.partition(":")
+    if not colon or not column:
+        raise InvalidRequest(f"invalid where {text[:80]!r}: give <column>:<value>, such as country:AU")
+    if len(text) > MAX_WHERE_CHARS:
+        raise InvalidRequest(f"where holds {len(text):,} characters; at most {MAX_WHERE_CHARS:,}")
+    return Where(column, value)
+
+
+def _cursor(token: str, dataset: str, where: Where) -> tuple[int, int]:
+    """The version and index line a cursor of this request names."""
+    found = decode_pinned(token, _TAG, dataset, where.digest)
+    if found is None:
+        raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged, with the same query")
+    return found
+
+
+@dataclass(slots=True)
+class _Request:
+    dataset: str
+    where: Where
+    within: Within
+    limit: int
+    form: str
+    cursor: tuple[int, int] | None
+
+
+class WhereListing:
+    """Pages of reverse lookups, read through the lookup's caches and the version's value index."""
+
+    def __init__(self, lookup: Lookup, store: ListingStore, indexes: ValueIndexes, budget: int) -> None:
+        self.lookup, self.store, self.indexes, self.budget = lookup, store, indexes, budget
+
+    def answer(self, dataset: str, query: Mapping[str, str], accept: str = "") -> HttpResponse:
+        request = self._request(dataset, query, accept)
+        info = listed_version(self.lookup, self.store, dataset, request.cursor[0] if request.cursor else None)
+        where = request.where
+        head = {"dataset": dataset, "version": info.version}
+        head |= {"where": {"column": where.column, "value": where.value}, "within": request.within.text}
+        frame = json_text(head)[:-1]
+        budget = ResponseBudget(self.budget)
+        budget.take(cost(frame) + len(',"networks":[],"next":""}') + MAX_CURSOR_CHARS)
+        runs, following = self._read(request, info, self.indexes.directory(info, where.column))
+        if request.form == "json":
+            parts = _within_budget([body for _, body in runs], budget)
+            following = runs[len(parts)][0][3] if len(parts) < len(runs) else following
+        else:
+            parts, following = self._networks([run for run, _ in runs], following, budget)
+        if not parts and following is not None:
+            raise ResponseTooLarge(
+                f"the next range is larger than the response budget of {self.budget} bytes (RESPONSE_BUDGET_BYTES)"
+            )
+        token = None if following is None else encode_token([_TAG, dataset, info.version, where.digest, following])
+        if request.form == "text":
+            headers = dict(NO_STORE) | ({NEXT_CURSOR: token} if token else {})
+            body = "".join(f"{network}\n" for network in parts)
+            return HttpResponse(200, body, headers, content_type="text/plain; charset=utf-8")
+        key, listed = ("ranges", parts) if request.form == "json" else ("networks", list(map(json_text, parts)))
+        return text_response(200, f'{frame},"{key}":[{",".join(listed)}],"next":{json_text(token)}}}', NO_STORE)
+
+    def _request(self, dataset: str, query: Mapping[str, str], accept: str) -> _Request:
+        form = query.get("format", "text" if "text/plain" in accept else "json")
+        if form not in FORMATS:
+            raise InvalidRequest(f"invalid format {form[:20]!r}: one of {', '.join(FORMATS)}")
+        where = parse_where(query.get("where", ""))
+        try:
+            within, limit = parse_within(query.get("within")), parse_limit(query.get("limit"))
+        except ListingError as error:
+            raise InvalidRequest(str(error)) from None
+        token = query.get("cursor")
+        cursor = None if token is None else _cursor(token, dataset, where)
+        return _Request(dataset, where, within, limit, form, cursor)
+
+    def _read(
+        self, request: _Request, info: VersionInfo, directory: Directory
+    ) -> tuple[list[tuple[Run, str]], int | None]:
+        """Up to ``limit`` pieces of the page (and, as networks, the rest of a run of touching pieces), each with
+        its JSON; the index line of the next page (None: the end)."""
+        stats = directory.find(request.where.value)
+        if stats is None:
+            return [], None
+        end = stats.first + stats.pieces
+        spans = request.within.spans
+        if request.cursor is not None:
+            line = request.cursor[1]
+            if not stats.first <= line < end:
+                raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged")
+        else:
+            line = directory.seek(stats, spans[0].family, spans[0].first)
+        found: list[tuple[Run, str]] = []
+        for number, text in self.indexes.lines(info, request.where.column, directory, line):
+            if number >= end:
+                return found, None
+            try:
+                family, start, last, body = parse_line(text)
+            except ValueError:
+                raise Unavailable(f"the value index of {request.where.column!r} is unreadable") from None
+            span = request.within.span(family)
+            if span is None or last < span.first:
+                continue
+            if start > span.last:
+                if family == spans[-1].family:
+                    return found, None
+                continue
+            if len(found) >= request.limit and (request.form == "json" or not _touches(found[-1][0], family, start)):
+                return found, number
+            found.append(([family, max(start, span.first), min(last, span.last), number], body.decode()))
+        return found, None
+
+    def _networks(self, runs: list[Run], following: int | None, budget: ResponseBudget) -> tuple[list[str], int | None]:
+        """The fewest CIDR networks of the pieces, touching ones merged, within the budget."""
+        merged: list[Run] = []
+        for run in runs:
+            if merged and _touches(merged[-1], run[0], run[1]):
+                merged[-1][2] = run[2]
+            else:
+                merged.append(list(run))
+        networks: list[str] = []
+        for family, first, last, line in merged:
+            blocks = cidrs(family, first, last)
+            if not budget.take(sum(len(block) + 3 for block in blocks)):
+                return networks, line
+            networks.extend(blocks)
+        return networks, following
+
+
+def _touches(run: Run, family: int, start: int) -> bool:
+    return run[0] == family and run[2] + 1 == start
+
+
+def _within_budget(parts: list[str], budget: ResponseBudget) -> list[str]:
+    """The first of the parts that fit the budget, in order (each with its comma)."""
+    for index, part in enumerate(parts):
+        if not budget.take(cost(part) + 1):
+            return parts[:index]
+    return parts
