@@ -25,6 +25,7 @@ from typing import Any
 from bench import (
     cold_start,
     costs,
+    exports,
     hardening,
     loading,
     lookups,
@@ -167,9 +168,16 @@ def run(args: argparse.Namespace) -> Report:
         messages_per_range=3 / CHUNK_ITEMS,  # a chunk is sent, received and deleted
     )
     report.sections.append(partition_section)
-    say("Building value indexes, paging reverse lookups, and loading with and without an index...")
-    report.sections.append(reverse.section(args))
+    report.sections += _what_versions_give(args)
     return report
+
+
+def _what_versions_give(args: argparse.Namespace) -> list[str]:
+    """Sections 10 and 11: reverse lookups' value index, and exports."""
+    say("Building value indexes, paging reverse lookups, and loading with and without an index...")
+    index = reverse.section(args)
+    say("Exporting whole versions as CSV, CIDR lists and MaxMind DB files...")
+    return [index, exports.section(args.export_rows)]
 
 
 def _configuration(args: argparse.Namespace) -> list[str]:
@@ -269,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-samples", type=int, default=3000, help="timed lookups, range cache off and on")
     parser.add_argument("--gate-rows", type=int, help="rows of the shared IPv4 file the gates decide on (all)")
     partitions.add_arguments(parser)
+    parser.add_argument("--export-rows", type=int, default=4_000_000, help="rows of the synthetic file exported")
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -63,6 +63,13 @@ class CountingBucket:
 
         return read
 
+    def modified(self, key: str) -> float | None:
+        self.gets += 1
+        return 0.0 if key in self.objects else None
+
+    def presigned(self, key: str, seconds: int) -> str:  # noqa: ARG002 - exports are not measured here
+        return f"memory://{key}"
+
     def lines_if_any(self, key: str) -> Iterator[bytes] | None:
         self.gets += 1
         body = self.objects[key]
@@ -104,7 +111,7 @@ def pages(objects: dict[str, bytes]) -> Pages:
     bucket = CountingBucket(objects)
     settings = LookupSettings(table=TableSettings("bench"))
     obs = Observability(service="fencepost-lookup", tracing=False)
-    api = create_app(settings, Lookup(store, settings.cache_ttl), _NoListings(), obs, lambda: bucket)
+    api = create_app(settings, Lookup(store, settings.cache_ttl), _NoListings(), obs, files=lambda: bucket)
     context = LambdaContext()
 
     def get(path: str, **query: str) -> tuple[dict[str, Any], float]:

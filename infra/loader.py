@@ -35,7 +35,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.objects import KEPT_FILES
+from fencepost.core.objects import EXPORTS_PREFIX, KEPT_FILES
 from fencepost.settings import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
@@ -119,8 +119,12 @@ class Loader(Construct):
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects("*")])  # range files
         )
+        written = [bucket.arn_for_objects(f"{prefix}*") for prefix in (REPORTS_PREFIX, EXPORTS_PREFIX)]
+        self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:PutObject"], resources=written))
+        # A version's exports: an upload in parts that fails is aborted, and they are deleted with the version
+        exports = bucket.arn_for_objects(f"{EXPORTS_PREFIX}*")
         self.function.add_to_role_policy(
-            iam.PolicyStatement(actions=["s3:PutObject"], resources=[bucket.arn_for_objects(f"{REPORTS_PREFIX}*")])
+            iam.PolicyStatement(actions=["s3:AbortMultipartUpload", "s3:DeleteObject"], resources=[exports])
         )
         # A deleted version's pieces, changes and index files (reports themselves are kept)
         kept = [bucket.arn_for_objects(f"{REPORTS_PREFIX}{pattern}") for pattern in KEPT_FILES]
@@ -167,6 +171,11 @@ class Loader(Construct):
             loader.role,
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}*]",
             "The loader writes one load report per version under _reports/; it may not write anywhere else.",
+        )
+        nag.acknowledge(
+            loader.role,
+            f"AwsSolutions-IAM5[Resource::{bucket_arn}/{EXPORTS_PREFIX}*]",
+            "The loader writes and deletes each version's exports under _exports/, one object per format.",
         )
         for pattern in KEPT_FILES:
             nag.acknowledge(

@@ -16,9 +16,10 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.objects import REPORTS_PREFIX, SERVED_FILES
+from fencepost.core.objects import EXPORTS_PREFIX, REPORTS_PREFIX, SERVED_FILES
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.front import UNRESERVED_MINIMUM, Front
@@ -67,6 +68,7 @@ class LookupApi(Construct):
             },
         )
         self.function = lookup.function
+        self.role = lookup.role
         reserved = settings.front.reserved_concurrency
         if reserved is not None:
             cdk.Annotations.of(self.function).add_warning_v2(
@@ -111,6 +113,21 @@ class LookupApi(Construct):
                 metric=self.function.metric_errors(statistic="Sum", period=PERIOD),
             ),
         ]
+
+    def allow_exports(self, queue: sqs.IQueue, bucket: s3.IBucket) -> None:
+        """``GET /datasets/{name}/export`` asks the loader for an export on ``queue`` and links to it once written:
+        it may send there, and read (HEAD, and sign links to) the exports, nothing else."""
+        self.function.add_environment("EXPORT_QUEUE_URL", queue.queue_url)
+        self.function.add_to_role_policy(iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[queue.queue_arn]))
+        exports = f"{EXPORTS_PREFIX}*"
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(exports)])
+        )
+        nag.acknowledge(
+            self.role,
+            f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{exports}]",
+            "Exports are read and linked to under _exports/, one object per version and format.",
+        )
 
     @property
     def url(self) -> str:

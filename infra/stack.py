@@ -51,6 +51,7 @@ class FencepostStack(cdk.Stack):
             asset=lambda_asset,
             settings=settings,
         )
+        self.lookup_api.allow_exports(self.loader.data_queue, self.storage.bucket)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()
 

@@ -88,6 +88,7 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "BUCKET_NAME": config.bucket,
         "CONTROL_QUEUE_URL": queues.control.url,
         "DATA_QUEUE_URL": queues.data.url,
+        "EXPORT_QUEUE_URL": queues.data.url,  # the lookup function asks the loader for exports there
         "CACHE_TTL_SECONDS": str(config.cache_ttl),
         "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
         "POWERTOOLS_LOG_LEVEL": config.log_level,

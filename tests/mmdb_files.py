@@ -18,7 +18,7 @@ from typing import Any
 import maxminddb
 from maxminddb.reader import Reader
 from mmdb_writer import MMDBWriter, SearchTreeNode
-from netaddr import IPSet  # type: ignore[import-untyped]
+from netaddr import IPSet
 
 SIX_TO_FOUR = "2002::/16"
 TEREDO = "2001::/32"

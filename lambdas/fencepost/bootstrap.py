@@ -7,12 +7,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fencepost.aws.dynamo import Tables, make_client
-from fencepost.http.app import Files, HttpApi, create_app
+from fencepost.http.app import HttpApi, create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
+
+if TYPE_CHECKING:
+    from fencepost.http.app import Files
+    from fencepost.http.export_routes import ExportRequests
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +29,23 @@ class LookupFunction:
 
 
 def _bucket(name: str) -> Files:
-    # An S3 client costs every cold start, and lookups never need it: only diffs and reverse lookups do.
+    # An S3 client costs every cold start, and lookups never need it: only diffs, reverse lookups and exports do.
     from fencepost.aws.s3 import Bucket, make_s3_client
 
     return Bucket(make_s3_client(), name)
+
+
+def _export_requests(url: str) -> ExportRequests:
+    """Asks for exports on the loader's data queue; its SQS client made on the first request that asks."""
+    from fencepost.aws.sqs import Queues, make_sqs_client
+    from fencepost.loading.messages import Command, ExportVersion, dump
+
+    queues = functools.cache(lambda: Queues[Command](make_sqs_client(), control_url=url, data_url=url, encode=dump))
+
+    def request(dataset: str, version: int, form: str) -> None:
+        queues().send(ExportVersion(dataset, version, form))
+
+    return request
 
 
 def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
@@ -40,4 +58,7 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     bucket = settings.bucket
     files = None if bucket is None else functools.cache(functools.partial(_bucket, bucket))
     lookup = Lookup(tables, settings.cache_ttl, limits=settings.caches)
-    return LookupFunction(settings, obs, tables, create_app(settings, lookup, tables, obs, files))
+    exports = None if settings.export_queue is None else _export_requests(settings.export_queue)
+    return LookupFunction(
+        settings, obs, tables, create_app(settings, lookup, tables, obs, files=files, exports=exports)
+    )

@@ -85,6 +85,13 @@ class CursorExpired(ServiceError):
     code = "CURSOR_EXPIRED"
 
 
+class VersionGone(ServiceError):
+    """A version that is no longer kept (neither live nor the previous one)."""
+
+    status = 410
+    code = "VERSION_GONE"
+
+
 class ResponseTooLarge(ServiceError):
     """The answer is larger than the response budget (``RESPONSE_BUDGET_BYTES``): it could not be sent."""
 

@@ -274,3 +274,4 @@ class VersionInfo:
     gaps: bool = False  # NOT_FOUND answers can say how far the gap reaches (``VersionHeader.gaps``)
     aliases: tuple[tuple[int, int], ...] = ()  # (first address, prefix length) of each (``core.aliases``)
     indexed: tuple[str, ...] = ()  # the columns with a value index (``VersionHeader.indexed``)
+    created_at: str = ""  # when the version was built (``VersionHeader.created_at``, ISO 8601)

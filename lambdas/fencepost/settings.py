@@ -225,7 +225,8 @@ class LookupSettings:
     metrics_interval: float = LOOKUP["metrics_interval"].default
     caches: CacheLimits = CacheLimits()
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (CORS_ORIGINS, comma separated)
-    bucket: str | None = None  # where builds keep their changes (BUCKET_NAME; ``GET /datasets/{name}/diff``)
+    bucket: str | None = None  # where builds keep what diffs, reverse lookups and exports read (BUCKET_NAME)
+    export_queue: str | None = None  # where exports are asked for: the loader's data queue (EXPORT_QUEUE_URL)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
@@ -240,6 +241,7 @@ class LookupSettings:
             caches=CacheLimits(**_read(CACHES, env)),
             cors_origins=origins(env.get("CORS_ORIGINS", "")),
             bucket=env.get("BUCKET_NAME", "").strip() or None,
+            export_queue=env.get("EXPORT_QUEUE_URL", "").strip() or None,
             **values,
         )
 
@@ -252,8 +254,7 @@ def origins(raw: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class LoaderSettings:
-    """The loader function's settings (``LOADER``, ``DELETE_GRACE``, the limits), plus its table, bucket and
-    queues."""
+    """The loader function's settings (``LOADER``, ``DELETE_GRACE``, the limits), its table, bucket and queues."""
 
     table: TableSettings
     bucket: str

@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import io
 import json
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote_plus
@@ -34,9 +35,11 @@ def notification(key: str, event: str = "ObjectCreated:Put") -> str:
 
 
 class FakeBucket:
-    def __init__(self, faults: Faults) -> None:
+    def __init__(self, faults: Faults, clock: Callable[[], float] = time.time) -> None:
         self.faults = faults
+        self.clock = clock
         self.objects: dict[str, bytes] = {}
+        self.written: dict[str, float] = {}  # when ``put_bytes`` or ``put_parts`` wrote an object
 
     # -- what the test does to the bucket (not ports) ----------------------------------------------------------
 
@@ -97,6 +100,16 @@ class FakeBucket:
     @port
     def put_bytes(self, key: str, body: bytes) -> None:
         self.objects[key] = body
+        self.written[key] = self.clock()
+
+    @port
+    def put_parts(self, key: str, parts: Iterable[bytes], content_type: str) -> None:
+        self.objects[key] = b"".join(parts)
+        self.written[key] = self.clock()
+
+    @port
+    def modified(self, key: str) -> float | None:
+        return self.written.get(key, 0.0) if key in self.objects else None
 
     @port
     def delete_files(self, keys: list[str]) -> None:

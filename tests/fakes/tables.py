@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from fencepost.aws.dynamo.versions import DIRECTORY_PAGE_CHARS
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
-from fencepost.core.items import Item
-from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, version_pk
+from fencepost.core.items import Item, read_hit
+from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, range_pk, version_pk
 from fencepost.core.pacing import WriteOutcome
 from fencepost.model import BuildRecord, BuildState, VersionHeader, VersionInfo
 from tests.fakes.kernel import Clock, Faults, Store, detached, port
@@ -118,7 +118,18 @@ class FakeVersions:
                 pages[value.family].append(value.page)
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
         aliases = tuple(parse_alias(text) for text in header.aliases or ())
-        return VersionInfo(dataset, version, header.columns, directories, bool(header.gaps), aliases)
+        indexed = header.indexed or ()
+        gaps = bool(header.gaps)
+        return VersionInfo(dataset, version, header.columns, directories, gaps, aliases, indexed, header.created_at)
+
+    @port
+    def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
+        for family in sorted(info.directories):
+            for partition in info.directories[family].partitions:
+                pk = range_pk(info.dataset, info.version, family, partition)
+                for sk in self.store.sort_keys(pk):
+                    hit = read_hit(family, partition, self.store.get(pk, sk))
+                    yield family, hit.start, hit.end, hit.values
 
     @port
     def put(self, info: VersionInfo, header: VersionHeader) -> None:

@@ -63,6 +63,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
     assert _env(default, "lookup_function") == {
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
+        "EXPORT_QUEUE_URL": default.ref("data_queue"),
         "DEFAULT_DATASET": "default",
         "CACHE_TTL_SECONDS": "60",
         "CACHE_MAX_AGE_SECONDS": "300",
@@ -141,9 +142,11 @@ def test_context_reaches_the_function_environments(options: Synth) -> None:
 # --- permissions -------------------------------------------------------------------------------------------------
 
 
-def test_lookup_role_may_only_read_items_changes_and_index_files_and_write_its_logs(default: Synth) -> None:
+def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_write_its_logs(default: Synth) -> None:
     assert _permissions(default, "lookup_role") == (
-        _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+        _on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
+        | _on(_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
+        | _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
@@ -154,6 +157,7 @@ def test_lookup_role_may_only_read_items_changes_and_index_files_and_write_its_l
 def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) -> None:
     bucket, objects = default.arn("bucket"), _join(default, "bucket", "/*")
     reports = _join(default, "bucket", "/_reports/*")
+    exports = _join(default, "bucket", "/_exports/*")
     table = (
         "dynamodb:BatchWriteItem",
         "dynamodb:DeleteItem",
@@ -177,6 +181,7 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | _on(bucket, "s3:ListBucket")
         | _on(objects, "s3:GetObject")
         | _on(reports, "s3:PutObject")
+        | _on(exports, "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
         | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")

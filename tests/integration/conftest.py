@@ -123,6 +123,7 @@ def stack(
         "BUCKET_NAME": name,
         "CONTROL_QUEUE_URL": queues.control.url,
         "DATA_QUEUE_URL": queues.data.url,
+        "EXPORT_QUEUE_URL": queues.data.url,
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint,
         "AWS_ENDPOINT_URL_S3": moto_server,
         "AWS_ENDPOINT_URL_SQS": moto_server,

@@ -26,6 +26,7 @@ STRUCTURE = {
     "bucket",
     "control_queue_url",
     "data_queue_url",
+    "export_queue",
     "caches",
     "cors_origins",
     "limits",

@@ -8,6 +8,8 @@ DB file whole, never more than ``max_object_bytes`` of it once decompressed (``r
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,7 @@ from fencepost.model import ObjectRef
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
+    from mypy_boto3_s3.type_defs import CompletedPartTypeDef
 
 
 def make_s3_client() -> S3Client:
@@ -101,10 +104,62 @@ class Bucket:
             raise BucketUnavailable(f"{key} could not be written: {error}") from error
 
     def put_bytes(self, key: str, body: bytes) -> None:
+        self._put(key, body, "application/octet-stream")
+
+    def _put(self, key: str, body: bytes, content_type: str) -> None:
         try:
-            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/octet-stream")
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType=content_type)
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
+    def put_parts(self, key: str, parts: Iterable[bytes], content_type: str) -> None:
+        """One object of ``parts`` (each but the last at least 5 MiB), sent as they come: a multipart upload for
+        more than one part, aborted if any part fails."""
+        parts = iter(parts)
+        first = next(parts, b"")
+        second = next(parts, None)
+        if second is None:
+            self._put(key, first, content_type)
+            return
+        try:
+            upload = self.client.create_multipart_upload(Bucket=self.name, Key=key, ContentType=content_type)[
+                "UploadId"
+            ]
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+        sent: list[CompletedPartTypeDef] = []
+        try:
+            for number, part in enumerate(itertools.chain([first, second], parts), 1):
+                answer = self.client.upload_part(
+                    Bucket=self.name, Key=key, UploadId=upload, PartNumber=number, Body=part
+                )
+                sent.append({"PartNumber": number, "ETag": answer["ETag"]})
+            self.client.complete_multipart_upload(
+                Bucket=self.name, Key=key, UploadId=upload, MultipartUpload={"Parts": sent}
+            )
+        except (ClientError, BotoCoreError) as error:
+            with contextlib.suppress(ClientError, BotoCoreError):
+                self.client.abort_multipart_upload(Bucket=self.name, Key=key, UploadId=upload)
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
+    def modified(self, key: str) -> float | None:
+        """When the object was last written (epoch seconds); None when there is none."""
+        try:
+            answer = self.client.head_object(Bucket=self.name, Key=key)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return None
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        except BotoCoreError as error:
+            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        return answer["LastModified"].timestamp()
+
+    def presigned(self, key: str, seconds: int) -> str:
+        """A URL that GETs the object for ``seconds`` (signed here, without a call)."""
+        url: str = self.client.generate_presigned_url(
+            "get_object", Params={"Bucket": self.name, "Key": key}, ExpiresIn=seconds
+        )
+        return url
 
     def delete_files(self, keys: list[str]) -> None:
         """Delete the objects (one that is not there is no error)."""

@@ -13,6 +13,7 @@ from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 DEFAULT_DATASET = "default"
 SETTINGS_NAME = "_settings.json"
 REPORTS_PREFIX = "_reports/"
+EXPORTS_PREFIX = "_exports/"
 # The files a build keeps beside its report, as key patterns under ``REPORTS_PREFIX`` (IAM grants are made of them):
 # all are deleted with their version; the lookup function reads the changes and the value indexes.
 KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz")
@@ -88,3 +89,13 @@ def values_key(dataset: str, build: int, ordinal: int) -> str:
 def index_keys(dataset: str, build: int, indexed: int) -> list[str]:
     """Every object of the value indexes of a build with ``indexed`` indexed columns."""
     return [key for n in range(indexed) for key in (index_key(dataset, build, n), values_key(dataset, build, n))]
+
+
+def export_key(dataset: str, version: int, extension: str) -> str:
+    """Where a version's export of a format (``core.exports.FORMATS``) is kept until the version is deleted."""
+    return f"{EXPORTS_PREFIX}{dataset}/{version}.{extension}"
+
+
+def building_key(export: str) -> str:
+    """The marker an export is being written under ``export``: its writer puts it first, and deletes it last."""
+    return f"{export}.building"

@@ -24,15 +24,21 @@ from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
 from fencepost.http.responses import NO_STORE, HttpResponse, text_response
 from fencepost.http.routes import ROUTES, allowed_methods
-from fencepost.http.value_routes import ValueListing
-from fencepost.http.where_routes import WhereListing
 from fencepost.observability import Observability
-from fencepost.reading.indexes import IndexFiles, ValueIndexes
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+
+    from fencepost.http.export_routes import ExportLinks, ExportRequests, Exports
+    from fencepost.http.value_routes import ValueListing
+    from fencepost.http.where_routes import WhereListing
+    from fencepost.reading.indexes import IndexFiles, ValueIndexes
+
+    class Files(ChangeFiles, IndexFiles, ExportLinks, Protocol):
+        """What the routes read from the bucket: the builds' changes, value indexes and exports."""
+
 
 Event = Mapping[str, Any]
 RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> answer
@@ -40,10 +46,6 @@ RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> ans
 
 class Store(DatasetReader, ListingStore, Protocol):
     """What the routes read besides the lookup's own store."""
-
-
-class Files(ChangeFiles, IndexFiles, Protocol):
-    """What the routes read from the bucket: the builds' changes and value indexes."""
 
 
 def _query(event: Event) -> Mapping[str, str]:
@@ -108,12 +110,56 @@ class HttpApi:
         return app
 
 
+class _RareRoutes:
+    """Reverse lookups and exports: few requests take them, so their modules are imported, and their objects
+    made, on the first request that needs them (not at every cold start)."""
+
+    def __init__(
+        self,
+        settings: LookupSettings,
+        lookup: Lookup,
+        datasets: Store,
+        listings: Listings,
+        *,
+        files: Callable[[], Files] | None,
+        requests: ExportRequests | None,
+    ) -> None:
+        self.settings, self.lookup, self.datasets, self.listings = settings, lookup, datasets, listings
+        self.files, self.requests = files, requests
+
+    @functools.cached_property
+    def where(self) -> WhereListing:
+        from fencepost.http.where_routes import WhereListing
+
+        return WhereListing(self.lookup, self.datasets, self.indexes, self.settings.response_budget)
+
+    @functools.cached_property
+    def values(self) -> ValueListing:
+        from fencepost.http.value_routes import ValueListing
+
+        return ValueListing(self.lookup, self.datasets, self.indexes)
+
+    @functools.cached_property
+    def indexes(self) -> ValueIndexes:
+        from fencepost.reading.indexes import ValueIndexes
+
+        return ValueIndexes(self.files)
+
+    @functools.cached_property
+    def exports(self) -> Exports:
+        from fencepost.http.export_routes import Exports
+
+        return Exports(self.listings.get, self.files, self.requests)
+
+
 def create_app(
     settings: LookupSettings,
     lookup: Lookup,
     datasets: Store,
     obs: Observability,
+    *,
     files: Callable[[], Files] | None = None,
+    exports: ExportRequests | None = None,
 ) -> HttpApi:
     """The app; ``files`` opens the bucket the diffs and indexes are read from, on the first request needing it."""
     refusals = Refusals(obs.logger, obs.metrics, settings.log_addresses)
@@ -121,9 +167,8 @@ def create_app(
     lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, datasets, settings.response_budget)
-    indexes = ValueIndexes(files)
-    where = WhereListing(lookup, datasets, indexes, settings.response_budget)
-    values = ValueListing(lookup, datasets, indexes)
+
+    rare = _RareRoutes(settings, lookup, datasets, listings, files=files, requests=exports)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )
@@ -132,7 +177,7 @@ def create_app(
         query = _query(event)
         name = query.get("dataset", settings.default_dataset)
         if "where" in query:
-            return where.answer(name, query, (event.get("headers") or {}).get("accept", ""))
+            return rare.where.answer(name, query, (event.get("headers") or {}).get("accept", ""))
         return text_response(200, ranges.answer(name, query), NO_STORE)
 
     document = functools.cache(lambda: _openapi(settings.max_batch))  # built on its first request, then kept
@@ -146,8 +191,9 @@ def create_app(
         "get_dataset": lambda _, name: listings.answer_one(name),
         "get_ranges": get_ranges,
         "get_diff": lambda event, name: text_response(200, diffs.answer(name, _query(event)), NO_STORE),
-        "get_values": lambda event, name, column: values.answer_all(name, column, _query(event)),
-        "get_value": lambda _, name, column, value: values.answer_one(name, column, value),
+        "get_values": lambda event, name, column: rare.values.answer_all(name, column, _query(event)),
+        "get_value": lambda _, name, column, value: rare.values.answer_one(name, column, value),
+        "get_export": lambda event, name: rare.exports.answer(name, _query(event)),
         "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
     }
     return HttpApi(served, refusals, settings.cors_origins)

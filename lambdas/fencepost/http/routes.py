@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fencepost.core.exports import FORMATS as EXPORTS
 from fencepost.core.keys import DATASET_NAME_PATTERN
 from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
 from fencepost.errors import (
@@ -30,11 +31,11 @@ from fencepost.errors import (
     ServiceError,
     Unavailable,
     UnknownDataset,
+    VersionGone,
 )
 from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 from fencepost.http.lookup_params import MAX_DATASETS, Mode
-from fencepost.http.value_routes import SORTS
-from fencepost.http.where_routes import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR
+from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR, SORTS
 
 # What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
 ADDRESS: Mapping[str, Any] = {
@@ -77,6 +78,12 @@ FORMAT_DESCRIPTION = (
     "of the pieces (clipped to `within`); `text` (or `Accept: text/plain`) the same networks as plain text, one a "
     f"line, the next page's cursor in the `{NEXT_CURSOR}` header."
 )
+EXPORT_FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(EXPORTS)}
+EXPORT_DESCRIPTION = (
+    "`csv` (the default): `start,end,<columns>` of the version's pieces; `cidr`: one CIDR network a line with its "
+    "columns, tab separated; `mmdb`: a MaxMind DB file readable by `maxminddb` and the other official readers."
+)
+VERSION: Mapping[str, Any] = {"type": "integer", "minimum": 1}
 COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
 SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
 SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."
@@ -116,6 +123,7 @@ class Route:
     errors: tuple[type[ServiceError], ...] = ()
     cached: bool = False
     conditional: bool = False
+    deferred: bool = False  # answers 202 while its result is made, then 303 to it (``openapi.document``)
 
     @property
     def documented(self) -> bool:
@@ -182,6 +190,20 @@ ROUTES: tuple[Route, ...] = (
         parameters=(Param("name", "path", "Dataset name", DATASET_NAME),),
         ok="Dataset",
         errors=(InvalidRequest, UnknownDataset, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/datasets/<name>/export",
+        "get_export",
+        summary="A whole version as a file: 303 to a download link once written, 202 while it is being written",
+        parameters=(
+            Param("name", "path", "Dataset name", DATASET_NAME),
+            Param("format", "query", EXPORT_DESCRIPTION, EXPORT_FORMAT, required=False),
+            Param("version", "query", "The version; the live one when omitted.", VERSION, required=False),
+        ),
+        ok="ExportStatus",
+        errors=(InvalidRequest, UnknownDataset, VersionGone, Unavailable),
+        deferred=True,
     ),
     Route(
         "GET",

@@ -17,11 +17,11 @@ from fencepost.core.value_index import Directory, ValueStats
 from fencepost.errors import InvalidRequest, NotFound, check_dataset_name
 from fencepost.http.range_routes import ListingStore, listed_version
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
-from fencepost.http.where_routes import MAX_WHERE_CHARS, Where
+from fencepost.http.reverse_params import MAX_WHERE_CHARS, SORTS
+from fencepost.http.where_routes import Where
 from fencepost.reading.indexes import ValueIndexes
 from fencepost.reading.lookup import Lookup
 
-SORTS: Final = ("value", "pieces", "ipv4")
 _TAG: Final = "values"
 ORDERS_KEPT: Final = 4  # sorted copies of directories held (a copy is a list of references, not of values)
 _KEYS: Final = {

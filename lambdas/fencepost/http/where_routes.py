@@ -30,13 +30,11 @@ from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.range_routes import ListingStore, listed_version
 from fencepost.http.responses import NO_STORE, HttpResponse, json_text, text_response
+from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR
 from fencepost.model import VersionInfo
 from fencepost.reading.indexes import ValueIndexes
 from fencepost.reading.lookup import Lookup
 
-MAX_WHERE_CHARS: Final = 1024  # a column name, its separator and a value
-FORMATS: Final = ("json", "cidr", "text")
-NEXT_CURSOR: Final = "Next-Cursor"  # the header that carries a text page's cursor
 _TAG: Final = "where"
 Run = list[int]  # family, first, last, the index line it starts at
 

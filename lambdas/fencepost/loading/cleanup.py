@@ -18,6 +18,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core import exports
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
@@ -98,6 +99,7 @@ class Deletions:
         # Its pieces are no build's baseline any more; its changes stay while it is the latest load (they are served)
         latest = record is not None and record.load.version == version
         kept = [pieces_key(dataset, version), *index_keys(dataset, version, len(info.indexed) if info else 0)]
+        kept += exports.kept_keys(dataset, version)
         self.files.delete_files([*kept, *([] if latest else [changes_key(dataset, version)])])
         self.builds.delete(dataset, version)
         self.telemetry.logger.info("old version deleted", extra={"dataset": dataset, "version": version})

@@ -20,10 +20,12 @@ from fencepost.errors import DependencyUnavailable
 from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import Deletions
 from fencepost.loading.delivery import Delivery, HandBack, backoff
+from fencepost.loading.exporting import Exporter
 from fencepost.loading.failing import Failures
 from fencepost.loading.messages import (
     BuildRequested,
     DeleteVersion,
+    ExportVersion,
     Message,
     ObjectsChanged,
     QueueWired,
@@ -46,6 +48,7 @@ class Dispatcher:
         planner: Planner,
         writer: ChunkWriter,
         deletions: Deletions,
+        exporter: Exporter,
         failures: Failures,
         telemetry: Telemetry,
         max_receives: int,
@@ -61,6 +64,7 @@ class Dispatcher:
             BuildRequested: planner.on_build,
             WriteChunk: writer.on_chunk,
             DeleteVersion: deletions.on_delete,
+            ExportVersion: exporter.on_export,
         }
 
     def handle(self, body: str, delivery: Delivery) -> None:

@@ -73,10 +73,23 @@ class DeleteVersion:
     cursor: int = 0
 
 
-Command = BuildRequested | WriteChunk | DeleteVersion  # what the loader sends itself
+@dataclass(frozen=True, slots=True)
+class ExportVersion:
+    """Write version ``version`` as a file of ``format`` (``core.exports``), unless it is written or being written."""
+
+    kind: ClassVar[str] = "export"
+    lane: ClassVar[Lane] = Lane.DATA
+    dataset: str
+    version: int
+    format: str
+
+
+Command = BuildRequested | WriteChunk | DeleteVersion | ExportVersion  # what the loader (and the API) sends it
 Message = QueueWired | ObjectsChanged | Command
 
-_COMMANDS: dict[str, type[Command]] = {kind.kind: kind for kind in (BuildRequested, WriteChunk, DeleteVersion)}
+_COMMANDS: dict[str, type[Command]] = {
+    kind.kind: kind for kind in (BuildRequested, WriteChunk, DeleteVersion, ExportVersion)
+}
 
 
 def dump(message: Command) -> str:

@@ -11,6 +11,7 @@ from fencepost.loading.cleanup import BuildRecords, Deletions, LoadRecords, Swee
 from fencepost.loading.comparing import Comparer, PieceFiles
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.dispatch import Dispatcher
+from fencepost.loading.exporting import ExportedVersions, Exporter, ExportFiles
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import BillingMode, GoLive, LiveSwitch
 from fencepost.loading.indexing import Indexer, IndexFiles
@@ -32,10 +33,10 @@ class DatasetStore(BuildNumbers, LiveSwitch, LoadProgress, LoadRecords, Protocol
 class BuildStore(BuildRecords, BuildStarts, ChunkCounts, Protocol): ...
 
 
-class VersionStore(VersionItems, VersionWrites, Protocol): ...
+class VersionStore(VersionItems, VersionWrites, ExportedVersions, Protocol): ...
 
 
-class Bucket(Folder, Documents, PieceFiles, IndexFiles, Protocol): ...
+class Bucket(Folder, Documents, PieceFiles, IndexFiles, ExportFiles, Protocol): ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +181,7 @@ class LoadingService:
             planner=_planner(p, s, reports, done),
             writer=done.chunks,
             deletions=done.deletions,
+            exporter=Exporter(versions=versions, files=bucket, telemetry=telemetry, clock=clock),
             failures=done.failures,
             telemetry=telemetry,
             max_receives=s.max_receives,

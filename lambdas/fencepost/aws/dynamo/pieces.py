@@ -6,12 +6,14 @@ with ``ExclusiveStartKey`` until ``limit`` pieces are read; never a Scan.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fencepost.aws.dynamo.client import Table
 from fencepost.core.items import Hit, read_hit
 from fencepost.core.keys import range_pk
 from fencepost.core.paging import Slice
+from fencepost.model import VersionInfo
 
 
 def read_pieces(
@@ -37,3 +39,14 @@ def read_pieces(
         if len(hits) > limit or "LastEvaluatedKey" not in response:
             return Slice(hits[:limit], len(hits) > limit, units)
         kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def version_pieces(table: Table, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
+    """Every stored piece of a version, ``(family, first, last, values)``, in address order (IPv4, then IPv6):
+    its directory's partitions in order, each read whole a page at a time (an export's read)."""
+    for family in sorted(info.directories):
+        for partition in info.directories[family].partitions:
+            for page in table.query_pages(range_pk(info.dataset, info.version, family, partition)):
+                for item in page:
+                    hit = read_hit(family, partition, item)
+                    yield family, hit.start, hit.end, hit.values

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.codec import Item, encode
+from fencepost.aws.dynamo.pieces import version_pieces
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
@@ -26,6 +27,7 @@ class VersionTable:
         gaps = False
         aliases: tuple[tuple[int, int], ...] = ()
         indexed: tuple[str, ...] = ()
+        created = ""
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
@@ -33,12 +35,13 @@ class VersionTable:
                 gaps = item.get("gaps", {}).get("BOOL", False)
                 aliases = tuple(parse_alias(value["S"]) for value in item.get("aliases", {}).get("L", []))
                 indexed = tuple(value["S"] for value in item.get("indexed", {}).get("L", []))
+                created = item.get("created_at", {}).get("S", "")
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed)
+        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed, created)
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""
@@ -49,6 +52,10 @@ class VersionTable:
                 items.append({"PK": {"S": pk}, "SK": {"N": str(len(items))}, "f": {"N": str(family)}, "p": {"S": page}})
         for item in items:
             self.table.put(item)
+
+    def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
+        """Every stored piece of the version, in address order (``pieces.version_pieces``)."""
+        return version_pieces(self.table, info)
 
     def keys(self, dataset: str, version: int) -> list[Item]:
         """The keys of the version's own items (header and directory pages)."""

@@ -55,6 +55,9 @@ class BulkWriter:
         self.sleep = sleep
         self._pacer: Pacer | None = None  # what the table accepted, kept across calls of a warm container
         self._used = float("-inf")
+        # Writes of one container may run at once (``make run``'s workers share a writer): they share its pacer,
+        # so every run's bookkeeping, pacer included, holds this one lock.
+        self.lock = threading.Lock()
 
     def put(self, items: Sequence[Item], *, deadline: float) -> WriteOutcome:
         return self.write([{"PutRequest": {"Item": item}} for item in items], deadline=deadline)
@@ -74,11 +77,14 @@ class BulkWriter:
         request DynamoDB refuses as invalid raises ``StoreRefused``; one it refuses for another reason,
         ``StoreUnavailable``.
         """
-        run = _Run(self, Work(requests, key_of), self._pacer_at(self.clock()), deadline)
+        with self.lock:
+            pacer = self._pacer_at(self.clock())
+        run = _Run(self, Work(requests, key_of), pacer, deadline)
         with ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="writer") as pool:
             for future in [pool.submit(run.thread) for _ in range(self.threads)]:
                 future.result()
-        self._used = self.clock()
+        with self.lock:
+            self._used = self.clock()
         return run.outcome
 
     def _pacer_at(self, now: float) -> Pacer:
@@ -115,13 +121,13 @@ def key_of(request: dict[str, Any]) -> str:
 
 
 class _Run:
-    """One ``write``: the requests, what became of them, and the threads' shared pacing, behind one lock."""
+    """One ``write``: the requests, what became of them, and the threads' shared pacing, behind the writer's lock."""
 
     def __init__(self, writer: BulkWriter, work: Work[dict[str, Any]], pacer: Pacer, deadline: float) -> None:
         self.writer, self.work, self.pacer, self.deadline = writer, work, pacer, deadline
         self.outcome = WriteOutcome()
         self.keys = Backoff()
-        self.lock = threading.Lock()
+        self.lock = writer.lock
 
     def thread(self) -> None:
         clock, sleep, deadline = self.writer.clock, self.writer.sleep, self.deadline

@@ -27,12 +27,22 @@ INTERNAL = "INTERNAL"  # the code of an unexpected fault (not a ServiceError: an
 DESCRIPTION = "Which range contains this address, and what is known about it?"
 
 
-def _responses(ok: type[Any], errors: tuple[type[ServiceError], ...], cached: bool) -> dict[int, OpenAPIResponse]:
-    """The responses a route can give: exactly these, each with its stable codes."""
+def _responses(
+    ok: type[Any], errors: tuple[type[ServiceError], ...], cached: bool, deferred: bool = False
+) -> dict[int, OpenAPIResponse]:
+    """The responses a route can give: exactly these, each with its stable codes. A ``deferred`` route answers 202
+    while its result is being made, and 303 to it once made, instead of 200."""
     success: OpenAPIResponse = {"description": "Success", "content": {"application/json": {"model": ok}}}
     if cached:
         success["headers"] = {"Cache-Control": {"description": "public (private for ip=me), max-age=<seconds>"}}
     declared: dict[int, OpenAPIResponse] = {200: success}
+    if deferred:
+        content: Any = {"application/json": {"model": ok}}
+        waiting: OpenAPIResponse = {"description": "Being made: ask again later", "content": content}
+        waiting["headers"] = {"Retry-After": {"description": "Seconds to wait before asking again"}}
+        made: OpenAPIResponse = {"description": "Made: follow Location", "content": content}
+        made["headers"] = {"Location": {"description": "The link to the result, valid for 15 minutes"}}
+        declared = {202: waiting, 303: made}
     for status in sorted({error.status for error in errors} | {500}):
         group = [error for error in errors if error.status == status]
         model = schemas.NotFoundResponse if NotFound in group else schemas.ErrorResponse
@@ -112,7 +122,7 @@ def _describe() -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
     for route in ROUTES:
         if route.ok is not None:
-            responses = _responses(getattr(schemas, route.ok), route.errors, route.cached)
+            responses = _responses(getattr(schemas, route.ok), route.errors, route.cached, route.deferred)
             app.route(route.path, route.method, summary=route.summary, responses=responses)(_Operation(route))
     return app
 

@@ -258,3 +258,15 @@ class ValueOne(ValueStats):
     dataset: str
     version: int
     column: str
+
+
+class ExportStatus(BaseModel):
+    """The answer of an export: 202 while it is being written (``Retry-After`` says when to ask again), 303 once
+    written (``Location`` is the download link, also in ``url``)."""
+
+    dataset: str
+    version: int
+    format: Literal["csv", "cidr", "mmdb"]
+    status: Literal["WRITING", "READY"]
+    url: str | None = Field(None, description="With 303: the download link, valid for 15 minutes.")
+    retry_after: int | None = Field(None, description="With 202: seconds to wait before asking again.")

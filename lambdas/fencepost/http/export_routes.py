@@ -1,0 +1,73 @@
+"""``GET /datasets/{name}/export?format=csv|cidr|mmdb[&version=N]``: a whole version as a file (``core.exports``).
+
+The first request for a version and format asks the loader to write it (a message on its data queue) and answers
+``202`` with ``Retry-After``; while it is being written (its marker in the bucket), ``202`` again without asking
+twice; once written, ``303`` to a link that downloads it for ``LINK_SECONDS`` (signed by the function: the
+download goes to the bucket, not through the API). Written once per version and format, deleted with the version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Final, Protocol
+
+from fencepost.core.exports import FORMATS, LINK_SECONDS, STALE_MARKER_SECONDS
+from fencepost.core.objects import building_key, export_key
+from fencepost.errors import InvalidRequest, Unavailable, UnknownDataset, VersionGone, check_dataset_name
+from fencepost.http.responses import NO_STORE, HttpResponse, json_response
+from fencepost.model import DatasetRecord
+
+RETRY_AFTER: Final = 5  # seconds a client waits before asking again
+
+
+class ExportLinks(Protocol):
+    def modified(self, key: str) -> float | None: ...
+    def presigned(self, key: str, seconds: int) -> str: ...
+
+
+class ExportRequests(Protocol):
+    def __call__(self, dataset: str, version: int, form: str) -> None:
+        """Ask the loader to write the export (it writes nothing if it is written or being written)."""
+        ...
+
+
+class Exports:
+    def __init__(
+        self,
+        record: Callable[[str], DatasetRecord | None],
+        files: Callable[[], ExportLinks] | None,
+        requests: ExportRequests | None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.record, self.files, self.requests, self.clock = record, files, requests, clock
+
+    def answer(self, dataset: str, query: Mapping[str, str]) -> HttpResponse:
+        check_dataset_name(dataset)
+        form = query.get("format", "csv")
+        chosen = FORMATS.get(form)
+        if chosen is None:
+            raise InvalidRequest(f"invalid format {form[:20]!r}: one of {', '.join(FORMATS)}")
+        asked = query.get("version")
+        if asked is not None and not (asked.isascii() and asked.isdigit() and 0 < len(asked) <= 15 and int(asked)):
+            raise InvalidRequest(f"invalid version {asked[:20]!r}: a version number, such as 3")
+        if self.files is None or self.requests is None:
+            raise Unavailable("exports are not set up here (BUCKET_NAME and EXPORT_QUEUE_URL)")
+        record = self.record(dataset)
+        if record is None or record.retired or record.live is None:
+            raise UnknownDataset(f"no dataset named {dataset!r} is being served")
+        version = record.live if asked is None else int(asked)
+        if version not in (record.live, record.previous):
+            kept = ", ".join(str(v) for v in (record.live, record.previous) if v is not None)
+            raise VersionGone(f"version {version} of dataset {dataset!r} is not kept; versions kept: {kept}")
+        files = self.files()
+        key = export_key(dataset, version, chosen.extension)
+        body = {"dataset": dataset, "version": version, "format": chosen.name}
+        if files.modified(key) is not None:
+            link = files.presigned(key, LINK_SECONDS)
+            return json_response(303, {**body, "status": "READY", "url": link}, {**NO_STORE, "Location": link})
+        marker = files.modified(building_key(key))
+        if marker is None or self.clock() - marker >= STALE_MARKER_SECONDS:
+            self.requests(dataset, version, chosen.name)
+        headers = {**NO_STORE, "Retry-After": str(RETRY_AFTER)}
+        return json_response(202, {**body, "status": "WRITING", "retry_after": RETRY_AFTER}, headers)

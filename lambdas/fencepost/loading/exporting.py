@@ -1,0 +1,88 @@
+"""Exporting a version as a file (``core.exports``): asked for by ``GET /datasets/{name}/export``, written once per
+version and format into the bucket (``core.objects.export_key``), and deleted with the version.
+
+The version's pieces are read from the table in address order, a page at a time. CSV and CIDR exports are
+streamed to a multipart upload, never more than a part held; a MaxMind DB is built in memory (its search tree
+and records) and written whole. A marker beside the export says it is being written, so the API answers "being
+written" rather than asking again; a writer that dies leaves a marker that the API ignores once it is older than
+``STALE_MARKER_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final, Protocol
+
+from fencepost.core.addresses import V6
+from fencepost.core.exports import FORMATS, STALE_MARKER_SECONDS, cidr_lines, csv_lines, encoded
+from fencepost.core.objects import building_key, export_key
+from fencepost.loading.delivery import Delivery
+from fencepost.loading.messages import ExportVersion
+from fencepost.loading.ports import Clock, KeptFiles, Telemetry
+from fencepost.model import VersionInfo
+
+PART_BYTES: Final = 8 << 20  # a multipart upload's part (S3 takes 5 MiB and more)
+
+
+class ExportFiles(KeptFiles, Protocol):
+    def modified(self, key: str) -> float | None:
+        """When the object was last written (epoch seconds); None when there is none."""
+        ...
+
+    def put_bytes(self, key: str, body: bytes) -> None: ...
+    def put_parts(self, key: str, parts: Iterable[bytes], content_type: str) -> None: ...
+
+
+class ExportedVersions(Protocol):
+    def get(self, dataset: str, version: int) -> VersionInfo | None: ...
+    def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]: ...
+
+
+@dataclass(kw_only=True, frozen=True, slots=True)
+class Exporter:
+    versions: ExportedVersions
+    files: ExportFiles
+    telemetry: Telemetry
+    clock: Clock
+
+    def on_export(self, message: ExportVersion, delivery: Delivery) -> None:  # noqa: ARG002 - one invocation
+        dataset, version = message.dataset, message.version
+        chosen = FORMATS.get(message.format)
+        log = self.telemetry.logger
+        if chosen is None:
+            log.warning("an export of an unknown format was dropped", extra={"format": message.format[:20]})
+            return
+        key = export_key(dataset, version, chosen.extension)
+        marker = self.files.modified(building_key(key))
+        if self.files.modified(key) is not None or (marker and self.clock() - marker < STALE_MARKER_SECONDS):
+            return  # written, or being written
+        info = self.versions.get(dataset, version)
+        if info is None:
+            log.info(
+                "export of a version no longer kept: nothing written", extra={"dataset": dataset, "version": version}
+            )
+            return
+        began = time.perf_counter()
+        self.files.put_bytes(building_key(key), b"")
+        pieces = self.versions.pieces(info)
+        if chosen.name == "mmdb":
+            self.files.put_bytes(key, self._mmdb(info, pieces))
+        else:
+            lines = (csv_lines if chosen.name == "csv" else cidr_lines)(info.columns, pieces)
+            self.files.put_parts(key, encoded(lines, PART_BYTES), chosen.content_type)
+        self.files.delete_files([building_key(key)])
+        seconds = round(time.perf_counter() - began, 2)
+        log.info(
+            "version exported",
+            extra={"dataset": dataset, "version": version, "format": chosen.name, "seconds": seconds},
+        )
+
+    def _mmdb(self, info: VersionInfo, pieces: Iterator[tuple[int, int, int, list[str]]]) -> bytes:
+        from fencepost.core.formats.mmdb.output import mmdb_bytes  # mmdb-writer and netaddr: only exports need them
+
+        epoch = int(datetime.fromisoformat(info.created_at).timestamp()) if info.created_at else int(self.clock())
+        has_ipv6 = bool(info.directories[V6].partitions) if V6 in info.directories else False
+        return mmdb_bytes(info.dataset, info.columns, pieces, has_ipv6=has_ipv6, build_epoch=epoch)

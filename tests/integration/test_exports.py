@@ -1,0 +1,162 @@
+"""Exports through the real handlers (moto's S3 and SQS server, DynamoDB Local): asked for with
+``GET /datasets/{name}/export``, written by the loader from its data queue, linked to with ``303``; the CSV
+re-uploaded builds the same pieces, the MaxMind DB answers as lookups do."""
+
+from __future__ import annotations
+
+import gzip
+import ipaddress
+import json
+import random
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import maxminddb
+
+from fencepost.core.addresses import V4, format_address
+from tests.integration.conftest import Stack
+from tests.integration.test_loader import _batch_lookup
+from tests.support import V4_FILE, LambdaContext, event, read_tsv
+
+ROWS = """start,end,country,asn
+1.0.0.0,1.0.0.255,AU,13335
+1.0.1.0,1.0.3.255,"Hong Kong, SAR",4134
+1.0.4.0,1.0.9.255,AU,38803
+2.0.0.0,2.0.0.255,FR,3215
+2.0.0.128,2.0.0.191,AU,1
+2001:db8::,2001:db8::ffff,AU,64496
+"""
+
+
+def _export(stack: Stack, dataset: str, **query: str) -> dict[str, Any]:
+    ev = event("lookup-get")
+    ev["rawPath"] = ev["requestContext"]["http"]["path"] = f"/datasets/{dataset}/export"
+    ev["queryStringParameters"] = query or None
+    response: dict[str, Any] = stack.lookup.handler(ev, LambdaContext())
+    return response
+
+
+def _written(stack: Stack, dataset: str, **query: str) -> bytes:
+    """Ask, let the loader write it, ask again: the body behind the 303's link."""
+    first = _export(stack, dataset, **query)
+    assert (first["statusCode"], first["headers"]["Retry-After"]) == (202, "5"), first["body"]
+    assert json.loads(first["body"])["status"] == "WRITING"
+    stack.drain()
+    ready = _export(stack, dataset, **query)
+    assert ready["statusCode"] == 303, ready["body"]
+    link = ready["headers"]["Location"]
+    assert json.loads(ready["body"])["url"] == link
+    with urllib.request.urlopen(link, timeout=30) as answer:
+        body: bytes = answer.read()
+    return body
+
+
+def _pieces(stack: Stack, dataset: str, version: int) -> bytes:
+    key = f"_reports/{dataset}/{version}.pieces.gz"
+    return gzip.decompress(stack.s3.get_object(Bucket=stack.bucket, Key=key)["Body"].read())
+
+
+def _bounds(pieces: bytes) -> list[list[str]]:
+    return [line.split("\t")[:3] for line in pieces.decode().splitlines()]
+
+
+def test_a_csv_export_reuploaded_builds_the_same_pieces(stack: Stack) -> None:
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    body = _written(stack, "geo", format="csv")
+    lines = body.decode().splitlines()
+    assert lines[:3] == [
+        "start,end,country,asn",
+        "1.0.0.0,1.0.0.255,AU,13335",
+        '1.0.1.0,1.0.3.255,"Hong Kong, SAR",4134',
+    ]
+    assert lines[-1] == "2001:db8::,2001:db8::ffff,AU,64496"
+    assert len(lines) == 1 + 7  # the nested AU range splits FR in two
+    stack.put("copy/ranges.csv", body)
+    stack.drain()
+    assert stack.dataset("copy")["status"] == "READY"
+    # The same pieces with the same data; only the two FR pieces, cut from one range, now answer their own bounds
+    # as their range (a CSV row cannot say it was part of a larger one)
+    assert _bounds(_pieces(stack, "copy", 1)) == _bounds(_pieces(stack, "geo", 1))
+    probes = ["1.0.0.7", "1.0.2.200", "1.0.9.255", "2.0.0.5", "2.0.0.130", "2.0.0.200", "2001:db8::1", "1.0.10.0"]
+    original, copied = _batch_lookup(stack, "geo", probes), _batch_lookup(stack, "copy", probes)
+    assert [(a.get("data"), a.get("match")) for a in copied] == [(a.get("data"), a.get("match")) for a in original]
+    # Without overlapping rows, the pieces and their answers are the same: an empty diff
+    flat = "".join(line + "\n" for line in ROWS.splitlines() if not line.startswith("2.0.0.128"))
+    stack.put("flat/ranges.csv", flat)
+    stack.drain()
+    stack.put("again/ranges.csv", _written(stack, "flat", format="csv"))
+    stack.drain()
+    assert _pieces(stack, "again", 1) == _pieces(stack, "flat", 1)
+
+
+def test_a_cidr_export_answers_as_the_version_does(stack: Stack) -> None:
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    lines = _written(stack, "geo", format="cidr").decode().splitlines()
+    assert lines[0] == "network\tcountry\tasn"
+    assert lines[1:4] == [
+        "1.0.0.0/24\tAU\t13335",
+        "1.0.1.0/24\tHong Kong, SAR\t4134",
+        "1.0.2.0/23\tHong Kong, SAR\t4134",
+    ]
+    stack.put("nets/ranges.tsv", "\n".join(lines) + "\n")
+    stack.drain()
+    probes = ["1.0.0.7", "1.0.2.200", "1.0.9.255", "2.0.0.130", "2.0.0.200", "2001:db8::1", "1.0.10.0"]
+    assert [a.get("data") for a in _batch_lookup(stack, "nets", probes)] == [
+        a.get("data") for a in _batch_lookup(stack, "geo", probes)
+    ]
+
+
+def test_an_export_is_asked_for_once_kept_per_version_and_refused_clearly(stack: Stack) -> None:
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    assert _export(stack, "geo")["statusCode"] == 202  # csv by default
+    stack.drain()
+    key = "_exports/geo/1.csv"
+    written = stack.s3.head_object(Bucket=stack.bucket, Key=key)["LastModified"]
+    assert _export(stack, "geo", version="1")["statusCode"] == 303
+    stack.drain()  # nothing more to write: the object is not written again
+    assert stack.s3.head_object(Bucket=stack.bucket, Key=key)["LastModified"] == written
+    for query, status, code in (
+        ({"format": "xlsx"}, 400, "INVALID_REQUEST"),
+        ({"version": "0"}, 400, "INVALID_REQUEST"),
+        ({"version": "x"}, 400, "INVALID_REQUEST"),
+        ({"version": "7"}, 410, "VERSION_GONE"),
+    ):
+        response = _export(stack, "geo", **query)
+        assert (response["statusCode"], json.loads(response["body"])["error"]["code"]) == (status, code), query
+    assert _export(stack, "nosuch")["statusCode"] == 404
+    # Two versions later, version 1 and its export are deleted
+    for country in ("DE", "IT"):
+        stack.put("geo/ranges.csv", ROWS.replace("FR", country))
+        stack.drain()
+    assert "Contents" not in stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_exports/geo/1.")
+    assert _export(stack, "geo", version="1")["statusCode"] == 410
+
+
+def test_the_mmdb_export_answers_random_addresses_as_lookups_do(stack: Stack, tmp_path: Path) -> None:
+    rows = read_tsv(V4_FILE)[200_000:215_000]
+    stack.put("geo/ranges.tsv", "".join("\t".join(row) + "\n" for row in rows))
+    stack.drain()
+    body = _written(stack, "geo", format="mmdb")
+    path = tmp_path / "geo.mmdb"
+    path.write_bytes(body)
+    reader = maxminddb.open_database(str(path))
+    assert (reader.metadata().database_type, reader.metadata().ip_version) == ("geo", 4)
+    rng = random.Random(9)
+    low, high = int(ipaddress.ip_address(rows[0][0])), int(ipaddress.ip_address(rows[-1][1]))
+    addresses = [format_address(V4, rng.randint(low - 1000, high + 1000)) for _ in range(3000)]
+    answers = _batch_lookup(stack, "geo", addresses)
+    wrong: list[tuple[object, ...]] = []
+    for address, answer in zip(addresses, answers, strict=True):
+        record, prefix = reader.get_with_prefix_len(address)
+        if answer.get("data") is None:
+            if record is not None:
+                wrong.append((address, record, answer))
+            continue
+        network = ipaddress.ip_network(f"{address}/{prefix}", strict=False)
+        if record != answer["data"] or str(network) != answer["match"]["network"]:
+            wrong.append((address, record, prefix, answer))
+    assert wrong == []
