@@ -10,7 +10,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from fencepost.settings import SettingsError  # a context value the stack cannot use: the functions' own error
+from fencepost.core.declared import SettingsError  # a context value the stack cannot use: the functions' own error
 
 __all__ = ["SettingsError", "choice", "given", "optional_int", "switch", "text", "whole"]
 

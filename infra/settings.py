@@ -14,8 +14,9 @@ from typing import Any, Final
 
 from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
 from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
+from fencepost.core.declared import Setting
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.settings import CACHES, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits, Setting
+from fencepost.settings import CACHES, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits
 from infra.context import ContextGetter, SettingsError, choice, given, optional_int, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
 

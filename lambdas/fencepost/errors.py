@@ -61,6 +61,12 @@ class NotIndexed(ServiceError):
     code = "NOT_INDEXED"
 
 
+class ExportTooLarge(ServiceError):
+    """An export the loader could not make within its memory (a MaxMind DB of too many ranges)."""
+
+    code = "EXPORT_TOO_LARGE"
+
+
 class UnknownDataset(ServiceError):
     status = 404
     code = "UNKNOWN_DATASET"

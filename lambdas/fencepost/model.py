@@ -261,6 +261,7 @@ class VersionHeader:
     gaps: bool | None = None  # True: its pieces carry the gaps after them (None: built before gaps were stored)
     aliases: tuple[str, ...] | None = None  # IPv6 prefixes answered as the IPv4 address they carry (core.aliases)
     indexed: tuple[str, ...] | None = None  # the columns with a value index (core.value_index), in key order
+    numeric: tuple[str, ...] | None = None  # the columns a MaxMind DB export stores as numbers
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,3 +276,4 @@ class VersionInfo:
     aliases: tuple[tuple[int, int], ...] = ()  # (first address, prefix length) of each (``core.aliases``)
     indexed: tuple[str, ...] = ()  # the columns with a value index (``VersionHeader.indexed``)
     created_at: str = ""  # when the version was built (``VersionHeader.created_at``, ISO 8601)
+    numeric: tuple[str, ...] = ()  # ``VersionHeader.numeric``

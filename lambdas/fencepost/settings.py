@@ -10,76 +10,16 @@ lower, are declared the same way in ``fencepost.core.limits``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final
 
+from fencepost.core.declared import Setting, SettingsError
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
 
-T = TypeVar("T", int, float, bool, str)
 MIB: Final = 1024 * 1024
 
-
-class SettingsError(ValueError):
-    """A value a function or the stack cannot use; the message names the variable or key and what it accepts."""
-
-
-@dataclass(frozen=True, slots=True)
-class Setting(Generic[T]):
-    """One setting. ``deployed``: what the stack writes when it differs from the function's own default (local runs
-    and tests get ``default``); ``context``: the ``cdk deploy -c`` key that sets it, if it is a deployment choice."""
-
-    env: str
-    default: T
-    low: float | None = None
-    high: float | None = None
-    doc: str = ""
-    context: str | None = None
-    deployed: T | None = None
-
-    def read(self, env: Mapping[str, str]) -> T:
-        raw = env.get(self.env, "").strip()
-        return self.default if not raw else self.parse(raw, self.env)
-
-    def parse(self, raw: Any, source: str) -> T:
-        """``raw`` (text, or a JSON value from ``cdk.json``) as this setting's type, within its bounds."""
-        kind = _PARSERS[type(self.default)]
-        if isinstance(raw, bool) and not isinstance(self.default, bool):
-            raise SettingsError(f"{source} must be {_WHAT[type(self.default)]}, not {raw!r}")
-        try:
-            value: Any = raw if isinstance(raw, bool) else kind(str(raw).strip())
-        except ValueError:
-            raise SettingsError(f"{source} must be {_WHAT[type(self.default)]}, not {raw!r}") from None
-        if self.low is not None and self.high is not None and not self.low <= float(value) <= self.high:
-            raise SettingsError(f"{source} must be between {self.low} and {self.high}, not {value}")
-        parsed: T = value
-        return parsed
-
-    def text(self, value: T) -> str:
-        """``value`` as the function's environment holds it."""
-        return ("true" if value else "false") if isinstance(value, bool) else _text(value)
-
-
-def _whole(raw: str) -> int:
-    return int(raw.replace("_", ""))
-
-
-def _boolean(raw: str) -> bool:
-    word = raw.lower()
-    if word in ("1", "true", "on", "yes"):
-        return True
-    if word in ("0", "false", "off", "no"):
-        return False
-    raise ValueError(raw)
-
-
-def _text(value: float | int | str) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-_PARSERS: Final[dict[type, Callable[[str], Any]]] = {bool: _boolean, int: _whole, float: float, str: str}
-_WHAT: Final = {bool: "on or off (true/false)", int: "a whole number", float: "a number", str: "text"}
 
 # Shared by both functions: the loader waits this long after a switch before an old version may go.
 CACHE_TTL: Final = Setting(
@@ -111,6 +51,9 @@ LOOKUP: Final[dict[str, Setting[Any]]] = {
         3600.0,
         "seconds between metric lines (0: one per invocation)",
         deployed=60.0,
+    ),
+    "mmdb_export_ranges": Setting(
+        "MMDB_EXPORT_MAX_RANGES", 500_000, 0, 5_000_000, "ranges a MaxMind DB export may hold"
     ),
 }
 
@@ -223,6 +166,7 @@ class LookupSettings:
     read_timeout: float = LOOKUP["read_timeout"].default
     response_budget: int = LOOKUP["response_budget"].default
     metrics_interval: float = LOOKUP["metrics_interval"].default
+    mmdb_export_ranges: int = LOOKUP["mmdb_export_ranges"].default
     caches: CacheLimits = CacheLimits()
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (CORS_ORIGINS, comma separated)
     bucket: str | None = None  # where builds keep what diffs, reverse lookups and exports read (BUCKET_NAME)

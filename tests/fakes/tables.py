@@ -120,7 +120,10 @@ class FakeVersions:
         aliases = tuple(parse_alias(text) for text in header.aliases or ())
         indexed = header.indexed or ()
         gaps = bool(header.gaps)
-        return VersionInfo(dataset, version, header.columns, directories, gaps, aliases, indexed, header.created_at)
+        numeric = header.numeric or ()
+        return VersionInfo(
+            dataset, version, header.columns, directories, gaps, aliases, indexed, header.created_at, numeric
+        )
 
     @port
     def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:

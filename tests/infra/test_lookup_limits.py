@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from fencepost.core.declared import SettingsError as LookupSettingsError
 from fencepost.http import cors
 from fencepost.http.budget import DEFAULT_BUDGET_BYTES
 from fencepost.settings import CacheLimits, LookupSettings
-from fencepost.settings import SettingsError as LookupSettingsError
 from infra.context import SettingsError
 from infra.settings import DeploySettings
 from tests.infra.conftest import Synth, Synthesize

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import maxminddb
+import pytest
 
 from fencepost.core.addresses import V4, format_address
 from tests.integration.conftest import Stack
@@ -160,3 +161,34 @@ def test_the_mmdb_export_answers_random_addresses_as_lookups_do(stack: Stack, tm
         if record != answer["data"] or str(network) != answer["match"]["network"]:
             wrong.append((address, record, prefix, answer))
     assert wrong == []
+
+
+def test_a_folders_exports_are_written_once_each_version_is_live_with_its_numeric_columns(
+    stack: Stack, tmp_path: Path
+) -> None:
+    stack.put("geo/_settings.json", json.dumps({"exports": ["mmdb", "csv"], "numeric": ["asn"]}))
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    assert stack.dataset("geo")["status"] == "READY"
+    keys = {o["Key"] for o in stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_exports/geo/")["Contents"]}
+    assert keys == {"_exports/geo/1.mmdb", "_exports/geo/1.csv"}  # no request needed, no marker left
+    assert _export(stack, "geo", format="mmdb")["statusCode"] == 303
+    path = tmp_path / "geo.mmdb"
+    path.write_bytes(stack.s3.get_object(Bucket=stack.bucket, Key="_exports/geo/1.mmdb")["Body"].read())
+    assert maxminddb.open_database(str(path)).get("1.0.5.1") == {"country": "AU", "asn": 38803}  # a number
+    # A folder naming a numeric column its data lacks fails, and version 1 keeps answering
+    stack.put("geo/_settings.json", json.dumps({"numeric": ["city"]}))
+    stack.drain()
+    record = stack.dataset("geo")
+    assert (record["status"], record["version"]) == ("FAILED", 1)
+    assert "numeric names columns the data does not have: ['city']" in record["load"]["problems"][0]["reason"]
+
+
+@pytest.mark.parametrize("stack", [{"MMDB_EXPORT_MAX_RANGES": "5"}], indirect=True)
+def test_a_maxmind_db_export_of_more_ranges_than_allowed_is_refused_before_anything_is_asked(stack: Stack) -> None:
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    refused = _export(stack, "geo", format="mmdb")
+    assert (refused["statusCode"], json.loads(refused["body"])["error"]["code"]) == (400, "EXPORT_TOO_LARGE")
+    assert "MMDB_EXPORT_MAX_RANGES" in json.loads(refused["body"])["error"]["message"]
+    assert _export(stack, "geo", format="csv")["statusCode"] == 202  # the other formats stream: no limit

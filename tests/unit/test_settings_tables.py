@@ -9,17 +9,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.settings import (
-    CACHES,
-    LOADER,
-    LOOKUP,
-    CacheLimits,
-    LoaderSettings,
-    LookupSettings,
-    Setting,
-    SettingsError,
-    TableSettings,
-)
+from fencepost.core.declared import Setting, SettingsError
+from fencepost.settings import CACHES, LOADER, LOOKUP, CacheLimits, LoaderSettings, LookupSettings, TableSettings
 
 STRUCTURE = {
     "table",

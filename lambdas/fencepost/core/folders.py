@@ -10,13 +10,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fencepost.core.exports import FORMATS as EXPORTS
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.gates import NAMES as GATES
 from fencepost.core.gates import Gates
 from fencepost.core.joins import JoinSpec
 from fencepost.core.limits import ENVIRONMENT, FolderLimits
 from fencepost.core.objects import FolderError
-from fencepost.core.rules import Pairs, parse_pairs
+from fencepost.core.rules import MAX_RULE_ENTRIES, Pairs, parse_pairs
 
 MAX_INDEXED = 8  # indexed columns a folder may name: each costs a pass over the pieces and two objects per build
 
@@ -34,7 +35,9 @@ class FolderSettings:
     ``join``: a lookup table to complete the rows with; ``locale``: the GeoLite2 locations file (``core.joins``);
     ``max_unjoined_rows``: how many rows may miss the join before the load fails (None: any number, a warning);
     ``gates``: what stops a build that shrinks or changes too much (``core.gates``);
-    ``index``: the columns reverse lookups may ask by value (``core.value_index``), at most ``MAX_INDEXED``.
+    ``index``: the columns reverse lookups may ask by value (``core.value_index``), at most ``MAX_INDEXED``;
+    ``exports``: the formats each new version is exported to once live (``core.exports``); ``numeric``: columns a
+    MaxMind DB export stores as numbers.
     """
 
     columns: tuple[str, ...] | None = None
@@ -51,6 +54,8 @@ class FolderSettings:
     gates: Gates = field(default_factory=Gates)  # digested as its fields, each a setting added later
     max_unjoined_rows: int | None = None
     index: tuple[str, ...] = ()
+    exports: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()
 
     @property
     def read_options(self) -> ReadOptions:
@@ -65,7 +70,7 @@ class FolderSettings:
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
-        known |= {"join", "locale", "max_unjoined_rows", "index", *GATES}
+        known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", *GATES}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -97,7 +102,12 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     unjoined = document.get("max_unjoined_rows")
     if unjoined is not None:
         found["max_unjoined_rows"] = _count(unjoined, where, "max_unjoined_rows")
-    found["index"] = _index(document.get("index"), where)
+    found["index"] = _names(document.get("index"), where, "index", MAX_INDEXED)
+    found["numeric"] = _names(document.get("numeric"), where, "numeric", MAX_RULE_ENTRIES)
+    found["exports"] = _names(document.get("exports"), where, "exports", len(EXPORTS))
+    unknown = sorted(set(found["exports"]) - set(EXPORTS))
+    if unknown:
+        raise FolderError(f"{where}: exports names unknown formats {unknown}; known: {list(EXPORTS)}")
     try:
         found["gates"] = Gates(**Gates.parse(document))
     except ValueError as error:
@@ -116,16 +126,17 @@ def _columns(value: Any, where: str) -> tuple[str, ...] | None:
     return names
 
 
-def _index(value: Any, where: str) -> tuple[str, ...]:
+def _names(value: Any, where: str, setting: str, most: int) -> tuple[str, ...]:
+    """A list of distinct names (columns, or formats), at most ``most``."""
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(name, str) and name.strip() for name in value):
-        raise FolderError(f'{where}: index must be a list of column names, e.g. ["asn", "country"]')
+        raise FolderError(f'{where}: {setting} must be a list of names, e.g. ["asn", "country"]')
     names = tuple(name.strip() for name in value)
     if len(set(names)) != len(names):
-        raise FolderError(f"{where}: index names a column twice")
-    if len(names) > MAX_INDEXED:
-        raise FolderError(f"{where}: index names {len(names)} columns; at most {MAX_INDEXED}")
+        raise FolderError(f"{where}: {setting} names one twice")
+    if len(names) > most:
+        raise FolderError(f"{where}: {setting} names {len(names)}; at most {most}")
     return names
 
 
@@ -155,7 +166,7 @@ def _limits(value: Any, where: str) -> FolderLimits:
     return FolderLimits(where, tuple(sorted(value.items())))
 
 
-ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", "index", *GATES)
+ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", "index", "exports", "numeric", *GATES)
 
 
 def settings_digest(settings: FolderSettings) -> str:

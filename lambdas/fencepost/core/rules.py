@@ -1,5 +1,6 @@
 """Folder rules applied to every row once it is read, whatever its format: fixed columns (``constants``) and rows
-that mean "no data" (``gap_when``), and the check that the indexed columns (``index``) are there.
+that mean "no data" (``gap_when``), and the check that the columns other settings name (``index``, ``numeric``)
+are there.
 
 ``"constants": {"list": "drop"}`` appends the column ``list``, valued ``drop``, to every row. ``"gap_when": {"asn":
 "0"}`` makes every row whose ``asn`` is ``0`` a hole: it takes part in the overlap rule like any range (so it wins
@@ -43,11 +44,11 @@ def parse_pairs(value: Any, name: str) -> Pairs:
     return tuple(pairs)
 
 
-def check_index(columns: Sequence[str], index: Sequence[str]) -> None:
-    """The indexed columns (``"index"``) must be columns of the data, after the other rules."""
-    missing = [column for column in index if column not in columns]
+def check_named(columns: Sequence[str], named: Sequence[str], setting: str) -> None:
+    """The columns a setting names (``"index"``, ``"numeric"``) must be columns of the data, after the other rules."""
+    missing = [column for column in named if column not in columns]
     if missing:
-        raise RuleError(f"index names columns the data does not have: {missing}; its columns are {list(columns)}")
+        raise RuleError(f"{setting} names columns the data does not have: {missing}; its columns are {list(columns)}")
 
 
 def apply_rules(collector: Collector, columns: Sequence[str], constants: Pairs, gap_when: Pairs) -> tuple[str, ...]:

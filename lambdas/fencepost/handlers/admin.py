@@ -13,8 +13,9 @@ import time
 from collections.abc import Sequence
 
 from fencepost.aws.dynamo import Tables, make_client
+from fencepost.core.declared import SettingsError
 from fencepost.errors import Conflict, StoreUnavailable
-from fencepost.settings import SettingsError, TableSettings
+from fencepost.settings import TableSettings
 
 
 def main(argv: Sequence[str] | None = None) -> int:

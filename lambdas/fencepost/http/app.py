@@ -149,7 +149,8 @@ class _RareRoutes:
     def exports(self) -> Exports:
         from fencepost.http.export_routes import Exports
 
-        return Exports(self.listings.get, self.files, self.requests)
+        limit = self.settings.mmdb_export_ranges
+        return Exports(self.listings.get, self.files, self.requests, max_mmdb_ranges=limit)
 
 
 def create_app(

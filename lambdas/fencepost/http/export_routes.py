@@ -14,7 +14,14 @@ from typing import Final, Protocol
 
 from fencepost.core.exports import FORMATS, LINK_SECONDS, STALE_MARKER_SECONDS
 from fencepost.core.objects import building_key, export_key
-from fencepost.errors import InvalidRequest, Unavailable, UnknownDataset, VersionGone, check_dataset_name
+from fencepost.errors import (
+    ExportTooLarge,
+    InvalidRequest,
+    Unavailable,
+    UnknownDataset,
+    VersionGone,
+    check_dataset_name,
+)
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.model import DatasetRecord
 
@@ -38,9 +45,12 @@ class Exports:
         record: Callable[[str], DatasetRecord | None],
         files: Callable[[], ExportLinks] | None,
         requests: ExportRequests | None,
+        *,
+        max_mmdb_ranges: int,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.record, self.files, self.requests, self.clock = record, files, requests, clock
+        self.max_mmdb_ranges = max_mmdb_ranges
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> HttpResponse:
         check_dataset_name(dataset)
@@ -60,6 +70,11 @@ class Exports:
         if version not in (record.live, record.previous):
             kept = ", ".join(str(v) for v in (record.live, record.previous) if v is not None)
             raise VersionGone(f"version {version} of dataset {dataset!r} is not kept; versions kept: {kept}")
+        if chosen.name == "mmdb" and record.ranges > self.max_mmdb_ranges:
+            raise ExportTooLarge(
+                f"dataset {dataset!r} holds {record.ranges:,} ranges; a MaxMind DB export holds at most "
+                f"{self.max_mmdb_ranges:,} (MMDB_EXPORT_MAX_RANGES: the loader builds it in memory): export csv or cidr"
+            )
         files = self.files()
         key = export_key(dataset, version, chosen.extension)
         body = {"dataset": dataset, "version": version, "format": chosen.name}

@@ -21,6 +21,7 @@ from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
 from fencepost.errors import (
     BatchTooLarge,
     CursorExpired,
+    ExportTooLarge,
     InvalidFields,
     InvalidIp,
     InvalidRequest,
@@ -202,7 +203,7 @@ ROUTES: tuple[Route, ...] = (
             Param("version", "query", "The version; the live one when omitted.", VERSION, required=False),
         ),
         ok="ExportStatus",
-        errors=(InvalidRequest, UnknownDataset, VersionGone, Unavailable),
+        errors=(InvalidRequest, ExportTooLarge, UnknownDataset, VersionGone, Unavailable),
         deferred=True,
     ),
     Route(

@@ -1,7 +1,9 @@
 """Exporting a version as a file (``core.exports``): asked for by ``GET /datasets/{name}/export``, written once per
 version and format into the bucket (``core.objects.export_key``), and deleted with the version.
 
-The version's pieces are read from the table in address order, a page at a time. CSV and CIDR exports are
+A folder's ``"exports"`` asks for them as each version is built: the message waits (sent again every
+``WAIT_FOR_LIVE`` seconds) until the version is live, and is dropped if it never goes live. The version's pieces
+are read from the table in address order, a page at a time. CSV and CIDR exports are
 streamed to a multipart upload, never more than a part held; a MaxMind DB is built in memory (its search tree
 and records) and written whole. A marker beside the export says it is being written, so the API answers "being
 written" rather than asking again; a writer that dies leaves a marker that the API ignores once it is older than
@@ -21,10 +23,11 @@ from fencepost.core.exports import FORMATS, STALE_MARKER_SECONDS, cidr_lines, cs
 from fencepost.core.objects import building_key, export_key
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import ExportVersion
-from fencepost.loading.ports import Clock, KeptFiles, Telemetry
-from fencepost.model import VersionInfo
+from fencepost.loading.ports import Clock, KeptFiles, Outbox, Telemetry
+from fencepost.model import DatasetRecord, LoadStatus, VersionInfo
 
 PART_BYTES: Final = 8 << 20  # a multipart upload's part (S3 takes 5 MiB and more)
+WAIT_FOR_LIVE: Final = 30  # seconds before asking again for the export of a version still loading
 
 
 class ExportFiles(KeptFiles, Protocol):
@@ -41,10 +44,16 @@ class ExportedVersions(Protocol):
     def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]: ...
 
 
+class ServedVersions(Protocol):
+    def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
+
+
 @dataclass(kw_only=True, frozen=True, slots=True)
 class Exporter:
     versions: ExportedVersions
+    datasets: ServedVersions
     files: ExportFiles
+    outbox: Outbox
     telemetry: Telemetry
     clock: Clock
 
@@ -54,6 +63,8 @@ class Exporter:
         log = self.telemetry.logger
         if chosen is None:
             log.warning("an export of an unknown format was dropped", extra={"format": message.format[:20]})
+            return
+        if not self._served(message):
             return
         key = export_key(dataset, version, chosen.extension)
         marker = self.files.modified(building_key(key))
@@ -80,9 +91,20 @@ class Exporter:
             extra={"dataset": dataset, "version": version, "format": chosen.name, "seconds": seconds},
         )
 
+    def _served(self, message: ExportVersion) -> bool:
+        """Whether the version is served (live or previous); one still loading is asked for again later."""
+        record = self.datasets.get(message.dataset, consistent=True)
+        if record is not None and message.version in (record.live, record.previous):
+            return True
+        if record is not None and record.load.version == message.version and record.status == LoadStatus.LOADING:
+            self.outbox.send(message, WAIT_FOR_LIVE)
+        return False
+
     def _mmdb(self, info: VersionInfo, pieces: Iterator[tuple[int, int, int, list[str]]]) -> bytes:
         from fencepost.core.formats.mmdb.output import mmdb_bytes  # mmdb-writer and netaddr: only exports need them
 
         epoch = int(datetime.fromisoformat(info.created_at).timestamp()) if info.created_at else int(self.clock())
         has_ipv6 = bool(info.directories[V6].partitions) if V6 in info.directories else False
-        return mmdb_bytes(info.dataset, info.columns, pieces, has_ipv6=has_ipv6, build_epoch=epoch)
+        return mmdb_bytes(
+            info.dataset, info.columns, pieces, has_ipv6=has_ipv6, build_epoch=epoch, numeric=info.numeric
+        )

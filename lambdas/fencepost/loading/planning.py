@@ -14,7 +14,7 @@ from fencepost.core.formats.base import FileError
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.objects import FolderError, settings_keys
-from fencepost.core.rules import RuleError, apply_rules, check_index
+from fencepost.core.rules import RuleError, apply_rules, check_named
 from fencepost.core.sources import fingerprint
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
 from fencepost.loading.delivery import Delivery
@@ -147,13 +147,10 @@ class Planner:
             build,
             objects,
             read,
-            merge=settings.merge_neighbours,
             started=started,
             deadline=delivery.deadline,
-            settings=digest,
+            folder=settings,
             baseline=None if record.retired else record.live,
-            gates=settings.gates,
-            index=settings.index,
         )
 
     def _unchanged(self, dataset: str, build: int, record: DatasetRecord, sources: str) -> bool:
@@ -197,7 +194,8 @@ class Planner:
                 max_unjoined=settings.max_unjoined_rows,
             )
             read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
-            check_index(read.columns, settings.index)
+            check_named(read.columns, settings.index, "index")
+            check_named(read.columns, settings.numeric, "numeric")
         except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
             problem = Problem(settings_keys(dataset)[-1], None, str(error))
             fail(dataset, build, [problem], objects=objects, started=started)

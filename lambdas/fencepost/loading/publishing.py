@@ -16,7 +16,7 @@ from typing import Protocol
 from fencepost.core import chunks
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
-from fencepost.core.gates import Gates
+from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.keys import Directory
 from fencepost.core.objects import report_key, settings_keys
 from fencepost.core.problems import for_record
@@ -25,7 +25,7 @@ from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
 from fencepost.loading.indexing import Indexer
-from fencepost.loading.messages import WriteChunk
+from fencepost.loading.messages import ExportVersion, WriteChunk
 from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
 from fencepost.loading.reading import Read
 from fencepost.loading.reports import Reports, iso
@@ -74,18 +74,16 @@ class Publisher:
         objects: list[ObjectRef],
         read: Read,
         *,
-        merge: bool,
         started: float,
         deadline: float,
-        settings: str | None = None,
+        folder: FolderSettings | None = None,
         baseline: int | None = None,
-        gates: Gates | None = None,
-        index: tuple[str, ...] = (),
     ) -> None:
-        """Flatten, compare with the ``baseline`` (live) version and apply the ``gates``, index the ``index``
-        columns, then write the version."""
+        """Flatten, compare with the ``baseline`` (live) version and apply the ``folder``'s gates, index the columns
+        it names, then write the version (and ask for the exports it names, written once the version is live)."""
+        folder = folder or FolderSettings()
         families = read.collector.families
-        pieces = {family: families[family].pieces(merge_neighbours=merge) for family in FAMILIES}
+        pieces = {family: families[family].pieces(merge_neighbours=folder.merge_neighbours) for family in FAMILIES}
         book = chunks.Book(families, pieces)
         directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
         partitions = sum(len(directory.partitions) for directory in directories.values())
@@ -95,11 +93,11 @@ class Publisher:
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return
         comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
-        refusal = comparison.refusal(gates or Gates(), read.rows)
+        refusal = comparison.refusal(folder.gates, read.rows)
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return
-        self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=index)
+        self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=folder.index)
         self._record(
             dataset,
             build,
@@ -109,10 +107,11 @@ class Publisher:
             directories=directories,
             diff=comparison.summary,
             started=started,
-            settings=settings,
-            index=index,
+            folder=folder,
         )
         self._send(dataset, build, book=book, rows=read.rows, started=started, deadline=deadline)
+        for form in folder.exports:  # the exporter waits for the version to go live
+            self.outbox.send(ExportVersion(dataset, build, form))
 
     def _record(
         self,
@@ -125,13 +124,12 @@ class Publisher:
         directories: dict[int, Directory],
         diff: DiffSummary,
         started: float,
-        settings: str | None,
-        index: tuple[str, ...],
+        folder: FolderSettings,
     ) -> None:
         """The build record, the version's header and directory, the report and the dataset's progress."""
         aliases = tuple(sorted(read.aliases))
-        info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)), index)
-        key = report_key(dataset, build)
+        info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
+        key, settings = report_key(dataset, build), settings_digest(folder)
         # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
         self.builds.put(
             BuildRecord(
@@ -145,17 +143,9 @@ class Publisher:
                 settings=settings,
             )
         )
-        header = VersionHeader(
-            read.columns,
-            read.rows,
-            len(book),
-            objects,
-            iso(self.clock()),
-            settings,
-            True,
-            aliases or None,
-            index or None,
-        )
+        created = iso(self.clock())
+        header = VersionHeader(read.columns, read.rows, len(book), objects, created, settings, True, aliases or None)
+        header = replace(header, indexed=folder.index or None, numeric=folder.numeric or None)
         self.versions.put(info, header)
         self.reports.write(
             dataset,

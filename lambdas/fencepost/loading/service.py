@@ -181,7 +181,9 @@ class LoadingService:
             planner=_planner(p, s, reports, done),
             writer=done.chunks,
             deletions=done.deletions,
-            exporter=Exporter(versions=versions, files=bucket, telemetry=telemetry, clock=clock),
+            exporter=Exporter(
+                versions=versions, datasets=datasets, files=bucket, outbox=outbox, telemetry=telemetry, clock=clock
+            ),
             failures=done.failures,
             telemetry=telemetry,
             max_receives=s.max_receives,

@@ -108,8 +108,8 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
     assert settings_digest(FolderSettings(gates=Gates(max_change_percent=10.0))) == "9dc38bcaab42afe0"
     explicit = FolderSettings.parse(b'{"max_removed_percent": 25, "removed_allowance": 50, "min_ranges": 1}', "x")
     assert settings_digest(explicit) == settings_digest(FolderSettings())
-    indexed = FolderSettings.parse(b'{"index": [" asn", "country"]}', "x")
-    assert indexed.index == ("asn", "country")
+    indexed = FolderSettings.parse(b'{"index": [" asn", "country"], "exports": ["mmdb"], "numeric": ["asn"]}', "x")
+    assert (indexed.index, indexed.exports, indexed.numeric) == (("asn", "country"), ("mmdb",), ("asn",))
     assert settings_digest(indexed) != settings_digest(FolderSettings())
     assert settings_digest(FolderSettings.parse(b'{"index": []}', "x")) == settings_digest(FolderSettings())
     off = FolderSettings.parse(b'{"max_removed_percent": null}', "x")
@@ -129,6 +129,9 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
         {"index": ["country", "country"]},
         {"index": [""]},
         {"index": [f"c{n}" for n in range(9)]},
+        {"exports": ["xlsx"]},
+        {"exports": "csv"},
+        {"numeric": [1]},
     ]
     for bad in bads:
         with pytest.raises(FolderError, match=r"geo/_settings\.json"):

@@ -10,10 +10,11 @@ import threading
 import pytest
 
 from fencepost.core.addresses import V4, V6, parse_address
+from fencepost.core.declared import SettingsError
 from fencepost.reading.answers import Answer, Miss
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes
-from fencepost.settings import CacheLimits, LookupSettings, SettingsError
+from fencepost.settings import CacheLimits, LookupSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import family_ranges
 

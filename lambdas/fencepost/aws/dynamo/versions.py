@@ -27,7 +27,7 @@ class VersionTable:
         gaps = False
         aliases: tuple[tuple[int, int], ...] = ()
         indexed: tuple[str, ...] = ()
-        created = ""
+        created, numeric = "", ()
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
@@ -36,12 +36,13 @@ class VersionTable:
                 aliases = tuple(parse_alias(value["S"]) for value in item.get("aliases", {}).get("L", []))
                 indexed = tuple(value["S"] for value in item.get("indexed", {}).get("L", []))
                 created = item.get("created_at", {}).get("S", "")
+                numeric = tuple(value["S"] for value in item.get("numeric", {}).get("L", []))
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed, created)
+        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed, created, numeric)
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fencepost.core.declared import SettingsError
 from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.lines import split_lines
@@ -18,7 +19,7 @@ from fencepost.core.limits import FolderLimits, Limits
 from fencepost.core.objects import FolderError
 from fencepost.loading.reading import LoadFailure, Reader
 from fencepost.model import ObjectRef
-from fencepost.settings import LoaderSettings, SettingsError
+from fencepost.settings import LoaderSettings
 from tests.fakes import FakeTelemetry
 
 ROW = b"1.0.0.0,1.0.0.255,AU\n"  # 21 bytes
