@@ -52,6 +52,9 @@ OPERATIONS = [
     "GET /datasets",
     "GET /datasets/{name}",
     "GET /datasets/{name}/diff",
+    "GET /datasets/{name}/values/{column}",
+    "GET /datasets/{name}/values/{column}/{value}",
+    "GET /datasets/{name}/export",
     "GET /ranges",
 ]
 
@@ -97,21 +100,22 @@ def test_no_request_breaks_the_api(api_schema: schemathesis.BaseSchema, label: s
 
 
 def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
-    """Rules no schema states, so a schema-valid request may rightly be refused with 400 (still documented): a range
-    listing's or a diff's cursor carries a checksum, and a listing's network must have no host bits set; the names of
+    """Rules no schema states, so a schema-valid request may rightly be refused with 4xx (still documented): a range
+    listing's or a diff's cursor carries a checksum, and a listing's network must have no host bits set; a reverse
+    lookup's column must be indexed, an export's version kept; the names of
     a lookup's list of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``,
     not both."""
     query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
-    if case.operation.label == "GET /ranges" and {"cursor", "within"} & set(query):
-        return [positive_data_acceptance]
-    if case.operation.label == "GET /datasets/{name}/diff" and "cursor" in query:
-        return [positive_data_acceptance]
-    names = str(query.get("dataset", "")).split(",")
-    if case.operation.label == "GET /lookup" and len(set(names)) < len(names):
-        return [positive_data_acceptance]
-    if case.operation.label == "POST /lookup" and body.get("dataset") is not None and body.get("datasets") is not None:
-        return [positive_data_acceptance]
-    return []
+    label, names = case.operation.label, str(query.get("dataset", "")).split(",")
+    refusable = (
+        (label == "GET /ranges" and bool({"cursor", "within", "where"} & set(query)))  # where: an indexed column
+        or (label == "GET /datasets/{name}/diff" and "cursor" in query)
+        or label.startswith("GET /datasets/{name}/values/")  # the column must be indexed (NOT_INDEXED)
+        or (label == "GET /datasets/{name}/export" and "version" in query)  # only kept versions (VERSION_GONE)
+        or (label == "GET /lookup" and len(set(names)) < len(names))
+        or (label == "POST /lookup" and body.get("dataset") is not None and body.get("datasets") is not None)
+    )
+    return [positive_data_acceptance] if refusable else []
 
 
 def _strict_json(body: bytes) -> Any:

@@ -75,6 +75,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         "METRICS_INTERVAL_SECONDS": "60",
+        "MMDB_EXPORT_MAX_RANGES": "500000",
         "DYNAMODB_READ_TIMEOUT_SECONDS": "2",
         # the lookup's limits: tests/infra/test_lookup_limits.py
         "LIVE_CACHE_ENTRIES": "1024",
