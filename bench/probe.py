@@ -124,7 +124,7 @@ def measure_warm(invocations: int, profile: str | None = None, *, batch: bool = 
 
 def measure_pipeline(path: str) -> dict[str, Any]:
     """The loader's planning path on one file, as the build step runs it (with the cyclic GC paused)."""
-    from fencepost.loading.planning import gc_paused
+    from fencepost.core.pauses import gc_paused
 
     with gc_paused():
         return _pipeline(path)

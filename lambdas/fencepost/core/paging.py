@@ -143,6 +143,13 @@ def decode_token(token: str, length: int) -> list[object] | None:
     return fields
 
 
+def pin_digest(*parts: str) -> str:
+    """What a pinned cursor holds of what it lists (a column and a value, a column and an order): enough to tell
+    them apart, short whatever their size."""
+    text = "\0".join(parts).encode()
+    return hashlib.blake2b(text, digest_size=8, person=b"fencepost-pin").hexdigest()
+
+
 def decode_pinned(token: str, tag: str, dataset: str, digest: str) -> tuple[int, int] | None:
     """The version and position of an intact cursor ``[tag, dataset, version, digest, position]`` that this request
     may use (same tag, dataset and digest of what it lists); None otherwise."""

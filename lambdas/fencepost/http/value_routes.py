@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import unquote
 
-from fencepost.core.paging import ListingError, decode_pinned, encode_token, parse_limit
+from fencepost.core.paging import ListingError, decode_pinned, encode_token, parse_limit, pin_digest
 from fencepost.core.value_index import Directory, ValueStats
 from fencepost.errors import InvalidRequest, NotFound, check_dataset_name
 from fencepost.http.range_routes import ListingStore, listed_version
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.http.reverse_params import MAX_WHERE_CHARS, SORTS
-from fencepost.http.where_routes import Where
 from fencepost.reading.indexes import ValueIndexes
 from fencepost.reading.lookup import Lookup
 
@@ -48,7 +47,7 @@ class ValueListing:
         except ListingError as error:
             raise InvalidRequest(str(error)) from None
         token = query.get("cursor")
-        digest = Where(column, sort).digest
+        digest = pin_digest(column, sort)
         found = None if token is None else decode_pinned(token, _TAG, dataset, digest)
         if token is not None and found is None:
             raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged, with the same query")

@@ -3,9 +3,6 @@ new, fail, or a new version), and read it; ``publishing`` takes it from there.""
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -14,6 +11,7 @@ from fencepost.core.formats.base import FileError
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.objects import FolderError, settings_keys
+from fencepost.core.pauses import gc_paused
 from fencepost.core.rules import RuleError, apply_rules, check_named
 from fencepost.core.sources import fingerprint
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
@@ -24,22 +22,6 @@ from fencepost.loading.ports import BuildStates, Clock, Folder, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Read, Reader
 from fencepost.model import BuildState, DatasetRecord, LoadStatus, ObjectRef, Problem
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a build holds millions of rows.
-
-    Its full collections would walk every live tuple again and again (they slow planning several times over),
-    and planning creates no reference cycles: reference counting frees everything it drops.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class BuildNumbers(LoadRecords, Protocol):

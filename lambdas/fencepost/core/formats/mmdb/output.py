@@ -10,11 +10,9 @@ make it up. A version with IPv6 pieces is an IPv6 database (``ip_version`` 6) ho
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mmdb_writer import MMDBWriter
@@ -23,8 +21,7 @@ from netaddr import IPNetwork, IPSet
 from fencepost.core.addresses import V6
 from fencepost.core.exports import Piece
 from fencepost.core.networks import range_blocks
-
-_VERSIONS = {4: 4, 6: 6}
+from fencepost.core.pauses import gc_paused
 
 
 class _Writer(MMDBWriter):
@@ -38,18 +35,6 @@ class _Writer(MMDBWriter):
         meta: dict[str, Any] = super()._build_meta()
         meta["build_epoch"] = self.build_epoch
         return meta
-
-
-@contextlib.contextmanager
-def _no_cyclic_collection() -> Iterator[None]:
-    """Pause the cyclic garbage collector (the tree holds no cycles to collect; reference counting frees it)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _record(columns: Sequence[str], values: Sequence[str], numeric: frozenset[str]) -> dict[str, Any]:
@@ -91,7 +76,7 @@ def mmdb_bytes(
     )
     numbers = frozenset(numeric)
     records: dict[tuple[str, ...], dict[str, Any]] = {}
-    with _no_cyclic_collection():  # the tree's millions of nodes would make each collection slower than the last
+    with gc_paused():  # the tree's millions of nodes would make each collection slower than the last
         _insert(writer, columns, pieces, numbers, records)
         return _written(writer)
 
