@@ -47,6 +47,11 @@ def _all_pages(stack: Stack, **query: str) -> list[dict[str, Any]]:
 
 def test_where_lists_the_pieces_of_a_value_in_address_order_as_ranges_networks_and_text(stack: Stack) -> None:
     _load(stack)
+    # The index writes no DynamoDB item: the same rows without it write as many
+    stack.put("plain/ranges.csv", ROWS)
+    stack.drain()
+    written = [stack.dataset(name)["load"]["items_written"] for name in ("geo", "plain")]
+    assert written == [9, 9]  # 7 IPv4 pieces (FR split around the nested AU range) and 2 IPv6
     status, body = stack.get("/ranges", dataset="geo", where="country:AU")
     assert (status, body["version"], body["where"], body["within"], body["next"]) == (
         200,
@@ -122,6 +127,8 @@ def test_bad_reverse_lookups_are_clear_4xx(stack: Stack) -> None:
         {"where": "country:AU", "within": "1.0.0.1/24"},
         {"where": "country:AU", "cursor": page["next"][:-1] + "0"},
         {"where": "country:CN", "cursor": page["next"]},  # another value's cursor
+        {"where": "country:\ud800", "cursor": page["next"]},  # a lone surrogate (JSON's "\ud800" parses to one)
+        {"where": "country:\ud800"},
     ):
         status, refused = stack.get("/ranges", dataset="geo", **query)
         assert (status, refused["error"]["code"]) == (400, "INVALID_REQUEST"), query

@@ -10,7 +10,6 @@ previous one. As networks, touching pieces are merged first, and a page never en
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -24,12 +23,13 @@ from fencepost.core.paging import (
     encode_token,
     parse_limit,
     parse_within,
+    pin_digest,
 )
 from fencepost.core.value_index import Directory, parse_line
 from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.range_routes import ListingStore, listed_version
-from fencepost.http.responses import NO_STORE, HttpResponse, json_text, text_response
+from fencepost.http.responses import NO_STORE, HttpResponse, json_text, text_response, utf8_text
 from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR
 from fencepost.model import VersionInfo
 from fencepost.reading.indexes import ValueIndexes
@@ -46,9 +46,8 @@ class Where:
 
     @property
     def digest(self) -> str:
-        """What a cursor holds of the column and value: enough to tell them apart, short whatever their size."""
-        text = f"{self.column}\0{self.value}".encode()
-        return hashlib.blake2b(text, digest_size=8, person=b"fencepost-where").hexdigest()
+        """What a cursor holds of the column and value."""
+        return pin_digest(self.column, self.value)
 
 
 def parse_where(text: str) -> Where:
@@ -58,6 +57,8 @@ def parse_where(text: str) -> Where:
         raise InvalidRequest(f"invalid where {text[:80]!r}: give <column>:<value>, such as country:AU")
     if len(text) > MAX_WHERE_CHARS:
         raise InvalidRequest(f"where holds {len(text):,} characters; at most {MAX_WHERE_CHARS:,}")
+    if not text.isascii() and utf8_text(text) != text:  # a lone surrogate: no stored value, and no digest, has one
+        raise InvalidRequest("invalid where: it holds text that is not valid Unicode (a lone surrogate)")
     return Where(column, value)
 
 
