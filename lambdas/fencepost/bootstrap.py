@@ -53,7 +53,9 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     obs = Observability(
         service="fencepost-lookup", tracing=settings.tracing, metrics_interval=settings.metrics_interval
     )
-    client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout)
+    # Every request of the lookup function is built here from checked values, and DynamoDB validates each anyway:
+    # botocore's own check of the parameters is skipped (about 35 us of each lookup's CPU, make bench section 2).
+    client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout, validate=False)
     tables = Tables.connect(client, settings.table.table_name)
     bucket = settings.bucket
     files = None if bucket is None else functools.cache(functools.partial(_bucket, bucket))

@@ -130,3 +130,28 @@ def test_disabled_metrics_still_count_their_intervals_and_write_nothing() -> Non
 
     assert out.getvalue() == ""
     assert metrics.lines == 1
+
+
+@pytest.mark.parametrize("interval", [0.0, 60.0])
+def test_counts_given_together_are_what_each_given_alone_would_be(interval: float) -> None:
+    """The lookup gives its three counts in one call: the lines are those of three ``add_metric`` calls."""
+    lines = {}
+    for together in (False, True):
+        clock = Clock()
+        metrics = _metrics(clock, interval=interval)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            for step in range(70):
+                clock.now = 1000.0 + step
+                counts = {"Lookups": 3, "Found": step % 2, "NotFound": 3 - step % 2}
+                if together:
+                    metrics.add_counts(counts)
+                else:
+                    for name, value in counts.items():
+                        metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+                metrics.flush_metrics()
+        lines[together] = [{k: v for k, v in line.items() if k != "_aws"} for line in _lines(out.getvalue())]
+    assert lines[True] == lines[False]
+    # interval 60: one line at the 61st call (steps 0 to 60), the rest still being added up
+    assert sum(sum(line["Found"]) for line in lines[True]) == (35 if interval == 0 else 30)
+    assert len(lines[True]) == (70 if interval == 0 else 1)

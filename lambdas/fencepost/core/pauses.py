@@ -1,5 +1,6 @@
 """Pausing Python's cyclic garbage collector around work that builds millions of objects and no reference cycles:
-a build's rows (``loading.planning``), a MaxMind DB's search tree (``core.formats.mmdb.output``)."""
+a build's rows (``loading.planning``), a MaxMind DB's search tree (``core.formats.mmdb.output``), and a
+function's cold start (``handlers``)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,17 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def cold_start() -> Iterator[None]:
+    """Import and wire a function without collections, then freeze what that made.
+
+    A cold start makes hundreds of thousands of objects (boto3's models, Powertools, the app) that live as long as
+    the container; the full collections its allocations set off walk them all (about 25 ms of the lookup module's
+    import, make bench section 3). Frozen (``gc.freeze``), they are never walked again by the collections of later
+    invocations either.
+    """
+    with gc_paused():
+        yield
+        gc.freeze()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fencepost.bootstrap import lookup_function
+from fencepost.core.pauses import cold_start
 
-wired = lookup_function()
+with cold_start():
+    from fencepost.bootstrap import lookup_function
+
+    wired = lookup_function()
 settings, obs, tables, api = wired.settings, wired.obs, wired.tables, wired.api
 
 

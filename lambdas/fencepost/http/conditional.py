@@ -12,6 +12,7 @@ a version the client has seen, would make a date comparison wrong; the tag is ex
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -112,11 +113,11 @@ class Validators:
     @classmethod
     def of(cls, live: Sequence[tuple[str, int | None, float | None]], address: str | None = None) -> Validators:
         """From ``(dataset, version, live_since)`` of every dataset listed, in request order, and the address
-        for ``ip=me``. ``Last-Modified`` is the newest ``live_since``: it never goes backwards, even on rollback."""
-        since: Iterable[float] = (when for _, _, when in live if when is not None)
-        newest = max(since, default=None)
-        tag = entity_tag([(name, version) for name, version, _ in live], address)
-        return cls(tag, None if newest is None else http_date(newest))
+        for ``ip=me``. ``Last-Modified`` is the newest ``live_since``: it never goes backwards, even on rollback.
+
+        Nearly every lookup of a container asks for the same few: they are kept (the last 256), so a hash and a
+        date are not made again for each."""
+        return _validators(tuple(live), address)
 
     def headers(self) -> dict[str, str]:
         out = {"ETag": self.etag}
@@ -126,3 +127,11 @@ class Validators:
 
     def not_modified_by(self, if_none_match: str | None) -> bool:
         return none_match(if_none_match, self.etag)
+
+
+@functools.lru_cache(maxsize=256)
+def _validators(live: tuple[tuple[str, int | None, float | None], ...], address: str | None) -> Validators:
+    since: Iterable[float] = (when for _, _, when in live if when is not None)
+    newest = max(since, default=None)
+    tag = entity_tag([(name, version) for name, version, _ in live], address)
+    return Validators(tag, None if newest is None else http_date(newest))

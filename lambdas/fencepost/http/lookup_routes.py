@@ -155,9 +155,7 @@ class LookupRoutes:
         answers = iter(self.lookup.answer_many(asks, self.pool if len(asks) > 1 else None))
         outcomes = [[v if isinstance(v, Unknown) else next(answers) for v in versions] for _ in addresses]
         found = sum(isinstance(answer, Answer) for row in outcomes for answer in row)
-        self.metrics.add_metric(name="Lookups", unit=MetricUnit.Count, value=len(asks))
-        self.metrics.add_metric(name="Found", unit=MetricUnit.Count, value=found)
-        self.metrics.add_metric(name="NotFound", unit=MetricUnit.Count, value=len(asks) - found)
+        self.metrics.add_counts({"Lookups": len(asks), "Found": found, "NotFound": len(asks) - found})
         return outcomes
 
 
