@@ -18,9 +18,10 @@ from bench.lookups import quiet_stdout
 from bench.report import Report, mark
 from bench.timing import median, percentile
 from fencepost.core.addresses import V4, format_address, parse_address
+from fencepost.core.history import Timeline
 from fencepost.core.paging import Slice
 from fencepost.http.app import create_app
-from fencepost.model import DatasetRecord
+from fencepost.model import BuildRecord, DatasetRecord
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import CacheLimits, LookupSettings, TableSettings
@@ -62,6 +63,12 @@ class _NoListings:
 
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:  # noqa: ARG002
         return None
+
+    def get_timeline(self, dataset: str) -> Timeline:  # noqa: ARG002
+        return Timeline([])
+
+    def list_builds(self, dataset: str) -> list[BuildRecord]:  # noqa: ARG002
+        return []
 
     def list_datasets(self) -> list[DatasetRecord]:
         return []

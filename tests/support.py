@@ -11,6 +11,7 @@ from typing import Any
 
 from fencepost.aws.dynamo import Tables
 from fencepost.aws.dynamo.serving import pointer_item
+from fencepost.aws.dynamo.timelines import event_item
 from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.core.addresses import FAMILIES, parse_address
 from fencepost.core.build import FamilyRanges
@@ -41,6 +42,9 @@ def family_ranges(rows: Iterable[Sequence[str]]) -> dict[int, FamilyRanges]:
     return ranges
 
 
+PUBLISHED_AT = 1_795_219_200.0  # when ``publish`` makes a version live, in the dataset's history
+
+
 def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, FamilyRanges], columns: Sequence[str]) -> int:
     """Write a complete version and make it live; returns the number of items stored."""
     directories = {}
@@ -57,6 +61,7 @@ def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, Family
     tables.versions.put(info, header)
     tables.datasets.put(DatasetRecord(name=dataset, live=version, status=LoadStatus.READY, ranges=total))
     tables.table.put(pointer_item(dataset, LivePointer(dataset, version)))  # what lookups read, as a switch writes it
+    tables.table.put(event_item(dataset, PUBLISHED_AT, version))  # and its history, from 2026-11-21T00:00:00Z
     return written
 
 

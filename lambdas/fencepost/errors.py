@@ -72,6 +72,13 @@ class UnknownDataset(ServiceError):
     code = "UNKNOWN_DATASET"
 
 
+class NoVersionAt(ServiceError):
+    """No kept version of the dataset answers for that instant (or that version was never live)."""
+
+    status = 404
+    code = "NO_VERSION_AT"
+
+
 class NotFound(ServiceError):
     """No range contains the address, or no such path."""
 

@@ -167,6 +167,7 @@ class DatasetRecord:
     # After a rollback: the fingerprint of the sources rolled away from. A folder that still holds exactly them is
     # not a change, so neither a repeated notification nor a reconcile rebuilds them over the rollback.
     held: str | None = bookkeeping(default=None)
+    retain_days: int = bookkeeping(default=0)  # the folder's ``retain_days``, as last read (``core.history``)
 
     @property
     def sources(self) -> str:

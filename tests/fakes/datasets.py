@@ -178,6 +178,13 @@ class FakeDatasets(FakeServing):
         return True
 
     @port
+    def set_retention(self, name: str, days: int) -> None:
+        record = self._read(name)
+        if record is not None:
+            record.retain_days = days
+            self._write(record)
+
+    @port
     def keep_live(self, name: str, build: int, now: float) -> bool:
         record = self._read(name)
         if not only_latest_load(record, build):

@@ -13,7 +13,8 @@ from typing import Final
 
 from fencepost.aws.dynamo.client import Condition
 from fencepost.aws.dynamo.serving import BEING_FINALIZED, FIRST_LIVE, NEWER_THAN_LIVE, RETIRE_RULE, UNCHANGED_PAIR
-from fencepost.core.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, live_pk, version_pk
+from fencepost.core.history import Event, Timeline
+from fencepost.core.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, history_pk, live_pk, version_pk
 from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
     BuildRecord,
@@ -82,6 +83,22 @@ class FakeServing:
     def _point(self, name: str, pointer: LivePointer | str) -> None:
         self.store.put(live_pk(name), LIVE_POINTER_SK, pointer)
 
+    def _event(self, name: str, at: float, version: int | None) -> None:
+        self.store.put(history_pk(name), round(at * 1000), Event(round(at * 1000) / 1000, version))
+
+    @port
+    def timeline(self, name: str, *, consistent: bool = False) -> Timeline:
+        pk = history_pk(name)
+        return Timeline(self.store.get(pk, sk) for sk in self.store.sort_keys(pk))
+
+    @port
+    def mark_gone(self, name: str, version: int) -> None:
+        pk = history_pk(name)
+        for sk in self.store.sort_keys(pk):
+            event = self.store.get(pk, sk)
+            if event.version == version:
+                self.store.put(pk, sk, dataclasses.replace(event, gone=True))
+
     @port
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         return self._read(name)
@@ -133,6 +150,7 @@ class FakeServing:
         record.live_since, record.retired, record.settings, record.held = now, False, settings, None
         self._write(record)
         self._point(name, LivePointer(name, build, now))
+        self._event(name, now, build)
         attempt.switched = now
         self.store.put(builds_pk(name), build, attempt)
         return Switched(Switch.SWITCHED, before)
@@ -149,6 +167,8 @@ class FakeServing:
         record.live = record.previous = record.held = None
         self._write(record)
         self._point(name, RETIRED)
+        if before.live is not None and not before.retired:
+            self._event(name, now, None)
         return before
 
     @port
@@ -176,4 +196,5 @@ class FakeServing:
         )
         self._write(after)
         self._point(name, LivePointer(name, record.previous, now))
+        self._event(name, now, record.previous)
         return detached(after)

@@ -88,6 +88,7 @@ ERROR_CASES = [
     ("lookup-post-bad-json", 400, "INVALID_REQUEST"),
     ("lookup-post-invalid-body", 400, "INVALID_REQUEST"),
     ("dataset-get-unknown", 404, "UNKNOWN_DATASET"),
+    ("lookup-get-no-version-at", 404, "NO_VERSION_AT"),
     ("unknown-path", 404, "NOT_FOUND"),
     ("method-not-allowed", 405, "METHOD_NOT_ALLOWED"),
 ]

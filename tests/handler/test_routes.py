@@ -121,6 +121,7 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
         values,
         values + "/{value}",
         "/datasets/{name}/export",
+        "/datasets/{name}/versions",
     }
     export = paths["/datasets/{name}/export"]["get"]["responses"]
     assert set(export) == {"202", "303", "400", "404", "410", "500", "503"}
@@ -129,8 +130,9 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     assert set(paths[values]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
     assert set(paths[values + "/{value}"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
     assert set(paths["/lookup"]) == {"get", "post"}
-    assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "500", "503"}
-    assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "410", "500", "503"}
+    assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
+    assert set(paths["/datasets/{name}/versions"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
     assert set(paths["/datasets"]["get"]["responses"]) == {"200", "500", "503"}
     assert set(paths["/ranges"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
     assert set(paths["/datasets/{name}/diff"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}

@@ -14,6 +14,7 @@ from fencepost.core.exports import FORMATS as EXPORTS
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.gates import NAMES as GATES
 from fencepost.core.gates import Gates
+from fencepost.core.history import MAX_RETAIN_DAYS
 from fencepost.core.joins import JoinSpec
 from fencepost.core.limits import ENVIRONMENT, FolderLimits
 from fencepost.core.objects import FolderError
@@ -37,7 +38,8 @@ class FolderSettings:
     ``gates``: what stops a build that shrinks or changes too much (``core.gates``);
     ``index``: the columns reverse lookups may ask by value (``core.value_index``), at most ``MAX_INDEXED``;
     ``exports``: the formats each new version is exported to once live (``core.exports``); ``numeric``: columns a
-    MaxMind DB export stores as numbers.
+    MaxMind DB export stores as numbers; ``retain_days``: how long versions stay answerable after they stop being
+    live (``core.history``; it governs keeping, not building, so it is no part of the settings digest).
     """
 
     columns: tuple[str, ...] | None = None
@@ -56,6 +58,7 @@ class FolderSettings:
     index: tuple[str, ...] = ()
     exports: tuple[str, ...] = ()
     numeric: tuple[str, ...] = ()
+    retain_days: int = 0
 
     @property
     def read_options(self) -> ReadOptions:
@@ -70,7 +73,7 @@ class FolderSettings:
         if not isinstance(document, dict):
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
-        known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", *GATES}
+        known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", "retain_days", *GATES}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -105,6 +108,9 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     found["index"] = _names(document.get("index"), where, "index", MAX_INDEXED)
     found["numeric"] = _names(document.get("numeric"), where, "numeric", MAX_RULE_ENTRIES)
     found["exports"] = _names(document.get("exports"), where, "exports", len(EXPORTS))
+    found["retain_days"] = _count(document.get("retain_days", 0), where, "retain_days")
+    if found["retain_days"] > MAX_RETAIN_DAYS:
+        raise FolderError(f"{where}: retain_days is at most {MAX_RETAIN_DAYS:,} (ten years)")
     unknown = sorted(set(found["exports"]) - set(EXPORTS))
     if unknown:
         raise FolderError(f"{where}: exports names unknown formats {unknown}; known: {list(EXPORTS)}")
@@ -172,8 +178,10 @@ ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", "
 def settings_digest(settings: FolderSettings) -> str:
     """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
     fields = dataclasses.asdict(settings)
+    fields.pop("retain_days")  # how long versions are kept, not how they are built
     fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document
     unset = dataclasses.asdict(FolderSettings())
+    unset.pop("retain_days")
     unset.update(unset.pop("gates"))
     for name in ADDED_LATER:  # unset (or at their defaults), they leave the digest as it was before they existed
         if fields[name] == unset[name]:

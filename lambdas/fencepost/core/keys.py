@@ -19,6 +19,7 @@ Metadata items (PK starts with ``#``, which no dataset name can)::
                           SK = 1, 2, ...          directory pages
     PK = "#b#ds"          SK = build number       a build's chunks and how many are written
     PK = "#l#ds"          SK = 0                  the live pointer: what lookups read (version, live since)
+    PK = "#h#ds"          SK = instant (ms)       the history: from that instant, that version is served
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ LIVE_POINTER_SK: Final = 0
 def live_pk(dataset: str) -> str:
     """The live pointer's partition: one per dataset, apart from ``#datasets`` (which listings read)."""
     return f"#l#{dataset}"
+
+
+def history_pk(dataset: str) -> str:
+    """The history's partition: one event per change of what the dataset serves (``core.history``)."""
+    return f"#h#{dataset}"
 
 
 def dataset_id(name: str) -> int:

@@ -24,8 +24,10 @@ from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
 from fencepost.http.responses import NO_STORE, HttpResponse, text_response
 from fencepost.http.routes import ROUTES, allowed_methods
+from fencepost.http.version_routes import VersionListing, VersionSource
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
+from fencepost.reading.past import History
 from fencepost.settings import LookupSettings
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ Event = Mapping[str, Any]
 RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> answer
 
 
-class Store(DatasetReader, ListingStore, Protocol):
+class Store(DatasetReader, ListingStore, VersionSource, Protocol):
     """What the routes read besides the lookup's own store."""
 
 
@@ -165,9 +167,11 @@ def create_app(
     """The app; ``files`` opens the bucket the diffs and indexes are read from, on the first request needing it."""
     refusals = Refusals(obs.logger, obs.metrics, settings.log_addresses)
     pool = ThreadPoolExecutor(max_workers=settings.batch_concurrency, thread_name_prefix="lookup")
-    lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse)
+    history = History(datasets, lookup, settings.cache_ttl)
+    lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, datasets, settings.response_budget)
+    versions = VersionListing(datasets)
 
     rare = _RareRoutes(settings, lookup, datasets, listings, files=files, requests=exports)
     diffs = DiffListing(
@@ -190,6 +194,7 @@ def create_app(
         ),
         "get_datasets": lambda _: listings.answer_all(),
         "get_dataset": lambda _, name: listings.answer_one(name),
+        "get_versions": lambda event, name: text_response(200, versions.answer(name, _query(event)), NO_STORE),
         "get_ranges": get_ranges,
         "get_diff": lambda event, name: text_response(200, diffs.answer(name, _query(event)), NO_STORE),
         "get_values": lambda event, name, column: rare.values.answer_all(name, column, _query(event)),

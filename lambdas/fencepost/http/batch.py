@@ -44,6 +44,8 @@ class BatchAsk:
     datasets: tuple[str, ...] | None = None
     mode: Mode = Mode.ALL
     selection: Selection | None = None
+    as_of: object = None  # as sent: checked with the request (``lookup_params.parse_past``)
+    version: object = None
 
 
 def batch_request(body: str) -> BatchAsk:
@@ -56,9 +58,11 @@ def batch_request(body: str) -> BatchAsk:
         raise InvalidRequest("the request body is not valid JSON") from None
     if not isinstance(document, dict):
         raise InvalidRequest('the body must be a JSON object {"ips": [...], "dataset": "..."}')
-    unknown = sorted(set(document) - {"ips", "dataset", "datasets", "mode", "fields"})
+    unknown = sorted(set(document) - {"ips", "dataset", "datasets", "mode", "fields", "as_of", "version"})
     if unknown:
-        raise InvalidRequest(f"unknown fields {unknown[:5]}: the body holds ips, dataset or datasets, mode and fields")
+        raise InvalidRequest(
+            f"unknown fields {unknown[:5]}: the body holds ips, dataset or datasets, mode, fields, as_of or version"
+        )
     ips, dataset, datasets = document.get("ips"), document.get("dataset"), document.get("datasets")
     if ips is None:
         raise InvalidRequest('ips is missing: send {"ips": ["1.2.3.4", ...]}')
@@ -79,6 +83,8 @@ def batch_request(body: str) -> BatchAsk:
         None if datasets is None else dataset_list(datasets),
         parse_mode(document.get("mode")),
         None if fields is None else parse_list(fields),
+        document.get("as_of"),
+        document.get("version"),
     )
 
 

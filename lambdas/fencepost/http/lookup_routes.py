@@ -6,6 +6,7 @@ versions (pinned for the request); the Queries of several datasets, and of a bat
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
@@ -13,19 +14,30 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import AddressError, format_address, parse_address
-from fencepost.errors import BatchTooLarge, InvalidIp, MissingIp, NotFound, ServiceError, UnknownDataset
+from fencepost.errors import (
+    BatchTooLarge,
+    InvalidIp,
+    MissingIp,
+    NotFound,
+    NoVersionAt,
+    ServiceError,
+    UnknownDataset,
+    VersionGone,
+)
 from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
 from fencepost.http.conditional import Validators, header
 from fencepost.http.fields import Selection, parse_text, select, select_combined
-from fencepost.http.lookup_params import MAX_LOOKUPS, Mode, parse_dataset_text, parse_mode
+from fencepost.http.lookup_params import MAX_LOOKUPS, Mode, Past, parse_dataset_text, parse_mode, parse_past
 from fencepost.http.responses import NO_STORE, HttpResponse, bounded_json_response, text_response
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.observability import HandlerMetrics
 from fencepost.reading.answers import Answer, Miss, Outcome, Unknown, combined, overlay
 from fencepost.reading.lookup import Lookup
+from fencepost.reading.past import History
 from fencepost.settings import LookupSettings
 
 Address = tuple[int, int]  # family, value
+UNRESOLVED = (UnknownDataset, NoVersionAt, VersionGone)  # a dataset of the list that cannot answer
 
 
 class LookupRoutes:
@@ -38,8 +50,11 @@ class LookupRoutes:
         metrics: HandlerMetrics,
         pool: Executor,
         refuse: Callable[[ServiceError], HttpResponse],
+        *,
+        history: History,
     ) -> None:
         self.settings, self.lookup, self.metrics, self.pool, self.refuse = settings, lookup, metrics, pool, refuse
+        self.history = history
 
     def parse(self, text: str, source_ip: str) -> Address:
         if text == "me":
@@ -60,7 +75,8 @@ class LookupRoutes:
         text = query.get("dataset")
         names = (self.settings.default_dataset,) if text is None else parse_dataset_text(text) or (text,)
         strict = mode is Mode.FIRST or len(names) == 1  # an unknown dataset fails the whole request
-        pointers = self.pointers(names, strict=strict)
+        past = parse_past(query.get("as_of"), query.get("version"), several=len(names) > 1, now=time.time())
+        pointers = self.pointers(names, strict=strict, past=past)
         # The answer's validators, from the cached live pointers: a 304 reads no version and no range.
         me = format_address(family, address) if ip == "me" else None
         validators = Validators.of([_validated(pointer) for pointer in pointers], me)
@@ -76,6 +92,8 @@ class LookupRoutes:
             body = overlay(family, address, _known(outcomes))
         else:
             body = combined(family, address, outcomes)
+        if past is not None and past.shown is not None:
+            (body.details if isinstance(body, NotFound) else body)["as_of"] = past.shown
         if isinstance(body, NotFound):
             missing = self.refuse(_selected_error(body, selection))
             missing.headers.update(validators.headers())
@@ -101,7 +119,8 @@ class LookupRoutes:
                 f"a batch looks up at most {MAX_LOOKUPS} addresses times datasets, not {len(ask.ips)} x {len(names)}"
             )
         strict = ask.datasets is None or ask.mode is Mode.FIRST
-        versions = self.versions(self.pointers(names, strict=strict), strict=strict)
+        past = parse_past(ask.as_of, ask.version, several=ask.datasets is not None, now=time.time())
+        versions = self.versions(self.pointers(names, strict=strict, past=past), strict=strict)
         parsed: list[Address | InvalidIp] = []
         for text in ask.ips:
             try:
@@ -115,23 +134,35 @@ class LookupRoutes:
             if isinstance(item, InvalidIp):
                 results.append((text, {"ip": text, "error": item.body()}))
             else:
-                results.append((text, _batch_element(ask, item, next(answered), text)))
+                element = _batch_element(ask, item, next(answered), text)
+                if past is not None and past.shown is not None:
+                    element["as_of"] = past.shown
+                results.append((text, element))
         if ask.selection is not None:  # before the budget: the selected answers are what is sent
             chosen = select_combined if ask.datasets is not None and ask.mode is Mode.ALL else select
             results = [(text, chosen(body, ask.selection)) for text, body in results]
         return text_response(200, batch_answer(results, self.settings.response_budget), NO_STORE)
 
-    def pointers(self, names: Sequence[str], *, strict: bool) -> list[LivePointer | Unknown]:
-        """The live pointer of each dataset; an unknown one fails the request when ``strict``, else is marked."""
+    def pointers(self, names: Sequence[str], *, strict: bool, past: Past | None = None) -> list[LivePointer | Unknown]:
+        """The live pointer of each dataset (or, ``past``, that of the version asked for); an unknown one fails the
+        request when ``strict``, else is marked."""
         pointers: list[LivePointer | Unknown] = []
         for name in names:
             try:
-                pointers.append(self.lookup.live_pointer(name))
-            except UnknownDataset as error:
+                pointers.append(self._pointer(name, past))
+            except UNRESOLVED as error:
                 if strict:
                     raise
                 pointers.append(Unknown(name, error))
         return pointers
+
+    def _pointer(self, name: str, past: Past | None) -> LivePointer:
+        if past is None:
+            return self.lookup.live_pointer(name)
+        if past.instant is not None:
+            return self.history.at(name, past.instant)
+        assert past.version is not None
+        return self.history.version(name, past.version)
 
     def versions(self, pointers: Sequence[LivePointer | Unknown], *, strict: bool) -> list[VersionInfo | Unknown]:
         """The version each pointer names, read once for the whole request (cached across requests)."""

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fencepost.core.exports import FORMATS as EXPORTS
-from fencepost.core.keys import DATASET_NAME_PATTERN
 from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
 from fencepost.errors import (
     BatchTooLarge,
@@ -28,66 +26,38 @@ from fencepost.errors import (
     MissingIp,
     NotFound,
     NotIndexed,
+    NoVersionAt,
     ResponseTooLarge,
     ServiceError,
     Unavailable,
     UnknownDataset,
     VersionGone,
 )
-from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
-from fencepost.http.lookup_params import MAX_DATASETS, Mode
-from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR, SORTS
-
-# What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
-ADDRESS: Mapping[str, Any] = {
-    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
-}
-DATASET_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
-DATASET_NAMES: Mapping[str, Any] = {
-    "type": "string",
-    "pattern": f"^{DATASET_NAME_PATTERN}(?:,{DATASET_NAME_PATTERN}){{0,{MAX_DATASETS - 1}}}$",
-}
-DATASETS_DESCRIPTION = (
-    "Dataset name; the service default when omitted. A comma-separated list of 2 to "
-    f"{MAX_DATASETS} distinct names answers every one of them (see `mode`)."
+from fencepost.http.parameters import (
+    ADDRESS,
+    AS_OF,
+    AS_OF_DESCRIPTION,
+    COLUMN,
+    CURSOR,
+    DATASET_NAME,
+    DATASET_NAMES,
+    DATASETS_DESCRIPTION,
+    EXPORT_DESCRIPTION,
+    EXPORT_FORMAT,
+    FIELDS,
+    FIELDS_DESCRIPTION,
+    FORMAT,
+    FORMAT_DESCRIPTION,
+    LIMIT,
+    MODE,
+    MODE_DESCRIPTION,
+    PAST_VERSION_DESCRIPTION,
+    SORT,
+    SORT_DESCRIPTION,
+    VERSION,
+    WHERE,
+    WHERE_DESCRIPTION,
 )
-LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}
-CURSOR: Mapping[str, Any] = {"type": "string"}
-MODE: Mapping[str, Any] = {"type": "string", "enum": [mode.value for mode in Mode]}
-MODE_DESCRIPTION = (
-    "With several datasets: `all` (the default) answers each under `answers`, with the `match` where all of them "
-    "hold; `first` answers from the first dataset that has a range for the address (an overlay), and fails with "
-    "`UNKNOWN_DATASET` if any dataset of the list is not loaded."
-)
-FIELDS: Mapping[str, Any] = {"type": "string", "maxLength": MAX_FIELDS_CHARS, "pattern": f"^{FIELDS_PATTERN}$"}
-FIELDS_DESCRIPTION = (
-    "Paths each answer keeps, comma separated: a top-level field (`version`) or one and a key below it "
-    "(`match.network`, `data.<column>`; only the first dot splits). `ip` is always kept, and `error` where there "
-    "is one. An unknown top-level field is `INVALID_FIELDS`; an unknown key below a known one is simply absent. "
-    f"At most {MAX_PATHS} paths."
-)
-
-
-WHERE: Mapping[str, Any] = {"type": "string", "maxLength": MAX_WHERE_CHARS, "pattern": "^[^:]+:"}
-WHERE_DESCRIPTION = (
-    "`<column>:<value>` (split at the first colon): only the pieces whose indexed column holds the value, from the "
-    "column's value index. A column the version does not index is `NOT_INDEXED`, naming those it does."
-)
-FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(FORMATS)}
-FORMAT_DESCRIPTION = (
-    "With `where`: `json` (the default) lists the pieces; `cidr` answers `networks`, the fewest CIDR networks "
-    "of the pieces (clipped to `within`); `text` (or `Accept: text/plain`) the same networks as plain text, one a "
-    f"line, the next page's cursor in the `{NEXT_CURSOR}` header."
-)
-EXPORT_FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(EXPORTS)}
-EXPORT_DESCRIPTION = (
-    "`csv` (the default): `start,end,<columns>` of the version's pieces; `cidr`: one CIDR network a line with its "
-    "columns, tab separated; `mmdb`: a MaxMind DB file readable by `maxminddb` and the other official readers."
-)
-VERSION: Mapping[str, Any] = {"type": "integer", "minimum": 1}
-COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
-SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
-SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +128,8 @@ ROUTES: tuple[Route, ...] = (
             Param("dataset", "query", DATASETS_DESCRIPTION, DATASET_NAMES, required=False),
             Param("mode", "query", MODE_DESCRIPTION, MODE, required=False),
             Param("fields", "query", FIELDS_DESCRIPTION, FIELDS, required=False),
+            Param("as_of", "query", AS_OF_DESCRIPTION, AS_OF, required=False),
+            Param("version", "query", PAST_VERSION_DESCRIPTION, VERSION, required=False),
         ),
         ok="LookupAnswer",
         errors=(
@@ -167,6 +139,8 @@ ROUTES: tuple[Route, ...] = (
             InvalidFields,
             NotFound,
             UnknownDataset,
+            NoVersionAt,
+            VersionGone,
             Unavailable,
             ResponseTooLarge,
         ),
@@ -180,7 +154,7 @@ ROUTES: tuple[Route, ...] = (
         summary="Look up many addresses against one version of a dataset, or of each of several",
         body="BatchRequest",
         ok="BatchResponse",
-        errors=(BatchTooLarge, InvalidRequest, InvalidFields, UnknownDataset, Unavailable),
+        errors=(BatchTooLarge, InvalidRequest, InvalidFields, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
     ),
     Route("GET", "/datasets", "get_datasets", summary="List the datasets", ok="DatasetList", errors=(Unavailable,)),
     Route(
@@ -190,6 +164,15 @@ ROUTES: tuple[Route, ...] = (
         summary="One dataset: its live version and the state of its latest load",
         parameters=(Param("name", "path", "Dataset name", DATASET_NAME),),
         ok="Dataset",
+        errors=(InvalidRequest, UnknownDataset, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/datasets/<name>/versions",
+        "get_versions",
+        summary="The dataset's kept versions, each with when it was live, the latest first, a page at a time",
+        parameters=(Param("name", "path", "Dataset name", DATASET_NAME), *_paging("Versions")),
+        ok="VersionList",
         errors=(InvalidRequest, UnknownDataset, Unavailable),
     ),
     Route(

@@ -20,6 +20,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core import exports
 from fencepost.core.addresses import FAMILIES
+from fencepost.core.history import DAY, Timeline
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
 from fencepost.core.objects import changes_key, index_keys, pieces_key
@@ -30,9 +31,14 @@ from fencepost.loading.messages import DeleteVersion
 from fencepost.loading.ports import BuildStates, Clock, KeptFiles, Outbox, Telemetry, Writer
 from fencepost.model import UNFINISHED, BuildRecord, BuildState, DatasetRecord, LoadStatus, Problem, VersionInfo
 
+# The longest wait for a deletion made of delayed messages (SQS delays each by at most 15 minutes: 24 hops)
+MAX_HOPPED_WAIT = 6 * 3600.0
+
 
 class ServedVersions(Protocol):
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
+    def timeline(self, name: str, *, consistent: bool = False) -> Timeline: ...
+    def mark_gone(self, name: str, version: int) -> None: ...
 
 
 class VersionItems(Protocol):
@@ -70,9 +76,13 @@ class Deletions:
             extra = {"dataset": dataset, "build": version, "state": str(build.state)}
             self.telemetry.logger.warning("deletion refused: the build may still be written", extra=extra)
             return
-        self.outbox.send(DeleteVersion(dataset, version, not_before), not_before - self.clock())
         if build is not None:
-            self.builds.mark_deleting(dataset, version, not_before)  # refused only if marked already, or gone
+            self.builds.mark_deleting(dataset, version, not_before)  # refused only if it may not be deleted, or gone
+        wait = not_before - self.clock()
+        if build is None or wait <= MAX_HOPPED_WAIT:
+            self.outbox.send(DeleteVersion(dataset, version, not_before), wait)
+        # A longer wait (a version kept for its ``retain_days``) is no chain of messages: the sweep sends the
+        # deletion once ``delete_after`` has passed (``Sweeper._deletion_due``).
 
     def on_delete(self, message: DeleteVersion, delivery: Delivery) -> None:
         dataset, version = message.dataset, message.version
@@ -84,6 +94,8 @@ class Deletions:
         if record is not None and version in (record.live, record.previous):
             log = self.telemetry.logger
             log.info("version not deleted: it is served again", extra={"dataset": dataset, "version": version})
+            return
+        if record is not None and message.cursor == 0 and self._retained(record, version):
             return
         info = self.versions.get(dataset, version)
         partitions = [(f, p) for f in FAMILIES for p in info.directories[f].partitions] if info else []
@@ -101,8 +113,26 @@ class Deletions:
         kept = [pieces_key(dataset, version), *index_keys(dataset, version, len(info.indexed) if info else 0)]
         kept += exports.kept_keys(dataset, version)
         self.files.delete_files([*kept, *([] if latest else [changes_key(dataset, version)])])
+        self.datasets.mark_gone(dataset, version)  # its instants stay in the history, answered by none
         self.builds.delete(dataset, version)
         self.telemetry.logger.info("old version deleted", extra={"dataset": dataset, "version": version})
+
+    def _retained(self, record: DatasetRecord, version: int) -> bool:
+        """Whether the folder's ``retain_days`` still keeps the version (its deletion then put off until they pass):
+        it was live within them. Read at deletion time, so a version is never deleted inside its window."""
+        if record.retain_days <= 0:
+            return False
+        stopped = self.datasets.timeline(record.name, consistent=True).last_until(version)
+        if stopped is None:
+            return False  # never live (an abandoned build), or live before the history was kept
+        due = stopped + record.retain_days * DAY
+        if due <= self.clock():
+            return False
+        self.telemetry.logger.info(
+            "version kept: live within retain_days", extra={"dataset": record.name, "version": version, "due": due}
+        )
+        self.schedule(record.name, version, due)
+        return True
 
     def _resume(self, message: DeleteVersion, cursor: int) -> None:
         self.outbox.send(DeleteVersion(message.dataset, message.version, message.not_before, cursor), 1)

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.formats.base import FileError
+from fencepost.core.history import keep_until
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
 from fencepost.core.objects import FolderError, settings_keys
@@ -29,6 +30,7 @@ class BuildNumbers(LoadRecords, Protocol):
     def release_request(self, name: str, request: int) -> bool: ...
     def retire(self, name: str, build: int, now: float) -> DatasetRecord: ...
     def keep_live(self, name: str, build: int, now: float) -> bool: ...
+    def set_retention(self, name: str, days: int) -> None: ...
     def release_hold(self, name: str, build: int, held: str) -> bool: ...
 
 
@@ -114,6 +116,8 @@ class Planner:
             settings = self.folder.settings(dataset)
         except (FolderError, FileError) as error:
             raise LoadFailure(str(error)) from None
+        if settings.retain_days != record.retain_days:
+            self.datasets.set_retention(dataset, settings.retain_days)
         objects = self.folder.list_data(dataset)
         if not objects:
             self._retire(dataset, build, record)
@@ -202,9 +206,10 @@ class Planner:
             before = self.datasets.retire(dataset, build, self.clock())
         except SupersededLoad:
             return
+        not_before = keep_until(self.clock(), before.retain_days, self.delete_grace)
         for version in (before.live, before.previous):
             if version is not None:
-                self.deletions.schedule(dataset, version, self.clock() + self.delete_grace)
+                self.deletions.schedule(dataset, version, not_before)
         self.telemetry.logger.info(
             "dataset retired: its folder is empty", extra={"dataset": dataset, "live": record.live}
         )

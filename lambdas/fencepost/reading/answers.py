@@ -40,10 +40,11 @@ FIELDS: Final = {
     "versions": "NOT_FOUND with `mode=first`: the version of each dataset of the list, none of which answers.",
     "error": "Why there is no answer: a stable code and a message.",
     "answers": "With several datasets: each dataset's answer, in request order.",
+    "as_of": "The instant asked for with `as_of` (RFC 3339, UTC): the answer is from the version live then.",
 }
-FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved")
-MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error")
-COMBINED: Final = ("ip", "match", "reserved", "answers")
+FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved", "as_of")
+MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error", "as_of")
+COMBINED: Final = ("ip", "match", "reserved", "answers", "as_of")
 SELECTABLE: Final = tuple(name for name in FIELDS if name != "answers")  # what ``fields=`` may name
 
 

@@ -5,7 +5,8 @@
 - ``datasets``: dataset records through a load's life, each rule beside its condition;
 - ``serving``: what is served: the live pointers lookups read, and going live, rollback and retirement, each
   one transaction (``transactions``) of the record and the pointer;
-- ``builds``: build records (chunks counted once); ``versions``: headers and directories;
+- ``builds``: build records (chunks counted once); ``versions``: headers and directories; ``history``: which
+  version was served when;
 - ``probe``: the lookup's one Query; ``pieces``: range listing's reads; ``writer``: bulk writes, paced (not
   imported here: the lookup function never loads it).
 """
@@ -21,10 +22,11 @@ from fencepost.aws.dynamo.datasets import DatasetTable
 from fencepost.aws.dynamo.pieces import read_pieces
 from fencepost.aws.dynamo.probe import RangeTable
 from fencepost.aws.dynamo.versions import VersionTable
+from fencepost.core.history import Timeline
 from fencepost.core.items import Hit
 from fencepost.core.keys import Probe
 from fencepost.core.paging import Slice
-from fencepost.model import DatasetRecord, LivePointer, VersionInfo
+from fencepost.model import BuildRecord, DatasetRecord, LivePointer, VersionInfo
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -71,3 +73,9 @@ class Tables:
 
     def list_datasets(self) -> list[DatasetRecord]:
         return self.datasets.all()
+
+    def get_timeline(self, dataset: str) -> Timeline:
+        return self.datasets.timeline(dataset)
+
+    def list_builds(self, dataset: str) -> list[BuildRecord]:
+        return self.builds.all(dataset)

@@ -17,6 +17,7 @@ ONLY_LATEST_REQUEST = Condition(
     "only the latest change to a folder builds, and only once",
     "#requests = :request AND (attribute_not_exists(#planned) OR #planned < :request)",
 )
+RECORD_EXISTS = Condition("a setting is kept only on a dataset's existing record", "attribute_exists(#name)")
 ONLY_LATEST_LOAD = Condition(
     "only the latest load reports progress, ends, or retires the dataset",
     "#load.#version = :build",
@@ -146,6 +147,10 @@ class DatasetTable(ServingTable):
         values = {":ready": LoadStatus.READY, ":unchanged": Phase.UNCHANGED, ":now": now, ":build": build}
         expression = "SET #status = :ready, #load.#phase = :unchanged, #heartbeat = :now, #floor = :build"
         return self.table.applied(_key(name), expression, values, ONLY_LATEST_LOAD)
+
+    def set_retention(self, name: str, days: int) -> None:
+        """The folder's ``retain_days`` as read by its latest load: deletions decide by it (``loading.cleanup``)."""
+        self.table.applied(_key(name), "SET #retain_days = :days", {":days": days}, RECORD_EXISTS)
 
 
 def _load_fields(**fields: object) -> tuple[str, dict[str, Any]]:

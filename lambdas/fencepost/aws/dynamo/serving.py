@@ -4,7 +4,8 @@ served (going live, rolling back, retiring).
 Each dataset has a small live pointer (``PK = #l#<dataset>``, ``fencepost.core.keys.live_pk``) beside its record in
 ``#datasets``: lookups read the pointer (eventually consistent, a few dozen bytes), listings read the records, and
 neither reads the other's partition. Every transition of what is served changes the record and the pointer in
-one transaction, so they never disagree. A table written before pointers existed has records only: a dataset
+one transaction, with the event that records it in the dataset's history (``fencepost.aws.dynamo.timelines``), so
+they never disagree. A table written before pointers existed has records only: a dataset
 without a pointer is read from its record until its next transition writes one.
 """
 
@@ -16,7 +17,9 @@ from typing import Any
 from fencepost.aws.dynamo.builds import build_key
 from fencepost.aws.dynamo.client import Condition, Table
 from fencepost.aws.dynamo.codec import Item, attribute, decode, encode
+from fencepost.aws.dynamo.timelines import HistoryTable, event_item
 from fencepost.aws.dynamo.transactions import Refused, Transaction
+from fencepost.core.history import Timeline
 from fencepost.core.keys import DATASETS_PK, LIVE_POINTER_SK, VERSION_HEADER_SK, dataset_id, live_pk, version_pk
 from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
@@ -87,6 +90,14 @@ class ServingTable:
 
     def __init__(self, table: Table) -> None:
         self.table = table
+        self.history = HistoryTable(table)
+
+    def timeline(self, name: str, *, consistent: bool = False) -> Timeline:
+        """Which version was served when (``fencepost.core.history``)."""
+        return self.history.timeline(name, consistent=consistent)
+
+    def mark_gone(self, name: str, version: int) -> None:
+        self.history.mark_gone(name, version)
 
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         item = self.table.get(record_key(name), consistent=consistent)
@@ -158,6 +169,7 @@ class ServingTable:
             transaction = Transaction(self.table)
             transaction.update(record_key(name), f"SET {sets} REMOVE {', '.join(removes)}", values, condition=condition)
             transaction.put(pointer_item(name, LivePointer(name, build, now)))
+            transaction.put(event_item(name, now, build))
             transaction.update(
                 build_key(name, build),
                 "SET #switched = :now",
@@ -195,6 +207,8 @@ class ServingTable:
                 condition=condition,
             )
             transaction.put(pointer_item(name, None))
+            if before.live is not None and not before.retired:
+                transaction.put(event_item(name, now, None))
             try:
                 transaction.commit()
             except Refused:
@@ -243,6 +257,7 @@ class ServingTable:
         transaction = Transaction(self.table)
         transaction.update(record_key(name), expression, values, condition=UNCHANGED_PAIR)
         transaction.put(pointer_item(name, LivePointer(name, record.previous, now)))
+        transaction.put(event_item(name, now, record.previous))
         try:
             transaction.commit()
         except Refused:

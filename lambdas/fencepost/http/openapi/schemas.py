@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS, Mode
+from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
 from fencepost.model import DatasetRecord, DiffSummary
 from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED
 
@@ -35,6 +36,14 @@ class BatchRequest(BaseModel):
         default=None,
         description="Paths each answer keeps, one a string (see the `fields` parameter of `GET /lookup`): "
         "`ip` is always kept, and `error` where there is one. An unknown top-level field is INVALID_FIELDS.",
+    )
+    as_of: str | None = Field(
+        default=None,
+        description="Answer every address from the version live at this instant (see `as_of` of `GET /lookup`).",
+        examples=["2026-11-01T12:00:00Z"],
+    )
+    version: int | None = Field(
+        default=None, ge=1, description="Answer from this version of `dataset` (see `version` of `GET /lookup`)."
     )
 
 
@@ -93,6 +102,7 @@ TYPES: dict[str, Any] = {
     "gap": MatchSpan,
     "versions": list[DatasetVersion],
     "error": ErrorDetail,
+    "as_of": str,
 }
 ROUTE_FIELDS = {"path": "No such path: the path asked for."}  # a field of the 404 of any route, not of an answer
 # An object of the answer as ``fields`` may leave it: only the keys selected.
@@ -116,7 +126,10 @@ def answer_model(
 
 
 LookupResult = answer_model(
-    "LookupResult", FOUND, required=FOUND[:-1], doc="A found range: the answer of one dataset for one address."
+    "LookupResult",
+    FOUND,
+    required=tuple(name for name in FOUND if name not in ("reserved", "as_of")),
+    doc="A found range: the answer of one dataset for one address.",
 )
 SelectedResult = answer_model(
     "SelectedResult",

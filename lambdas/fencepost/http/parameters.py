@@ -1,0 +1,75 @@
+"""The query and path parameters of the HTTP API, each with the exact JSON schema of what it accepts and its
+description (``fencepost.http.routes`` names them per route)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fencepost.core.exports import FORMATS as EXPORTS
+from fencepost.core.keys import DATASET_NAME_PATTERN
+from fencepost.core.paging import MAX_LIMIT
+from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
+from fencepost.http.lookup_params import MAX_DATASETS, Mode
+from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR, SORTS
+
+# What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").
+ADDRESS: Mapping[str, Any] = {
+    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}, {"const": "me"}]
+}
+DATASET_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{DATASET_NAME_PATTERN}$"}
+DATASET_NAMES: Mapping[str, Any] = {
+    "type": "string",
+    "pattern": f"^{DATASET_NAME_PATTERN}(?:,{DATASET_NAME_PATTERN}){{0,{MAX_DATASETS - 1}}}$",
+}
+DATASETS_DESCRIPTION = (
+    "Dataset name; the service default when omitted. A comma-separated list of 2 to "
+    f"{MAX_DATASETS} distinct names answers every one of them (see `mode`)."
+)
+LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}
+CURSOR: Mapping[str, Any] = {"type": "string"}
+MODE: Mapping[str, Any] = {"type": "string", "enum": [mode.value for mode in Mode]}
+MODE_DESCRIPTION = (
+    "With several datasets: `all` (the default) answers each under `answers`, with the `match` where all of them "
+    "hold; `first` answers from the first dataset that has a range for the address (an overlay), and fails with "
+    "`UNKNOWN_DATASET` if any dataset of the list is not loaded."
+)
+FIELDS: Mapping[str, Any] = {"type": "string", "maxLength": MAX_FIELDS_CHARS, "pattern": f"^{FIELDS_PATTERN}$"}
+FIELDS_DESCRIPTION = (
+    "Paths each answer keeps, comma separated: a top-level field (`version`) or one and a key below it "
+    "(`match.network`, `data.<column>`; only the first dot splits). `ip` is always kept, and `error` where there "
+    "is one. An unknown top-level field is `INVALID_FIELDS`; an unknown key below a known one is simply absent. "
+    f"At most {MAX_PATHS} paths."
+)
+
+
+WHERE: Mapping[str, Any] = {"type": "string", "maxLength": MAX_WHERE_CHARS, "pattern": "^[^:]+:"}
+WHERE_DESCRIPTION = (
+    "`<column>:<value>` (split at the first colon): only the pieces whose indexed column holds the value, from the "
+    "column's value index. A column the version does not index is `NOT_INDEXED`, naming those it does."
+)
+FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(FORMATS)}
+FORMAT_DESCRIPTION = (
+    "With `where`: `json` (the default) lists the pieces; `cidr` answers `networks`, the fewest CIDR networks "
+    "of the pieces (clipped to `within`); `text` (or `Accept: text/plain`) the same networks as plain text, one a "
+    f"line, the next page's cursor in the `{NEXT_CURSOR}` header."
+)
+EXPORT_FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(EXPORTS)}
+EXPORT_DESCRIPTION = (
+    "`csv` (the default): `start,end,<columns>` of the version's pieces; `cidr`: one CIDR network a line with its "
+    "columns, tab separated; `mmdb`: a MaxMind DB file readable by `maxminddb` and the other official readers."
+)
+VERSION: Mapping[str, Any] = {"type": "integer", "minimum": 1}
+AS_OF: Mapping[str, Any] = {"type": "string", "format": "date-time", "maxLength": 40}
+AS_OF_DESCRIPTION = (
+    "Answer from the version that was live at this instant (RFC 3339 with its offset, `2026-11-01T12:00:00Z`; a "
+    "version is live from its switch instant inclusive), with several datasets each from its own. The answer adds "
+    "`as_of`. An instant no kept version answers is `NO_VERSION_AT`; a future one, `INVALID_REQUEST`."
+)
+PAST_VERSION_DESCRIPTION = (
+    "Answer from this version (one dataset only), if it was live once and is still kept (`NO_VERSION_AT` if it never "
+    "was, `VERSION_GONE` once deleted). Not with `as_of`."
+)
+COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
+SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
+SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."

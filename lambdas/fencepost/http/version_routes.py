@@ -1,0 +1,89 @@
+"""``GET /datasets/{name}/versions``: a dataset's kept versions, each with when it was live, newest first, paged.
+
+Two reads per page: the dataset's history (``fencepost.core.history``) and its build records (what each version
+holds, and when its deletion is due). A version is listed while it is kept: live, the rollback target, or inside
+the folder's ``retain_days``; a deleted one is not (its instants answer ``NO_VERSION_AT``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from fencepost.core.history import Period, Timeline, format_instant, newest_first
+from fencepost.core.paging import ListingError, decode_token, encode_token, parse_limit
+from fencepost.errors import InvalidRequest, UnknownDataset, check_dataset_name
+from fencepost.http.responses import json_text
+from fencepost.model import BuildRecord, BuildState, DatasetRecord
+
+_TAG = "versions"
+
+
+class VersionSource(Protocol):
+    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
+    def get_timeline(self, dataset: str) -> Timeline: ...
+    def list_builds(self, dataset: str) -> list[BuildRecord]: ...
+
+
+def _period(period: Period) -> dict[str, str | None]:
+    return {"from": format_instant(period.start), "until": None if period.end is None else format_instant(period.end)}
+
+
+def _kept_until(version: int, record: DatasetRecord, build: BuildRecord) -> str | None:
+    """When the version's deletion is due; null while it is served (live or the rollback target) or not scheduled."""
+    if version in (record.live, record.previous) and not record.retired:
+        return None
+    if build.state == BuildState.DELETING and build.delete_after is not None:
+        return format_instant(build.delete_after)
+    return None
+
+
+class VersionListing:
+    def __init__(self, store: VersionSource) -> None:
+        self.store = store
+
+    def answer(self, name: str, query: Mapping[str, str]) -> str:
+        check_dataset_name(name)
+        record = self.store.get_dataset(name, consistent=True)
+        if record is None:
+            raise UnknownDataset(f"no dataset named {name!r}")
+        try:
+            limit = parse_limit(query.get("limit"))
+        except ListingError as error:
+            raise InvalidRequest(str(error)) from None
+        after = None if query.get("cursor") is None else _after(query["cursor"], name)
+        timeline = self.store.get_timeline(name)
+        periods, gone = timeline.periods(), timeline.gone()
+        builds = {build.build: build for build in self.store.list_builds(name)}
+        if record.live is not None and record.live not in builds:  # written before build records were kept
+            builds[record.live] = BuildRecord(name, record.live, ranges=record.ranges, objects=record.objects)
+        listed = [v for v in newest_first(periods) if v not in gone and v in builds]
+        if after is not None:
+            listed = [v for v in listed if (round(periods[v][-1].start * 1000), v) < after]
+        page, more = listed[:limit], len(listed) > limit
+        versions: list[dict[str, Any]] = [
+            {
+                "version": version,
+                "live": [_period(period) for period in reversed(periods[version])],
+                "ranges": builds[version].ranges,
+                "objects": [{"key": o.key, "etag": o.etag, "size": o.size} for o in builds[version].objects],
+                "kept_until": _kept_until(version, record, builds[version]),
+            }
+            for version in page
+        ]
+        last = page[-1] if page else None
+        cursor = None
+        if more and last is not None:
+            cursor = encode_token([_TAG, name, round(periods[last][-1].start * 1000), last])
+        body = {"dataset": name, "live": record.live, "retain_days": record.retain_days, "versions": versions}
+        return json_text({**body, "next": cursor})
+
+
+def _after(token: str, dataset: str) -> tuple[int, int]:
+    fields = decode_token(token, 4)
+    if fields is None or fields[0] != _TAG or fields[1] != dataset:
+        raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged")
+    start, version = fields[2], fields[3]
+    if type(start) is not int or type(version) is not int:
+        raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged")
+    return start, version
