@@ -42,7 +42,7 @@ def family_ranges(rows: Iterable[Sequence[str]]) -> dict[int, FamilyRanges]:
     return ranges
 
 
-PUBLISHED_AT = 1_795_219_200.0  # when ``publish`` makes a version live, in the dataset's history
+PUBLISHED_AT = 1_795_219_200.0  # when ``publish`` makes version 1 live, in the dataset's history
 
 
 def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, FamilyRanges], columns: Sequence[str]) -> int:
@@ -61,7 +61,8 @@ def publish(tables: Tables, dataset: str, version: int, ranges: dict[int, Family
     tables.versions.put(info, header)
     tables.datasets.put(DatasetRecord(name=dataset, live=version, status=LoadStatus.READY, ranges=total))
     tables.table.put(pointer_item(dataset, LivePointer(dataset, version)))  # what lookups read, as a switch writes it
-    tables.table.put(event_item(dataset, PUBLISHED_AT, version))  # and its history, from 2026-11-21T00:00:00Z
+    # And its history: version N went live N - 1 minutes after 2026-11-21T00:00:00Z
+    tables.table.put(event_item(dataset, PUBLISHED_AT + (version - 1) * 60, version))
     return written
 
 

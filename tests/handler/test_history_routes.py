@@ -1,5 +1,5 @@
 """Lookups in the past and the versions listing through the lookup handler (``fencepost.reading.past``,
-``fencepost.http.version_routes``): ``geo`` version 3 went live at 2026-11-21T00:00:00Z (``tests.support.publish``)."""
+``fencepost.http.version_routes``): ``geo`` version 3 went live at 2026-11-21T00:02:00Z (``tests.support.publish``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def test_a_lookup_as_of_an_instant_answers_from_the_version_live_then(lookup_han
     assert list(body)[-1] == "as_of"
     assert "etag" in headers
     _, _, refused = call(lookup_handler, "lookup-get-no-version-at")
-    assert "its first went live at 2026-11-21T00:00:00Z" in refused["error"]["message"]
+    assert "its first went live at 2026-11-21T00:02:00Z" in refused["error"]["message"]
 
 
 def test_the_versions_of_a_dataset_are_listed_with_when_each_was_live(lookup_handler: ModuleType) -> None:
@@ -24,5 +24,5 @@ def test_the_versions_of_a_dataset_are_listed_with_when_each_was_live(lookup_han
     assert (body["dataset"], body["live"], body["retain_days"], body["next"]) == ("geo", 3, 0, None)
     (version,) = body["versions"]
     assert version["version"] == 3
-    assert version["live"] == [{"from": "2026-11-21T00:00:00Z", "until": None}]
+    assert version["live"] == [{"from": "2026-11-21T00:02:00Z", "until": None}]
     assert (version["ranges"], version["kept_until"]) == (4, None)

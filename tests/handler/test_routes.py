@@ -128,7 +128,7 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     assert set(export["202"]["headers"]) == {"Retry-After"}
     assert set(export["303"]["headers"]) == {"Location"}
     assert set(paths[values]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
-    assert set(paths[values + "/{value}"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
+    assert set(paths[values + "/{value}"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
     assert set(paths["/lookup"]) == {"get", "post"}
     assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "410", "500", "503"}
     assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "410", "500", "503"}

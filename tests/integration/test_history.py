@@ -121,3 +121,19 @@ def test_instants_no_kept_version_answers_are_refused_plainly(stack: Stack) -> N
     status, body = stack.get("/lookup", ip="1.0.0.1", dataset="hist", version="1")
     assert (status, body["version"]) == (200, 1)
     assert "as_of" not in body
+
+
+def test_listings_of_the_past_read_the_version_live_then_and_their_cursor_keeps_it(stack: Stack) -> None:
+    versions, switches = _history(stack)
+    during_first = format_instant((switches[0][2] + switches[1][1]) / 2)  # after version 1 went live, before 2
+    status, page = stack.get("/ranges", dataset="hist", as_of=during_first, limit="5")
+    assert status == 200, page
+    assert (page["version"], page["as_of"]) == (1, during_first)
+    first_rows = versions[1].rows[:5]
+    assert [(r["start"], r["end"]) for r in page["ranges"]] == [(row[0], row[1]) for row in first_rows]
+    # The next page stays on version 1, though version 3 is live
+    status, following = stack.get("/ranges", dataset="hist", limit="5", cursor=page["next"])
+    assert (status, following["version"]) == (200, 1)
+    assert following["ranges"][0]["start"] == versions[1].rows[5][0]
+    status, live = stack.get("/ranges", dataset="hist", limit="1")
+    assert (live["version"], live["ranges"][0]["start"]) == (3, versions[3].rows[0][0])

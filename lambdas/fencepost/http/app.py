@@ -119,27 +119,26 @@ class _RareRoutes:
     def __init__(
         self,
         settings: LookupSettings,
-        lookup: Lookup,
-        datasets: Store,
+        history: History,
         listings: Listings,
         *,
         files: Callable[[], Files] | None,
         requests: ExportRequests | None,
     ) -> None:
-        self.settings, self.lookup, self.datasets, self.listings = settings, lookup, datasets, listings
+        self.settings, self.history, self.listings = settings, history, listings
         self.files, self.requests = files, requests
 
     @functools.cached_property
     def where(self) -> WhereListing:
         from fencepost.http.where_routes import WhereListing
 
-        return WhereListing(self.lookup, self.datasets, self.indexes, self.settings.response_budget)
+        return WhereListing(self.history, self.indexes, self.settings.response_budget)
 
     @functools.cached_property
     def values(self) -> ValueListing:
         from fencepost.http.value_routes import ValueListing
 
-        return ValueListing(self.lookup, self.datasets, self.indexes)
+        return ValueListing(self.history, self.indexes)
 
     @functools.cached_property
     def indexes(self) -> ValueIndexes:
@@ -152,7 +151,7 @@ class _RareRoutes:
         from fencepost.http.export_routes import Exports
 
         limit = self.settings.mmdb_export_ranges
-        return Exports(self.listings.get, self.files, self.requests, max_mmdb_ranges=limit)
+        return Exports(self.listings.get, self.files, self.requests, max_mmdb_ranges=limit, kept=self.history.kept)
 
 
 def create_app(
@@ -170,10 +169,10 @@ def create_app(
     history = History(datasets, lookup, settings.cache_ttl)
     lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
-    ranges = RangeListing(lookup, datasets, settings.response_budget)
+    ranges = RangeListing(lookup, history, datasets, settings.response_budget)
     versions = VersionListing(datasets)
 
-    rare = _RareRoutes(settings, lookup, datasets, listings, files=files, requests=exports)
+    rare = _RareRoutes(settings, history, listings, files=files, requests=exports)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )
@@ -198,7 +197,7 @@ def create_app(
         "get_ranges": get_ranges,
         "get_diff": lambda event, name: text_response(200, diffs.answer(name, _query(event)), NO_STORE),
         "get_values": lambda event, name, column: rare.values.answer_all(name, column, _query(event)),
-        "get_value": lambda _, name, column, value: rare.values.answer_one(name, column, value),
+        "get_value": lambda event, name, column, value: rare.values.answer_one(name, column, value, _query(event)),
         "get_export": lambda event, name: rare.exports.answer(name, _query(event)),
         "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
     }

@@ -47,10 +47,11 @@ class Exports:
         requests: ExportRequests | None,
         *,
         max_mmdb_ranges: int,
+        kept: Callable[[str, int], bool] = lambda _dataset, _version: False,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.record, self.files, self.requests, self.clock = record, files, requests, clock
-        self.max_mmdb_ranges = max_mmdb_ranges
+        self.max_mmdb_ranges, self.kept = max_mmdb_ranges, kept
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> HttpResponse:
         check_dataset_name(dataset)
@@ -67,9 +68,10 @@ class Exports:
         if record is None or record.retired or record.live is None:
             raise UnknownDataset(f"no dataset named {dataset!r} is being served")
         version = record.live if asked is None else int(asked)
-        if version not in (record.live, record.previous):
-            kept = ", ".join(str(v) for v in (record.live, record.previous) if v is not None)
-            raise VersionGone(f"version {version} of dataset {dataset!r} is not kept; versions kept: {kept}")
+        if version not in (record.live, record.previous) and not self.kept(dataset, version):
+            raise VersionGone(
+                f"version {version} of dataset {dataset!r} is not kept: see GET /datasets/{dataset}/versions"
+            )
         if chosen.name == "mmdb" and record.ranges > self.max_mmdb_ranges:
             raise ExportTooLarge(
                 f"dataset {dataset!r} holds {record.ranges:,} ranges; a MaxMind DB export holds at most "

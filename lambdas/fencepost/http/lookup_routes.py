@@ -27,13 +27,13 @@ from fencepost.errors import (
 from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
 from fencepost.http.conditional import Validators, header
 from fencepost.http.fields import Selection, parse_text, select, select_combined
-from fencepost.http.lookup_params import MAX_LOOKUPS, Mode, Past, parse_dataset_text, parse_mode, parse_past
+from fencepost.http.lookup_params import MAX_LOOKUPS, Mode, parse_dataset_text, parse_mode
 from fencepost.http.responses import NO_STORE, HttpResponse, bounded_json_response, text_response
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.observability import HandlerMetrics
 from fencepost.reading.answers import Answer, Miss, Outcome, Unknown, combined, overlay
 from fencepost.reading.lookup import Lookup
-from fencepost.reading.past import History
+from fencepost.reading.past import History, Past, parse_past
 from fencepost.settings import LookupSettings
 
 Address = tuple[int, int]  # family, value
@@ -149,20 +149,12 @@ class LookupRoutes:
         pointers: list[LivePointer | Unknown] = []
         for name in names:
             try:
-                pointers.append(self._pointer(name, past))
+                pointers.append(self.history.pointer(name, past))
             except UNRESOLVED as error:
                 if strict:
                     raise
                 pointers.append(Unknown(name, error))
         return pointers
-
-    def _pointer(self, name: str, past: Past | None) -> LivePointer:
-        if past is None:
-            return self.lookup.live_pointer(name)
-        if past.instant is not None:
-            return self.history.at(name, past.instant)
-        assert past.version is not None
-        return self.history.version(name, past.version)
 
     def versions(self, pointers: Sequence[LivePointer | Unknown], *, strict: bool) -> list[VersionInfo | Unknown]:
         """The version each pointer names, read once for the whole request (cached across requests)."""

@@ -4,11 +4,12 @@ description (``fencepost.http.routes`` names them per route)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from fencepost.core.exports import FORMATS as EXPORTS
 from fencepost.core.keys import DATASET_NAME_PATTERN
-from fencepost.core.paging import MAX_LIMIT
+from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
 from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 from fencepost.http.lookup_params import MAX_DATASETS, Mode
 from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR, SORTS
@@ -61,6 +62,7 @@ EXPORT_DESCRIPTION = (
 )
 VERSION: Mapping[str, Any] = {"type": "integer", "minimum": 1}
 AS_OF: Mapping[str, Any] = {"type": "string", "format": "date-time", "maxLength": 40}
+AS_OF_TEXT = "RFC 3339 with its offset, `2026-11-01T12:00:00Z`; see `as_of` of `GET /lookup`"
 AS_OF_DESCRIPTION = (
     "Answer from the version that was live at this instant (RFC 3339 with its offset, `2026-11-01T12:00:00Z`; a "
     "version is live from its switch instant inclusive), with several datasets each from its own. The answer adds "
@@ -73,3 +75,36 @@ PAST_VERSION_DESCRIPTION = (
 COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
 SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
 SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A query or path parameter, with the exact JSON schema of the values the API accepts."""
+
+    name: str
+    location: Literal["query", "path"]
+    description: str
+    schema: Mapping[str, Any] = field(compare=False)
+    required: bool = True
+
+
+def paging(items: str) -> tuple[Param, Param]:
+    """The page size and cursor of a listing of ``items``."""
+    return (
+        Param("limit", "query", f"{items} per page, 1 to {MAX_LIMIT} ({DEFAULT_LIMIT}).", LIMIT, required=False),
+        Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
+    )
+
+
+def past_params(listed: str) -> tuple[Param, Param]:
+    """A listing of a version of the past: its first page resolves ``as_of`` or ``version``; its cursor keeps it."""
+    return (
+        Param(
+            "as_of",
+            "query",
+            f"List the {listed} of the version live at this instant ({AS_OF_TEXT}).",
+            AS_OF,
+            required=False,
+        ),
+        Param("version", "query", f"List the {listed} of this kept version.", VERSION, required=False),
+    )

@@ -4,11 +4,13 @@ A page reads, for each family of ``within`` from where its cursor left off: the 
 edge (the lookup's own probe Query, on the family's first page only), then each non-empty partition of the
 version's directory that meets ``within`` with one Query ``SK BETWEEN`` (paged). It ends at ``limit`` pieces,
 at the response budget, or after ``MAX_QUERIES`` Queries (a sparse IPv6 directory has many small partitions), and
-its cursor pins the version: a later page answers from it as long as it is live or the previous one.
+its cursor pins the version: a later page answers from it as long as it is kept (live, the previous one, or inside
+the folder's ``retain_days``). ``as_of`` or ``version`` list a version of the past (``fencepost.reading.past``).
 """
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Protocol
@@ -26,11 +28,12 @@ from fencepost.core.paging import (
     parse_limit,
     parse_within,
 )
-from fencepost.errors import CursorExpired, InvalidRequest, ResponseTooLarge, UnknownDataset
+from fencepost.errors import InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.responses import json_text
-from fencepost.model import DatasetRecord, LivePointer, VersionInfo
+from fencepost.model import DatasetRecord, VersionInfo
 from fencepost.reading.lookup import Lookup
+from fencepost.reading.past import History, Past, parse_past
 
 MAX_QUERIES = 100
 _PARTITION_END = {4: (1 << 24) - 1, 6: (1 << 108) - 1}  # the last sort key of a partition
@@ -43,19 +46,17 @@ class ListingStore(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
 
 
-def listed_version(lookup: Lookup, store: ListingStore, dataset: str, version: int | None) -> VersionInfo:
-    """The live version, or ``version`` (a cursor's) while it is live or the previous one; ``CursorExpired`` after."""
-    pointer = lookup.live_pointer(dataset)
-    if version is None or version == pointer.version:
-        return lookup.version_of(pointer)
-    # Cheap and rare: only a cursor of another version reads the dataset record, for its previous version.
-    record = store.get_dataset(dataset)
-    if record is None or record.retired or version not in (record.live, record.previous):
-        raise CursorExpired(f"version {version} of dataset {dataset!r} is no longer listed: start again")
-    try:
-        return lookup.version_of(LivePointer(dataset, version))
-    except UnknownDataset:
-        raise CursorExpired(f"version {version} of dataset {dataset!r} is no longer listed") from None
+def past_of(query: Mapping[str, str]) -> Past | None:
+    """A listing's ``as_of`` or ``version`` (its first page: a cursor pins the version it resolved to)."""
+    return parse_past(query.get("as_of"), query.get("version"), several=False, now=time.time())
+
+
+def head_of(info: VersionInfo, past: Past | None) -> dict[str, object]:
+    """What a listing's answer begins with: the dataset and version, and the instant asked for, if one was."""
+    head: dict[str, object] = {"dataset": info.dataset, "version": info.version}
+    if past is not None and past.shown is not None:
+        head["as_of"] = past.shown
+    return head
 
 
 class _Page:
@@ -83,8 +84,8 @@ class _Page:
 class RangeListing:
     """Pages of ``GET /ranges``, read through the lookup's caches (live pointer, version directory) and ``store``."""
 
-    def __init__(self, lookup: Lookup, store: ListingStore, budget: int) -> None:
-        self.lookup, self.store, self.budget = lookup, store, budget
+    def __init__(self, lookup: Lookup, history: History, store: ListingStore, budget: int) -> None:
+        self.lookup, self.history, self.store, self.budget = lookup, history, store, budget
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> str:
         """The page's JSON text; ``InvalidRequest``, ``UnknownDataset``, ``CursorExpired`` or ``ResponseTooLarge``."""
@@ -95,8 +96,9 @@ class RangeListing:
             cursor = None if token is None else parse_cursor(token, dataset, within)
         except ListingError as error:
             raise InvalidRequest(str(error)) from None
-        info = listed_version(self.lookup, self.store, dataset, None if cursor is None else cursor.version)
-        head = json_text({"dataset": dataset, "version": info.version, "within": within.text})[:-1]
+        past = past_of(query)
+        info = self.history.listed(dataset, None if cursor is None else cursor.version, past)
+        head = json_text({**head_of(info, past), "within": within.text})[:-1]
         budget = ResponseBudget(self.budget)
         budget.take(cost(head) + len(',"ranges":[],"next":""}') + MAX_CURSOR_CHARS)  # the frame, the longest cursor
         page = _Page(info, limit, budget)

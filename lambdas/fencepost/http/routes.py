@@ -11,11 +11,9 @@ named here and looked up in ``fencepost.http.openapi.schemas`` only when the doc
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
 from fencepost.errors import (
     BatchTooLarge,
     CursorExpired,
@@ -38,7 +36,6 @@ from fencepost.http.parameters import (
     AS_OF,
     AS_OF_DESCRIPTION,
     COLUMN,
-    CURSOR,
     DATASET_NAME,
     DATASET_NAMES,
     DATASETS_DESCRIPTION,
@@ -48,7 +45,6 @@ from fencepost.http.parameters import (
     FIELDS_DESCRIPTION,
     FORMAT,
     FORMAT_DESCRIPTION,
-    LIMIT,
     MODE,
     MODE_DESCRIPTION,
     PAST_VERSION_DESCRIPTION,
@@ -57,18 +53,10 @@ from fencepost.http.parameters import (
     VERSION,
     WHERE,
     WHERE_DESCRIPTION,
+    Param,
+    paging,
+    past_params,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """A query or path parameter, with the exact JSON schema of the values the API accepts."""
-
-    name: str
-    location: Literal["query", "path"]
-    description: str
-    schema: Mapping[str, Any] = field(compare=False)
-    required: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +95,6 @@ class Route:
 
     def parameter(self, name: str) -> Param:
         return next(param for param in self.parameters if param.name == name)
-
-
-def _paging(items: str) -> tuple[Param, Param]:
-    """The page size and cursor of a listing of ``items``."""
-    return (
-        Param("limit", "query", f"{items} per page, 1 to {MAX_LIMIT} ({DEFAULT_LIMIT}).", LIMIT, required=False),
-        Param("cursor", "query", "The `next` of the previous page, unchanged.", CURSOR, required=False),
-    )
 
 
 ROUTES: tuple[Route, ...] = (
@@ -171,7 +151,7 @@ ROUTES: tuple[Route, ...] = (
         "/datasets/<name>/versions",
         "get_versions",
         summary="The dataset's kept versions, each with when it was live, the latest first, a page at a time",
-        parameters=(Param("name", "path", "Dataset name", DATASET_NAME), *_paging("Versions")),
+        parameters=(Param("name", "path", "Dataset name", DATASET_NAME), *paging("Versions")),
         ok="VersionList",
         errors=(InvalidRequest, UnknownDataset, Unavailable),
     ),
@@ -196,7 +176,7 @@ ROUTES: tuple[Route, ...] = (
         summary="What the dataset's latest build changed since the version live when it was built, a page at a time",
         parameters=(
             Param("name", "path", "Dataset name", DATASET_NAME),
-            *_paging("Changes"),
+            *paging("Changes"),
         ),
         ok="DiffPage",
         errors=(InvalidRequest, UnknownDataset, NotFound, CursorExpired, Unavailable, ResponseTooLarge),
@@ -217,10 +197,20 @@ ROUTES: tuple[Route, ...] = (
             ),
             Param("where", "query", WHERE_DESCRIPTION, WHERE, required=False),
             Param("format", "query", FORMAT_DESCRIPTION, FORMAT, required=False),
-            *_paging("Pieces"),
+            *past_params("pieces"),
+            *paging("Pieces"),
         ),
         ok="RangeList",
-        errors=(InvalidRequest, NotIndexed, UnknownDataset, CursorExpired, Unavailable, ResponseTooLarge),
+        errors=(
+            InvalidRequest,
+            NotIndexed,
+            UnknownDataset,
+            NoVersionAt,
+            VersionGone,
+            CursorExpired,
+            Unavailable,
+            ResponseTooLarge,
+        ),
     ),
     Route(
         "GET",
@@ -231,10 +221,11 @@ ROUTES: tuple[Route, ...] = (
             Param("name", "path", "Dataset name", DATASET_NAME),
             Param("column", "path", "An indexed column (percent-encoded).", COLUMN),
             Param("sort", "query", SORT_DESCRIPTION, SORT, required=False),
-            *_paging("Values"),
+            *past_params("values"),
+            *paging("Values"),
         ),
         ok="ValueList",
-        errors=(InvalidRequest, NotIndexed, UnknownDataset, CursorExpired, Unavailable),
+        errors=(InvalidRequest, NotIndexed, UnknownDataset, NoVersionAt, VersionGone, CursorExpired, Unavailable),
     ),
     Route(
         "GET",
@@ -245,9 +236,10 @@ ROUTES: tuple[Route, ...] = (
             Param("name", "path", "Dataset name", DATASET_NAME),
             Param("column", "path", "An indexed column (percent-encoded).", COLUMN),
             Param("value", "path", "The value (percent-encoded).", COLUMN),
+            *past_params("the value's counts"),
         ),
         ok="ValueOne",
-        errors=(InvalidRequest, NotIndexed, NotFound, UnknownDataset, Unavailable),
+        errors=(InvalidRequest, NotIndexed, NotFound, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
     ),
     Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
 )

@@ -15,11 +15,11 @@ from urllib.parse import unquote
 from fencepost.core.paging import ListingError, decode_pinned, encode_token, parse_limit, pin_digest
 from fencepost.core.value_index import Directory, ValueStats
 from fencepost.errors import InvalidRequest, NotFound, check_dataset_name
-from fencepost.http.range_routes import ListingStore, listed_version
+from fencepost.http.range_routes import head_of, past_of
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.http.reverse_params import MAX_WHERE_CHARS, SORTS
 from fencepost.reading.indexes import ValueIndexes
-from fencepost.reading.lookup import Lookup
+from fencepost.reading.past import History
 
 _TAG: Final = "values"
 ORDERS_KEPT: Final = 4  # sorted copies of directories held (a copy is a list of references, not of values)
@@ -32,8 +32,8 @@ _KEYS: Final = {
 class ValueListing:
     """The values of indexed columns, read through the lookup's caches and the versions' index directories."""
 
-    def __init__(self, lookup: Lookup, store: ListingStore, indexes: ValueIndexes) -> None:
-        self.lookup, self.store, self.indexes = lookup, store, indexes
+    def __init__(self, history: History, indexes: ValueIndexes) -> None:
+        self.history, self.indexes = history, indexes
         self._orders: dict[tuple[str, int, str, str], list[ValueStats]] = {}  # the last few orders asked for
 
     def answer_all(self, dataset: str, column: str, query: Mapping[str, str]) -> HttpResponse:
@@ -52,7 +52,8 @@ class ValueListing:
         if token is not None and found is None:
             raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged, with the same query")
         version, position = found if found is not None else (None, 0)
-        info = listed_version(self.lookup, self.store, dataset, version)
+        past = past_of(query)
+        info = self.history.listed(dataset, version, past)
         directory = self.indexes.directory(info, column)
         ordered = self._ordered((dataset, info.version, column, sort), directory)
         if position > len(ordered):
@@ -60,18 +61,19 @@ class ValueListing:
         page = ordered[position : position + limit]
         after = position + len(page)
         following = encode_token([_TAG, dataset, info.version, digest, after]) if after < len(ordered) else None
-        body = {"dataset": dataset, "version": info.version, "column": column, "sort": sort}
+        body = {**head_of(info, past), "column": column, "sort": sort}
         body |= {"distinct": len(ordered), "values": [stats.body() for stats in page], "next": following}
         return json_response(200, body, NO_STORE)
 
-    def answer_one(self, dataset: str, column: str, value: str) -> HttpResponse:
+    def answer_one(self, dataset: str, column: str, value: str, query: Mapping[str, str]) -> HttpResponse:
         check_dataset_name(dataset)
         column, value = _path_text(column, "column"), _path_text(value, "value")
-        info = listed_version(self.lookup, self.store, dataset, None)
+        past = past_of(query)
+        info = self.history.listed(dataset, None, past)
         stats = self.indexes.directory(info, column).find(value)
         if stats is None:
             raise NotFound(f"no range of dataset {dataset!r} (version {info.version}) has {column} {value[:80]!r}")
-        body = {"dataset": dataset, "version": info.version, "column": column, **stats.body()}
+        body = {**head_of(info, past), "column": column, **stats.body()}
         return json_response(200, body, NO_STORE)
 
     def _ordered(self, key: tuple[str, int, str, str], directory: Directory) -> list[ValueStats]:

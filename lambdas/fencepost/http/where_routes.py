@@ -28,12 +28,12 @@ from fencepost.core.paging import (
 from fencepost.core.value_index import Directory, parse_line
 from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
 from fencepost.http.budget import ResponseBudget, cost
-from fencepost.http.range_routes import ListingStore, listed_version
+from fencepost.http.range_routes import head_of, past_of
 from fencepost.http.responses import NO_STORE, HttpResponse, json_text, text_response, utf8_text
 from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR
 from fencepost.model import VersionInfo
 from fencepost.reading.indexes import ValueIndexes
-from fencepost.reading.lookup import Lookup
+from fencepost.reading.past import History
 
 _TAG: Final = "where"
 Run = list[int]  # family, first, last, the index line it starts at
@@ -83,14 +83,15 @@ class _Request:
 class WhereListing:
     """Pages of reverse lookups, read through the lookup's caches and the version's value index."""
 
-    def __init__(self, lookup: Lookup, store: ListingStore, indexes: ValueIndexes, budget: int) -> None:
-        self.lookup, self.store, self.indexes, self.budget = lookup, store, indexes, budget
+    def __init__(self, history: History, indexes: ValueIndexes, budget: int) -> None:
+        self.history, self.indexes, self.budget = history, indexes, budget
 
     def answer(self, dataset: str, query: Mapping[str, str], accept: str = "") -> HttpResponse:
         request = self._request(dataset, query, accept)
-        info = listed_version(self.lookup, self.store, dataset, request.cursor[0] if request.cursor else None)
+        past = past_of(query)
+        info = self.history.listed(dataset, request.cursor[0] if request.cursor else None, past)
         where = request.where
-        head = {"dataset": dataset, "version": info.version}
+        head = head_of(info, past)
         head |= {"where": {"column": where.column, "value": where.value}, "within": request.within.text}
         frame = json_text(head)[:-1]
         budget = ResponseBudget(self.budget)

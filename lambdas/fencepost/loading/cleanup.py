@@ -12,6 +12,7 @@ with its items.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -65,6 +66,7 @@ class Deletions:
     clock: Clock
     monotonic: Clock
     writer_timeout: float = 900.0  # the loader function's timeout: no invocation writes longer than this
+    cache_ttl: float = 60.0  # how long a lookup container may keep a dataset's history (CACHE_TTL_SECONDS)
 
     def schedule(self, dataset: str, version: int, not_before: float) -> None:
         """Delete ``version`` no sooner than ``not_before``, and an abandoned build no sooner than its writers'
@@ -95,7 +97,7 @@ class Deletions:
             log = self.telemetry.logger
             log.info("version not deleted: it is served again", extra={"dataset": dataset, "version": version})
             return
-        if record is not None and message.cursor == 0 and self._retained(record, version):
+        if message.cursor == 0 and record is not None and self._kept_or_marked(record, message):
             return
         info = self.versions.get(dataset, version)
         partitions = [(f, p) for f in FAMILIES for p in info.directories[f].partitions] if info else []
@@ -113,16 +115,33 @@ class Deletions:
         kept = [pieces_key(dataset, version), *index_keys(dataset, version, len(info.indexed) if info else 0)]
         kept += exports.kept_keys(dataset, version)
         self.files.delete_files([*kept, *([] if latest else [changes_key(dataset, version)])])
-        self.datasets.mark_gone(dataset, version)  # its instants stay in the history, answered by none
         self.builds.delete(dataset, version)
         self.telemetry.logger.info("old version deleted", extra={"dataset": dataset, "version": version})
 
-    def _retained(self, record: DatasetRecord, version: int) -> bool:
+    def _kept_or_marked(self, record: DatasetRecord, message: DeleteVersion) -> bool:
+        """Before a once-live version's items go: whether its ``retain_days`` still keep it (its deletion is then
+        put off until they pass); if not, its events are marked gone first, and its items deleted only once no
+        container can still hold the history that named it kept (``cache_ttl`` later). True: not now."""
+        timeline = self.datasets.timeline(record.name, consistent=True)
+        version = message.version
+        if not any(event.version == version for event in timeline.events):
+            return False  # never live (an abandoned build), or live before the history was kept
+        if self._retained(record, version, timeline):
+            return True
+        if version in timeline.gone():
+            return False  # marked by an earlier delivery: its items may go
+        self.datasets.mark_gone(record.name, version)  # lookups in the past stop choosing it, within cache_ttl
+        if self.cache_ttl <= 0:
+            return False
+        self.outbox.send(dataclasses.replace(message, not_before=self.clock() + self.cache_ttl), self.cache_ttl)
+        return True
+
+    def _retained(self, record: DatasetRecord, version: int, timeline: Timeline) -> bool:
         """Whether the folder's ``retain_days`` still keeps the version (its deletion then put off until they pass):
         it was live within them. Read at deletion time, so a version is never deleted inside its window."""
         if record.retain_days <= 0:
             return False
-        stopped = self.datasets.timeline(record.name, consistent=True).last_until(version)
+        stopped = timeline.last_until(version)
         if stopped is None:
             return False  # never live (an abandoned build), or live before the history was kept
         due = stopped + record.retain_days * DAY

@@ -20,6 +20,7 @@ from typing import Final, Protocol
 
 from fencepost.core.addresses import V6
 from fencepost.core.exports import FORMATS, STALE_MARKER_SECONDS, cidr_lines, csv_lines, encoded
+from fencepost.core.history import Timeline
 from fencepost.core.objects import building_key, export_key
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import ExportVersion
@@ -46,6 +47,7 @@ class ExportedVersions(Protocol):
 
 class ServedVersions(Protocol):
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
+    def timeline(self, name: str, *, consistent: bool = False) -> Timeline: ...
 
 
 @dataclass(kw_only=True, frozen=True, slots=True)
@@ -92,9 +94,13 @@ class Exporter:
         )
 
     def _served(self, message: ExportVersion) -> bool:
-        """Whether the version is served (live or previous); one still loading is asked for again later."""
+        """Whether the version is kept (live, previous, or in its ``retain_days``); one still loading is asked for
+        again later."""
         record = self.datasets.get(message.dataset, consistent=True)
         if record is not None and message.version in (record.live, record.previous):
+            return True
+        timeline = self.datasets.timeline(message.dataset, consistent=True)
+        if any(e.version == message.version for e in timeline.events) and message.version not in timeline.gone():
             return True
         if record is not None and record.load.version == message.version and record.status == LoadStatus.LOADING:
             self.outbox.send(message, WAIT_FOR_LIVE)

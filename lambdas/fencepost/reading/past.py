@@ -13,11 +13,50 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.history import Event, Timeline, format_instant
-from fencepost.errors import NoVersionAt, UnknownDataset, VersionGone, check_dataset_name
-from fencepost.model import LivePointer
+from fencepost.core.history import Event, InstantError, Timeline, format_instant, parse_instant
+from fencepost.errors import (
+    CursorExpired,
+    InvalidRequest,
+    NoVersionAt,
+    UnknownDataset,
+    VersionGone,
+    check_dataset_name,
+)
+from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.caches import LruCache
 from fencepost.reading.lookup import Lookup
+
+
+@dataclass(frozen=True, slots=True)
+class Past:
+    """A lookup in the past: at an instant (``as_of``, kept as the answer shows it) or of one version."""
+
+    instant: float | None = None
+    shown: str | None = None  # the instant in RFC 3339, UTC, as answers carry it under ``as_of``
+    version: int | None = None
+
+
+def parse_past(as_of: object, version: object, *, several: bool, now: float) -> Past | None:
+    """``as_of=<RFC 3339 instant>`` or ``version=<N>`` (not both; a version only with one dataset); None for
+    neither: the live version answers."""
+    if as_of is None and version is None:
+        return None
+    if as_of is not None and version is not None:
+        raise InvalidRequest("give as_of (an instant) or version (a number), not both")
+    if version is not None:
+        if several:
+            raise InvalidRequest("version names one dataset's version: use as_of with several datasets")
+        text = str(version) if isinstance(version, int) and not isinstance(version, bool) else version
+        if not isinstance(text, str) or not text.isdigit() or len(text) > 12 or int(text) < 1:
+            raise InvalidRequest(f"version is a whole number, 1 or more, not {str(version)[:40]!r}")
+        return Past(version=int(text))
+    if not isinstance(as_of, str):
+        raise InvalidRequest("as_of is an RFC 3339 date-time such as 2026-11-01T12:00:00Z")
+    try:
+        instant = parse_instant(as_of, now)
+    except InstantError as error:
+        raise InvalidRequest(str(error)) from None
+    return Past(instant, format_instant(instant))
 
 
 class TimelineStore(Protocol):
@@ -81,6 +120,38 @@ class History:
         if any(event.gone for event in events):
             raise VersionGone(f"version {version} of dataset {dataset!r} is no longer kept{_kept(timeline)}")
         return LivePointer(dataset, version, events[-1].at)
+
+    def kept(self, dataset: str, version: int) -> bool:
+        """Whether ``version`` was live once and is still kept (its ``retain_days`` not past)."""
+        try:
+            self.version(dataset, version)
+        except (NoVersionAt, VersionGone):
+            return False
+        return True
+
+    def pointer(self, dataset: str, past: Past | None) -> LivePointer:
+        """The live pointer, or (``past``) that of the version asked for."""
+        if past is None:
+            return self._lookup.live_pointer(dataset)
+        if past.instant is not None:
+            return self.at(dataset, past.instant)
+        assert past.version is not None
+        return self.version(dataset, past.version)
+
+    def listed(self, dataset: str, pinned: int | None, past: Past | None = None) -> VersionInfo:
+        """The version a listing reads: the one its cursor pinned while it is kept (``CursorExpired`` after), else
+        the live one or the one ``past`` asks for."""
+        if pinned is None:
+            return self._lookup.version_of(self.pointer(dataset, past))
+        try:
+            live = self._lookup.live_pointer(dataset)
+        except UnknownDataset:
+            live = None
+        try:
+            pointer = live if live is not None and live.version == pinned else self.version(dataset, pinned)
+            return self._lookup.version_of(pointer)
+        except (NoVersionAt, VersionGone, UnknownDataset):
+            raise CursorExpired(f"version {pinned} of dataset {dataset!r} is no longer kept: start again") from None
 
 
 def _kept(timeline: Timeline) -> str:

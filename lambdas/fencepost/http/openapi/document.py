@@ -20,8 +20,8 @@ from fencepost.errors import NotFound, ServiceError, Unavailable
 from fencepost.http.fields import MAX_PATHS, PATH_PATTERN
 from fencepost.http.lookup_params import MAX_DATASETS
 from fencepost.http.openapi import schemas
-from fencepost.http.parameters import DATASET_NAME
-from fencepost.http.routes import ROUTES, Param, Route
+from fencepost.http.parameters import DATASET_NAME, Param
+from fencepost.http.routes import ROUTES, Route
 
 TITLE = "Fencepost"
 INTERNAL = "INTERNAL"  # the code of an unexpected fault (not a ServiceError: any exception)

@@ -215,6 +215,7 @@ class WhereFilter(BaseModel):
 class RangeList(BaseModel):
     dataset: str
     version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
+    as_of: str | None = Field(None, description="With `as_of`: the instant asked for (RFC 3339, UTC).")
     where: WhereFilter | None = Field(None, description="With `where=`: the column and value asked for.")
     within: str | None = Field(description="The network listed, canonical; null: all of IPv4, then IPv6.")
     ranges: list[ListedRange] | None = Field(
@@ -260,6 +261,7 @@ class ValueStats(BaseModel):
 class ValueList(BaseModel):
     dataset: str
     version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
+    as_of: str | None = Field(None, description="With `as_of`: the instant asked for (RFC 3339, UTC).")
     column: str
     sort: Literal["value", "pieces", "ipv4"]
     distinct: int = Field(description="How many distinct values the column holds in this version.")
@@ -270,6 +272,7 @@ class ValueList(BaseModel):
 class ValueOne(ValueStats):
     dataset: str
     version: int
+    as_of: str | None = Field(None, description="With `as_of`: the instant asked for (RFC 3339, UTC).")
     column: str
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fencepost.errors import InvalidRequest
-from fencepost.http.lookup_params import Past, parse_past
+from fencepost.reading.past import Past, parse_past
 
 NOW = 1_795_300_000.0
 
