@@ -27,6 +27,7 @@ from bench import (
     costs,
     exports,
     hardening,
+    history,
     loading,
     lookups,
     make_run,
@@ -169,6 +170,9 @@ def run(args: argparse.Namespace) -> Report:
     )
     report.sections.append(partition_section)
     report.sections += _what_versions_give(args)
+    say("Timing lookups in the past against live ones, and resolving instants in a long history...")
+    past = _probe("warm-as-of", str(args.invocations), env=off)
+    report.sections.append(history.section(warm, past, history.resolution()))
     return report
 
 

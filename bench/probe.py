@@ -2,6 +2,7 @@
 
 - ``import <module>``: seconds to import a handler module (or ``boto3`` plus creating a client);
 - ``warm``: microseconds per warm lookup invocation with DynamoDB replaced by an in-memory fake client;
+- ``warm-as-of``: the same lookup ``as_of`` an instant (its version resolved from the dataset's cached history);
 - ``batch``: the same for a ``POST /lookup`` of 100 addresses, all inside one range (so with the range cache on,
   one Query and 99 hits; off, 100 Queries);
 - ``pipeline <file>``: the loader's planning path (read, validate, flatten, chunk) with its peak memory.
@@ -54,6 +55,7 @@ class FakeClient:
     def __init__(self) -> None:
         from fencepost.aws.dynamo.codec import encode
         from fencepost.aws.dynamo.serving import pointer_item
+        from fencepost.aws.dynamo.timelines import event_item
         from fencepost.core.addresses import V4
         from fencepost.core.build import FamilyRanges
         from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
@@ -64,6 +66,8 @@ class FakeClient:
         pieces = ranges.pieces()
         self.range_item = next(ranges.items("geo", 3, pieces))
         self.pointer = {"Item": pointer_item("geo", LivePointer("geo", 3, 1_795_000_000.0))}
+        # Versions 1 to 3 went live a week apart; version 3 at the live pointer's instant
+        self.history = {"Items": [event_item("geo", 1_795_000_000.0 - (3 - v) * 604_800, v) for v in (1, 2, 3)]}
         directory = Directory.of_starts(V4, [piece.start for piece in pieces])
         self.version = {
             "Items": [
@@ -83,6 +87,8 @@ class FakeClient:
     def query(self, **kwargs: Any) -> dict[str, Any]:
         if kwargs["ExpressionAttributeValues"][":p"]["S"].startswith("#v#"):
             return self.version
+        if kwargs["ExpressionAttributeValues"][":p"]["S"].startswith("#h#"):
+            return self.history
         return {"Items": [self.range_item], "Count": 1, "ScannedCount": 1}
 
 
@@ -98,12 +104,19 @@ def _batch_event() -> dict[str, Any]:
     return event
 
 
-def measure_warm(invocations: int, profile: str | None = None, *, batch: bool = False) -> dict[str, Any]:
+AS_OF = "2026-11-20T12:00:00Z"  # after version 3 went live (FakeClient's history): the version the live lookup reads
+
+
+def measure_warm(
+    invocations: int, profile: str | None = None, *, batch: bool = False, as_of: bool = False
+) -> dict[str, Any]:
     from fencepost.handlers import lookup
     from tests.support import EVENTS, LambdaContext
 
     lookup.tables.table.client = FakeClient()  # type: ignore[assignment]
     event = _batch_event() if batch else json.loads((EVENTS / "lookup-get.json").read_text())
+    if as_of:
+        event["queryStringParameters"] = {**event["queryStringParameters"], "as_of": AS_OF}
     context = LambdaContext()
     response = lookup.handler(event, context)
     assert response["statusCode"] == 200, response
@@ -185,6 +198,8 @@ def main(argv: list[str]) -> int:
         result = measure_import(argv[2])
     elif what == "warm":
         result = measure_warm(int(argv[2]), argv[3] if len(argv) > 3 else None)
+    elif what == "warm-as-of":
+        result = measure_warm(int(argv[2]), as_of=True)
     elif what == "batch":
         result = measure_warm(int(argv[2]), batch=True)
     elif what == "pipeline":

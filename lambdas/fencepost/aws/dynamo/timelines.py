@@ -21,7 +21,7 @@ def event_item(dataset: str, at: float, version: int | None) -> Item:
     return item
 
 
-def _event(item: Item) -> Event:
+def event_of(item: Item) -> Event:
     version = item.get("version")
     return Event(
         int(item["SK"]["N"]) / 1000,
@@ -36,7 +36,7 @@ class HistoryTable:
 
     def timeline(self, dataset: str, *, consistent: bool = False) -> Timeline:
         """Every event of the dataset (a few dozen bytes each: one Query page holds thousands)."""
-        return Timeline(_event(item) for item in self.table.query_all(history_pk(dataset), consistent=consistent))
+        return Timeline(event_of(item) for item in self.table.query_all(history_pk(dataset), consistent=consistent))
 
     def mark_gone(self, dataset: str, version: int) -> None:
         """The version's items are deleted: its events say so (each kept, for the instants it was served)."""
