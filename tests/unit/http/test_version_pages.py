@@ -1,0 +1,82 @@
+"""``GET /datasets/{name}/versions`` (``fencepost.http.version_routes``): kept versions, the latest live first, each
+with every period it was live, paged by an opaque cursor; deleted versions are not listed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fencepost.core.history import Event, Timeline, format_instant
+from fencepost.errors import InvalidRequest, UnknownDataset
+from fencepost.http.version_routes import VersionListing
+from fencepost.model import BuildRecord, BuildState, DatasetRecord, ObjectRef
+
+DAY = 86_400.0
+T0 = 1_790_000_000.0
+
+
+class Store:
+    def __init__(self) -> None:
+        # Versions 1 to 5 a day apart; version 2 rolled back to on day 5, version 5 live again on day 6
+        self.events = [Event(T0 + day * DAY, version) for day, version in enumerate([1, 2, 3, 4, 5, 2, 5])]
+        self.events[0] = Event(T0, 1, gone=True)  # version 1: deleted
+        self.record = DatasetRecord("geo", live=5, previous=2, retain_days=30)
+        self.builds = [
+            BuildRecord("geo", v, BuildState.LIVE if v in (2, 5) else BuildState.DELETING, ranges=10 * v)
+            for v in (2, 3, 4, 5)
+        ]
+        self.builds[1].delete_after = T0 + 40 * DAY
+        self.builds[1].objects = [ObjectRef("geo/a.csv", "e1", 12)]
+
+    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
+        return self.record if name == "geo" else None
+
+    def get_timeline(self, dataset: str) -> Timeline:
+        return Timeline(self.events)
+
+    def list_builds(self, dataset: str) -> list[BuildRecord]:
+        return self.builds
+
+
+def _day(day: int) -> str:
+    return format_instant(T0 + day * DAY)
+
+
+def _page(query: dict[str, str]) -> dict[str, object]:
+    document: dict[str, object] = json.loads(VersionListing(Store()).answer("geo", query))
+    return document
+
+
+def test_kept_versions_are_listed_latest_live_first_with_every_period() -> None:
+    page = _page({})
+    versions = page["versions"]
+    assert isinstance(versions, list)
+    assert [v["version"] for v in versions] == [5, 2, 4, 3]  # version 1 is deleted
+    assert versions[0]["live"] == [{"from": _day(6), "until": None}, {"from": _day(4), "until": _day(5)}]
+    assert versions[1]["live"] == [{"from": _day(5), "until": _day(6)}, {"from": _day(1), "until": _day(2)}]
+    assert [v["kept_until"] for v in versions] == [None, None, None, _day(40)]
+    assert versions[3]["objects"] == [{"key": "geo/a.csv", "etag": "e1", "size": 12}]
+    assert (page["live"], page["retain_days"], page["next"]) == (5, 30, None)
+
+
+def test_pages_follow_one_another_without_gaps_or_repeats() -> None:
+    seen, query = [], {"limit": "1"}
+    while True:
+        page = _page(query)
+        seen += [v["version"] for v in page["versions"]]  # type: ignore[union-attr]
+        if page["next"] is None:
+            break
+        query = {"limit": "1", "cursor": str(page["next"])}
+    assert seen == [5, 2, 4, 3]
+
+
+@pytest.mark.parametrize("query", [{"cursor": "nope"}, {"limit": "0"}, {"limit": "x"}])
+def test_a_bad_cursor_or_limit_is_refused(query: dict[str, str]) -> None:
+    with pytest.raises(InvalidRequest):
+        _page(query)
+
+
+def test_an_unknown_dataset_is_refused() -> None:
+    with pytest.raises(UnknownDataset):
+        VersionListing(Store()).answer("nope", {})
