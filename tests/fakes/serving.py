@@ -13,7 +13,7 @@ from typing import Final
 
 from fencepost.aws.dynamo.client import Condition
 from fencepost.aws.dynamo.serving import BEING_FINALIZED, FIRST_LIVE, NEWER_THAN_LIVE, RETIRE_RULE, UNCHANGED_PAIR
-from fencepost.core.history import Event, Timeline
+from fencepost.core.history import Event, Timeline, to_millisecond
 from fencepost.core.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, history_pk, live_pk, version_pk
 from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
@@ -84,7 +84,8 @@ class FakeServing:
         self.store.put(live_pk(name), LIVE_POINTER_SK, pointer)
 
     def _event(self, name: str, at: float, version: int | None) -> None:
-        self.store.put(history_pk(name), round(at * 1000), Event(round(at * 1000) / 1000, version))
+        millis = round(to_millisecond(at) * 1000)
+        self.store.put(history_pk(name), millis, Event(millis / 1000, version))
 
     @port
     def timeline(self, name: str, *, consistent: bool = False) -> Timeline:
@@ -92,12 +93,12 @@ class FakeServing:
         return Timeline(self.store.get(pk, sk) for sk in self.store.sort_keys(pk))
 
     @port
-    def mark_gone(self, name: str, version: int) -> None:
+    def mark_gone(self, name: str, version: int, now: float) -> None:
         pk = history_pk(name)
         for sk in self.store.sort_keys(pk):
             event = self.store.get(pk, sk)
-            if event.version == version:
-                self.store.put(pk, sk, dataclasses.replace(event, gone=True))
+            if event.version == version and not event.gone:
+                self.store.put(pk, sk, dataclasses.replace(event, gone=True, gone_at=now))
 
     @port
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:

@@ -90,10 +90,11 @@ def test_as_of_answers_the_file_that_was_live_at_each_instant(stack: Stack) -> N
     instants += [rng.uniform(first, now) for _ in range(200 - len(instants))]
     checked = mismatches = 0
     for instant in instants:
-        live = max((at, v) for at, v in starts if at <= instant)[1]
+        shown = format_instant(instant)
+        asked = parse_instant(shown, now)  # the instant the service reads: to the millisecond
+        live = max((at, v) for at, v in starts if at <= asked)[1]
         version = versions[live]
         addresses = [rng.randint(version.low - 2**16, version.high + 2**16) for _ in range(100)]
-        shown = format_instant(instant)
         status, body = _post(
             stack, {"ips": [format_address(4, a) for a in addresses], "dataset": "hist", "as_of": shown}
         )

@@ -6,6 +6,7 @@ import dataclasses
 import itertools
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -140,7 +141,7 @@ def test_cursor_expires_once_its_version_is_deleted(served: Any) -> None:
     assert status == 200
     assert body["version"] == 1  # the previous version still pages
     publish(tables, "geo", 3, _ranges(3), ["tag"])
-    tables.datasets.mark_gone("geo", 1)  # as its deletion does, a cache TTL before its items go
+    tables.datasets.mark_gone("geo", 1, time.time())  # as its deletion does, a grace before its items go
     get = serve()  # (a container whose cached history is no older than that)
     status, body = get(dataset="geo", limit="10", cursor=cursor)
     assert (status, body["error"]["code"]) == (410, "CURSOR_EXPIRED")

@@ -14,6 +14,8 @@ from another version.
 from __future__ import annotations
 
 import bisect
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,7 +34,8 @@ class Event:
 
     at: float
     version: int | None
-    gone: bool = False  # the version's items were deleted: the instant is remembered, its answers are not
+    gone: bool = False  # the version's items are deleted: the instant is remembered, its answers are not
+    gone_at: float | None = None  # when it was marked gone (its items go a grace after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,11 @@ class Timeline:
     def gone(self) -> set[int]:
         return {event.version for event in self.events if event.gone and event.version is not None}
 
+    def gone_at(self, version: int) -> float | None:
+        """When ``version`` was marked gone (None: it is not)."""
+        marked = [event.gone_at or 0.0 for event in self.events if event.version == version and event.gone]
+        return max(marked) if marked else None
+
     def oldest_kept(self) -> float | None:
         """The earliest instant from which a kept version answers; None when none does."""
         gone = self.gone()
@@ -91,26 +99,42 @@ def keep_until(stopped: float, retain_days: int, grace: float) -> float:
     return stopped + max(grace, retain_days * DAY)
 
 
+_RFC_3339 = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})[Tt ](?P<time>\d{2}:\d{2}:\d{2})(?P<fraction>\.\d{1,9})?"
+    r"(?P<offset>[Zz]|[+-]\d{2}:\d{2})",
+    re.ASCII,
+)
+_EXAMPLE = "an RFC 3339 date-time such as 2026-11-01T12:00:00Z"
+EARLIEST = 0.0  # 1970-01-01T00:00:00Z: no dataset's history begins before
+
+
+def to_millisecond(instant: float) -> float:
+    """An instant as the history keeps it: truncated to the millisecond (event keys and ``as_of`` alike)."""
+    return math.floor(instant * 1000 + 1e-6) / 1000
+
+
 def parse_instant(text: str, now: float) -> float:
-    """An RFC 3339 date-time with its offset (``2026-11-01T12:00:00Z``), as epoch seconds; not after ``now``."""
-    value = text.strip()
-    if not 20 <= len(value) <= 40 or value[10:11] not in ("T", "t", " "):
-        raise InstantError(f"as_of {text[:60]!r} is not an RFC 3339 date-time such as 2026-11-01T12:00:00Z")
+    """An RFC 3339 date-time with its offset (``2026-11-01T12:00:00Z``), as epoch seconds truncated to the
+    millisecond; from 1970 on, not after ``now``."""
+    match = _RFC_3339.fullmatch(text.strip())
+    if match is None:
+        raise InstantError(f"as_of {text[:60]!r} is not {_EXAMPLE} (with its offset: Z or +hh:mm)")
+    offset = "+00:00" if match["offset"] in "Zz" else match["offset"]
+    fraction = (match["fraction"] or "")[:7]  # (to the microsecond: all Python reads)
     try:
-        parsed = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1] in "Zz" else value)
-    except ValueError:
-        raise InstantError(f"as_of {text[:60]!r} is not an RFC 3339 date-time such as 2026-11-01T12:00:00Z") from None
-    if parsed.tzinfo is None:
-        raise InstantError(f"as_of {text[:60]!r} has no offset: end it with Z (UTC) or +hh:mm")
-    instant = parsed.timestamp()
+        instant = datetime.fromisoformat(f"{match['date']}T{match['time']}{fraction}{offset}").timestamp()
+    except (ValueError, OverflowError):
+        raise InstantError(f"as_of {text[:60]!r} is not {_EXAMPLE}") from None
+    if instant < EARLIEST:
+        raise InstantError(f"as_of {text[:60]!r} is before 1970: no history begins that early")
     if instant > now:
-        raise InstantError(f"as_of {format_instant(instant)} is in the future: history answers only the past")
-    return instant
+        raise InstantError(f"as_of {text[:60]!r} is in the future: history answers only the past")
+    return to_millisecond(instant)
 
 
 def format_instant(instant: float) -> str:
-    """Epoch seconds as RFC 3339 in UTC, to the millisecond when it has any (``2026-11-01T12:00:00Z``)."""
-    seconds, millis = divmod(round(instant * 1000), 1000)
+    """Epoch seconds (from 1970) as RFC 3339 in UTC, to the millisecond when it has any (``2026-11-01T12:00:00Z``)."""
+    seconds, millis = divmod(math.floor(instant * 1000 + 1e-6), 1000)
     text = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
     return f"{text}.{millis:03d}Z" if millis else f"{text}Z"
 

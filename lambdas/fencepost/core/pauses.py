@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections.abc import Iterator
 
 
@@ -32,9 +33,11 @@ def cold_start() -> Iterator[None]:
 
     A cold start makes hundreds of thousands of objects (boto3's models, Powertools, the app) that live as long as
     the container; the full collections its allocations set off walk them all (about 25 ms of the lookup module's
-    import, make bench section 3). Frozen (``gc.freeze``), they are never walked again by the collections of later
-    invocations either.
+    import, make bench section 3). On Lambda (``AWS_LAMBDA_FUNCTION_NAME`` set) they are then frozen
+    (``gc.freeze``): never walked again by the collections of later invocations either. Elsewhere (tests, the local
+    stack, which import a handler module more than once) nothing is frozen, so a module imported again can be freed.
     """
     with gc_paused():
         yield
-        gc.freeze()
+        if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+            gc.freeze()

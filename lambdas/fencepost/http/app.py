@@ -27,7 +27,7 @@ from fencepost.http.routes import ROUTES, allowed_methods
 from fencepost.http.version_routes import VersionListing, VersionSource
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
-from fencepost.reading.past import History
+from fencepost.reading.past import History, TimelineStore
 from fencepost.settings import LookupSettings
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ Event = Mapping[str, Any]
 RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> answer
 
 
-class Store(DatasetReader, ListingStore, VersionSource, Protocol):
+class Store(DatasetReader, ListingStore, VersionSource, TimelineStore, Protocol):
     """What the routes read besides the lookup's own store."""
 
 
@@ -170,7 +170,7 @@ def create_app(
     lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
-    versions = VersionListing(datasets)
+    versions = VersionListing(datasets, history.timeline)
 
     rare = _RareRoutes(settings, history, listings, files=files, requests=exports)
     diffs = DiffListing(

@@ -7,7 +7,7 @@ the folder's ``retain_days``; a deleted one is not (its instants answer ``NO_VER
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from fencepost.core.history import Period, Timeline, format_instant, newest_first
@@ -21,7 +21,6 @@ _TAG = "versions"
 
 class VersionSource(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
-    def get_timeline(self, dataset: str) -> Timeline: ...
     def list_builds(self, dataset: str) -> list[BuildRecord]: ...
 
 
@@ -39,8 +38,11 @@ def _kept_until(version: int, record: DatasetRecord, build: BuildRecord) -> str 
 
 
 class VersionListing:
-    def __init__(self, store: VersionSource) -> None:
-        self.store = store
+    """``timeline``: a dataset's history as lookups read it (``fencepost.reading.past.History.timeline``: cached
+    for the cache TTL, and counting a live version loaded before histories were kept)."""
+
+    def __init__(self, store: VersionSource, timeline: Callable[[str], Timeline]) -> None:
+        self.store, self.timeline = store, timeline
 
     def answer(self, name: str, query: Mapping[str, str]) -> str:
         check_dataset_name(name)
@@ -52,7 +54,7 @@ class VersionListing:
         except ListingError as error:
             raise InvalidRequest(str(error)) from None
         after = None if query.get("cursor") is None else _after(query["cursor"], name)
-        timeline = self.store.get_timeline(name)
+        timeline = self.timeline(name)
         periods, gone = timeline.periods(), timeline.gone()
         builds = {build.build: build for build in self.store.list_builds(name)}
         if record.live is not None and record.live not in builds:  # written before build records were kept

@@ -12,7 +12,6 @@ with its items.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -21,7 +20,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core import exports
 from fencepost.core.addresses import FAMILIES
-from fencepost.core.history import DAY, Timeline
+from fencepost.core.history import DAY, Timeline, keep_until
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
 from fencepost.core.objects import changes_key, index_keys, pieces_key
@@ -39,7 +38,7 @@ MAX_HOPPED_WAIT = 6 * 3600.0
 class ServedVersions(Protocol):
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def timeline(self, name: str, *, consistent: bool = False) -> Timeline: ...
-    def mark_gone(self, name: str, version: int) -> None: ...
+    def mark_gone(self, name: str, version: int, now: float) -> None: ...
 
 
 class VersionItems(Protocol):
@@ -66,7 +65,7 @@ class Deletions:
     clock: Clock
     monotonic: Clock
     writer_timeout: float = 900.0  # the loader function's timeout: no invocation writes longer than this
-    cache_ttl: float = 60.0  # how long a lookup container may keep a dataset's history (CACHE_TTL_SECONDS)
+    gone_wait: float = 960.0  # from marking a version gone to deleting its items: the lookups' grace (delete_grace)
 
     def schedule(self, dataset: str, version: int, not_before: float) -> None:
         """Delete ``version`` no sooner than ``not_before``, and an abandoned build no sooner than its writers'
@@ -121,19 +120,22 @@ class Deletions:
     def _kept_or_marked(self, record: DatasetRecord, message: DeleteVersion) -> bool:
         """Before a once-live version's items go: whether its ``retain_days`` still keep it (its deletion is then
         put off until they pass); if not, its events are marked gone first, and its items deleted only once no
-        container can still hold the history that named it kept (``cache_ttl`` later). True: not now."""
+        container can still hold a history that named it kept (``gone_wait`` after the marking, whichever
+        delivery comes first, a redelivery or the sweep's). True: not now."""
         timeline = self.datasets.timeline(record.name, consistent=True)
         version = message.version
         if not any(event.version == version for event in timeline.events):
             return False  # never live (an abandoned build), or live before the history was kept
         if self._retained(record, version, timeline):
             return True
-        if version in timeline.gone():
-            return False  # marked by an earlier delivery: its items may go
-        self.datasets.mark_gone(record.name, version)  # lookups in the past stop choosing it, within cache_ttl
-        if self.cache_ttl <= 0:
+        now = self.clock()
+        marked = timeline.gone_at(version)
+        if marked is None:
+            self.datasets.mark_gone(record.name, version, now)  # lookups in the past stop choosing it
+            marked = now
+        if marked + self.gone_wait <= now:
             return False
-        self.outbox.send(dataclasses.replace(message, not_before=self.clock() + self.cache_ttl), self.cache_ttl)
+        self.schedule(record.name, version, marked + self.gone_wait)
         return True
 
     def _retained(self, record: DatasetRecord, version: int, timeline: Timeline) -> bool:
@@ -214,10 +216,31 @@ class Sweeper:
         builds still being written are left to finish, or to the stall check.
         """
         kept = {record.live, record.previous}
-        for build in self.builds.all(record.name):
+        builds = self.builds.all(record.name)
+        for build in builds:
             not_before = None if build.build in kept else self._deletion_due(build, now)
             if not_before is not None:
                 self.deletions.schedule(record.name, build.build, not_before)
+        self._bring_forward(record, [b for b in builds if b.build not in kept], now)
+
+    def _bring_forward(self, record: DatasetRecord, builds: list[BuildRecord], now: float) -> None:
+        """Deletions scheduled further out than the folder's ``retain_days`` now keep them (the setting was lowered)
+        are brought forward to when those days end."""
+        far = [
+            build
+            for build in builds
+            if build.state == BuildState.DELETING and (build.delete_after or 0.0) > now + self.delete_grace
+        ]
+        if not far:
+            return
+        timeline = self.datasets.timeline(record.name, consistent=True)
+        for build in far:
+            stopped = timeline.last_until(build.build)
+            if stopped is None or build.delete_after is None:
+                continue
+            due = max(keep_until(stopped, record.retain_days, self.delete_grace), now)
+            if due < build.delete_after:
+                self.deletions.schedule(record.name, build.build, due)
 
     def _deletion_due(self, build: BuildRecord, now: float) -> float | None:
         """When a build no one serves may be deleted; None when it is not to be deleted (yet)."""

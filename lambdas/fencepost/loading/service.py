@@ -75,7 +75,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports) -> Finishing:
         outbox=p.outbox,
         monotonic=p.monotonic,
         writer_timeout=s.writer_timeout,
-        cache_ttl=s.cache_ttl,
+        gone_wait=s.delete_grace,
         telemetry=p.telemetry,
         clock=p.clock,
     )

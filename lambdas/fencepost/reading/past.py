@@ -47,7 +47,7 @@ def parse_past(as_of: object, version: object, *, several: bool, now: float) -> 
         if several:
             raise InvalidRequest("version names one dataset's version: use as_of with several datasets")
         text = str(version) if isinstance(version, int) and not isinstance(version, bool) else version
-        if not isinstance(text, str) or not text.isdigit() or len(text) > 12 or int(text) < 1:
+        if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or len(text) > 12 or int(text) < 1:
             raise InvalidRequest(f"version is a whole number, 1 or more, not {str(version)[:40]!r}")
         return Past(version=int(text))
     if not isinstance(as_of, str):

@@ -40,12 +40,17 @@ class Store:
         return self.builds
 
 
+def _listing() -> VersionListing:
+    store = Store()
+    return VersionListing(store, store.get_timeline)
+
+
 def _day(day: int) -> str:
     return format_instant(T0 + day * DAY)
 
 
 def _page(query: dict[str, str]) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(VersionListing(Store()).answer("geo", query))
+    document: dict[str, Any] = json.loads(_listing().answer("geo", query))
     return document
 
 
@@ -79,4 +84,4 @@ def test_a_bad_cursor_or_limit_is_refused(query: dict[str, str]) -> None:
 
 def test_an_unknown_dataset_is_refused() -> None:
     with pytest.raises(UnknownDataset):
-        VersionListing(Store()).answer("nope", {})
+        _listing().answer("nope", {})

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from fencepost.core.history import Event
 from fencepost.loading.cleanup import MAX_HOPPED_WAIT
+from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, Phase
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load
+from tests.unit.loading.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
 
 DAY = 86_400.0
 GRACE = 960.0
@@ -80,7 +80,10 @@ def test_a_version_is_kept_for_retain_days_after_it_stopped_being_live_and_delet
     world.settle()
     assert 1 not in world.stored_versions()
     assert 1 not in world.build_records()
-    assert world.datasets.timeline(DATASET).events[0] == Event(live_since[0], 1, gone=True)
+    first = world.datasets.timeline(DATASET).events[0]
+    assert (first.at, first.version, first.gone) == (live_since[0], 1, True)
+    assert first.gone_at is not None
+    assert first.gone_at <= world.clock() - GRACE  # marked gone first, its items deleted a grace after
     assert world.datasets.timeline(DATASET).oldest_kept() == live_since[1]
     assert_no_surprises(world)
 
@@ -124,3 +127,39 @@ def test_without_retain_days_the_rule_of_rollback_only_holds() -> None:
     world.clean_up()
     assert 1 not in world.stored_versions()
     assert world.datasets.timeline(DATASET).gone() == {1}
+
+
+def test_once_marked_gone_its_items_wait_a_grace_whatever_delivers_the_deletion_again() -> None:
+    # Given the default settings and three weekly versions: version 1's deletion came due while version 3 loaded
+    world = World(loader_settings(chunk_items=50, delete_grace=GRACE), folder=REPLACED_WHOLE)
+    weekly(world, A, B)
+    world.upload(KEY, tsv(C))
+    world.settle(hold=lambda e: e.kind == "delete" and e.due > world.clock())
+    # Then it was marked gone first, its items still whole
+    marked = world.datasets.timeline(DATASET).gone_at(1)
+    assert marked is not None
+    assert world.datasets.timeline(DATASET).gone() == {1}
+    assert_version(world, 1, A)
+    # And a deletion delivered again before a grace has passed (a redelivery, or the sweep's) deletes nothing
+    world.queues.post(json.dumps({"kind": "delete", "dataset": DATASET, "version": 1, "not_before": 0.0}), Lane.DATA)
+    world.settle(hold=lambda e: e.due > world.clock())
+    assert_version(world, 1, A)
+    # And once a grace has passed since the marking, its items go
+    world.clock.advance(marked + GRACE - world.clock())
+    world.settle()
+    assert 1 not in world.stored_versions()
+
+
+def test_lowering_retain_days_brings_scheduled_deletions_forward() -> None:
+    # Given a folder keeping 365 days, and version 1 out of service for two weeks
+    world = kept_world(365)
+    live_since = weekly(world, A, B, C)
+    assert world.build_records()[1].delete_after == live_since[1] + 365 * DAY
+    # When the folder's retain_days drop to 7 (no version is built for that)
+    world.upload(f"{DATASET}/_settings.json", json.dumps({**REPLACED_WHOLE, "retain_days": 7}))
+    world.settle()
+    assert world.record().live == 3
+    # Then the next sweeps delete version 1, whose 7 days have passed, and not version 2, still inside them
+    world.clean_up()
+    assert 1 not in world.stored_versions()
+    assert_version(world, 2, B)

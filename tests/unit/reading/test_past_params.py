@@ -36,6 +36,8 @@ def test_a_version_as_a_query_string_or_a_json_number(version: object) -> None:
         (None, "three", False, "whole number"),
         (None, True, False, "whole number"),
         (None, "9" * 13, False, "whole number"),
+        (None, "²", False, "whole number"),  # a digit to str.isdigit, not to int()
+        (None, "١٢", False, "whole number"),  # Arabic-Indic digits
         (12345, None, False, "RFC 3339"),
         ("2026-11-21", None, False, "RFC 3339"),
         ("2099-01-01T00:00:00Z", None, False, "in the future"),

@@ -96,8 +96,8 @@ class ServingTable:
         """Which version was served when (``fencepost.core.history``)."""
         return self.history.timeline(name, consistent=consistent)
 
-    def mark_gone(self, name: str, version: int) -> None:
-        self.history.mark_gone(name, version)
+    def mark_gone(self, name: str, version: int, now: float) -> None:
+        self.history.mark_gone(name, version, now)
 
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         item = self.table.get(record_key(name), consistent=consistent)
