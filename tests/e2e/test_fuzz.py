@@ -51,6 +51,7 @@ OPERATIONS = [
     "POST /lookup",
     "GET /datasets",
     "GET /datasets/{name}",
+    "GET /datasets/{name}/versions",
     "GET /datasets/{name}/diff",
     "GET /datasets/{name}/values/{column}",
     "GET /datasets/{name}/values/{column}/{value}",
@@ -104,7 +105,8 @@ def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
     listing's or a diff's cursor carries a checksum, and a listing's network must have no host bits set; a reverse
     lookup's column must be indexed, an export's version kept; the names of
     a lookup's list of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``,
-    not both."""
+    not both; ``as_of`` must be an instant a kept version answers (past, after the first version), and ``version``
+    a version once live, in one dataset's lookup, never with ``as_of``."""
     query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
     label, names = case.operation.label, str(query.get("dataset", "")).split(",")
     refusable = (
@@ -114,6 +116,8 @@ def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
         or (label == "GET /datasets/{name}/export" and "version" in query)  # only kept versions (VERSION_GONE)
         or (label == "GET /lookup" and len(set(names)) < len(names))
         or (label == "POST /lookup" and body.get("dataset") is not None and body.get("datasets") is not None)
+        or bool({"as_of", "version"} & set(query))  # lookups and listings in the past
+        or (label == "POST /lookup" and bool({"as_of", "version"} & set(body)))
     )
     return [positive_data_acceptance] if refusable else []
 
