@@ -192,3 +192,19 @@ def test_a_maxmind_db_export_of_more_ranges_than_allowed_is_refused_before_anyth
     assert (refused["statusCode"], json.loads(refused["body"])["error"]["code"]) == (400, "EXPORT_TOO_LARGE")
     assert "MMDB_EXPORT_MAX_RANGES" in json.loads(refused["body"])["error"]["message"]
     assert _export(stack, "geo", format="csv")["statusCode"] == 202  # the other formats stream: no limit
+
+
+@pytest.mark.parametrize("stack", [{"MMDB_EXPORT_MAX_RANGES": "5"}], indirect=True)
+def test_the_maxmind_db_limit_counts_the_ranges_of_the_version_asked_for(stack: Stack) -> None:
+    # Given a large version 1, then a small version 2 (the folder lets it shrink)
+    stack.put("geo/_settings.json", json.dumps({"max_removed_percent": None}))
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    stack.put("geo/ranges.csv", "start,end,country\n1.0.0.0,1.0.0.255,AU\n")
+    stack.drain()
+    assert stack.dataset("geo")["version"] == 2
+    # Then the small live version exports, and the large previous one is refused by its own size
+    assert _export(stack, "geo", format="mmdb")["statusCode"] == 202
+    refused = _export(stack, "geo", format="mmdb", version="1")
+    assert (refused["statusCode"], json.loads(refused["body"])["error"]["code"]) == (400, "EXPORT_TOO_LARGE")
+    assert "version 1 of dataset 'geo'" in json.loads(refused["body"])["error"]["message"]

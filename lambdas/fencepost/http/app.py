@@ -25,6 +25,7 @@ from fencepost.http.refusals import Refusals
 from fencepost.http.responses import NO_STORE, HttpResponse, text_response
 from fencepost.http.routes import ROUTES, allowed_methods
 from fencepost.http.version_routes import VersionListing, VersionSource
+from fencepost.model import BuildRecord
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, TimelineStore
@@ -121,11 +122,13 @@ class _RareRoutes:
         settings: LookupSettings,
         history: History,
         listings: Listings,
+        builds: Callable[[str], list[BuildRecord]],
         *,
         files: Callable[[], Files] | None,
         requests: ExportRequests | None,
     ) -> None:
         self.settings, self.history, self.listings = settings, history, listings
+        self.builds = builds
         self.files, self.requests = files, requests
 
     @functools.cached_property
@@ -151,7 +154,16 @@ class _RareRoutes:
         from fencepost.http.export_routes import Exports
 
         limit = self.settings.mmdb_export_ranges
-        return Exports(self.listings.get, self.files, self.requests, max_mmdb_ranges=limit, kept=self.history.kept)
+        return Exports(
+            self.listings.get,
+            self.files,
+            self.requests,
+            max_mmdb_ranges=limit,
+            kept=self.history.kept,
+            ranges_of=lambda dataset, version: next(
+                (build.ranges for build in self.builds(dataset) if build.build == version), None
+            ),
+        )
 
 
 def create_app(
@@ -172,7 +184,7 @@ def create_app(
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
     versions = VersionListing(datasets, history.timeline)
 
-    rare = _RareRoutes(settings, history, listings, files=files, requests=exports)
+    rare = _RareRoutes(settings, history, listings, datasets.list_builds, files=files, requests=exports)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )

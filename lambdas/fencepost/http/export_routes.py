@@ -48,10 +48,11 @@ class Exports:
         *,
         max_mmdb_ranges: int,
         kept: Callable[[str, int], bool] = lambda _dataset, _version: False,
+        ranges_of: Callable[[str, int], int | None] = lambda _dataset, _version: None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.record, self.files, self.requests, self.clock = record, files, requests, clock
-        self.max_mmdb_ranges, self.kept = max_mmdb_ranges, kept
+        self.max_mmdb_ranges, self.kept, self.ranges_of = max_mmdb_ranges, kept, ranges_of
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> HttpResponse:
         check_dataset_name(dataset)
@@ -72,9 +73,10 @@ class Exports:
             raise VersionGone(
                 f"version {version} of dataset {dataset!r} is not kept: see GET /datasets/{dataset}/versions"
             )
-        if chosen.name == "mmdb" and record.ranges > self.max_mmdb_ranges:
+        ranges = record.ranges if version == record.live else self.ranges_of(dataset, version) or 0
+        if chosen.name == "mmdb" and ranges > self.max_mmdb_ranges:
             raise ExportTooLarge(
-                f"dataset {dataset!r} holds {record.ranges:,} ranges; a MaxMind DB export holds at most "
+                f"version {version} of dataset {dataset!r} holds {ranges:,} ranges; a MaxMind DB export holds at most "
                 f"{self.max_mmdb_ranges:,} (MMDB_EXPORT_MAX_RANGES: the loader builds it in memory): export csv or cidr"
             )
         files = self.files()
