@@ -110,7 +110,8 @@ def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
     query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
     label, names = case.operation.label, str(query.get("dataset", "")).split(",")
     refusable = (
-        (label == "GET /ranges" and bool({"cursor", "within", "where"} & set(query)))  # where: an indexed column
+        # where: an indexed column; format: cidr and text only with where
+        (label == "GET /ranges" and bool({"cursor", "within", "where", "format"} & set(query)))
         or (label == "GET /datasets/{name}/diff" and "cursor" in query)
         or label.startswith("GET /datasets/{name}/values/")  # the column must be indexed (NOT_INDEXED)
         or (label == "GET /datasets/{name}/export" and "version" in query)  # only kept versions (VERSION_GONE)

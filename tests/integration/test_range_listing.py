@@ -233,3 +233,14 @@ def test_pages_agree_with_the_stored_pieces_on_random_ranges(served: Any, case: 
         if start <= last and end >= first
     ]
     assert listed == expected
+
+
+def test_a_format_of_reverse_lookups_without_where_is_refused_not_ignored(served: Any) -> None:
+    tables, serve = served
+    publish(tables, "geo", 1, _ranges(1), ["tag"])
+    get = serve()
+    assert get(dataset="geo", limit="1", format="json")[0] == 200
+    for form in ("cidr", "text", "¢"):
+        status, body = get(dataset="geo", limit="1", format=form)
+        assert (status, body["error"]["code"]) == (400, "INVALID_REQUEST")
+        assert "where=" in body["error"]["message"]

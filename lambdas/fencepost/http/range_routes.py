@@ -31,6 +31,7 @@ from fencepost.core.paging import (
 from fencepost.errors import InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.responses import json_text
+from fencepost.http.reverse_params import FORMATS
 from fencepost.model import DatasetRecord, VersionInfo
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, Past, parse_past
@@ -89,6 +90,10 @@ class RangeListing:
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> str:
         """The page's JSON text; ``InvalidRequest``, ``UnknownDataset``, ``CursorExpired`` or ``ResponseTooLarge``."""
+        form = query.get("format")
+        if form is not None and form != "json":
+            shown = form[:20] if form in FORMATS else repr(form[:20])
+            raise InvalidRequest(f"format {shown} lists the networks of a reverse lookup: give where=<column>:<value>")
         try:
             within = parse_within(query.get("within"))
             limit = parse_limit(query.get("limit"))
