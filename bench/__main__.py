@@ -9,17 +9,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import itertools
-import json
 import logging
-import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from bench import (
@@ -32,12 +28,13 @@ from bench import (
     lookups,
     make_run,
     partitions,
+    processes,
     reverse,
     several,
-    synthetic,
     workload,
 )
 from bench.lookups import quiet_stdout
+from bench.processes import RESULTS
 from bench.report import Report
 from bench.timing import median, percentile
 from fencepost.capacity import prices
@@ -45,12 +42,11 @@ from fencepost.settings import CHUNK_ITEMS, WRITE_THREADS
 from infra import packaging
 from infra.settings import DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB
-from local.config import DISK, MEMORY, ROOT, StackConfig
+from local.config import DISK, MEMORY, StackConfig
 from local.dynamodb import JAVA_OPTIONS, find_jar
 from local.stack import LocalStack
-from tests.support import V4_FILE, V6_FILE, read_tsv
+from tests.support import V4_FILE, read_tsv
 
-RESULTS = ROOT / "bench-results"
 LOADER_WORKERS = 2  # loader invocations at once
 # The lookup function's environment as the template deploys it, where it changes what a warm call costs.
 DEPLOYED = DeploySettings().lookup_environment()
@@ -60,43 +56,9 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _probe(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile(suffix=".json") as output:
-        command = [sys.executable, "-m", "bench.probe", args[0], output.name, *args[1:]]
-        subprocess.run(command, check=True, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL)
-        result: dict[str, Any] = json.loads(Path(output.name).read_text())
-        return result
-
-
 def _slice(rows: int) -> list[bytes]:
     with gzip.open(V4_FILE, "rb") as handle:
         return list(itertools.islice(handle, rows))
-
-
-def _imports(rounds: int) -> dict[str, float]:
-    """Median cold import of each module in fresh processes, rounds interleaved so that drift hits all alike."""
-    imports: dict[str, list[float]] = {}
-    variants = [
-        ("boto3 + client", "boto3", {}),
-        ("lookup handler", "fencepost.handlers.lookup", {}),
-        ("loader handler", "fencepost.handlers.loader", {}),
-        ("lookup handler, tracing on", "fencepost.handlers.lookup", {"TRACING": "true"}),
-    ]
-    for _ in range(rounds):
-        for name, module, env in variants:
-            imports.setdefault(name, []).append(_probe("import", module, env=env)["seconds"])
-    return {name: median(samples) for name, samples in imports.items()}
-
-
-def _pipelines(synthetic_rows: int) -> dict[str, dict[str, Any]]:
-    big = RESULTS / f"synthetic-{synthetic_rows}.tsv"
-    if not big.exists():
-        synthetic.write(big, synthetic_rows)
-    return {
-        "IPv4, 450k rows": _probe("pipeline", str(V4_FILE)),
-        "IPv6, 168k rows": _probe("pipeline", str(V6_FILE)),
-        f"synthetic, {synthetic_rows:,} rows": _probe("pipeline", str(big)),
-    }
 
 
 @dataclass
@@ -121,19 +83,13 @@ def run(args: argparse.Namespace) -> Report:
     report.sections.insert(1, make_run.markdown(runs, figures.best_load))
 
     say("Measuring handler overhead and cold imports in fresh processes...")
-    # As deployed (metric lines once a minute); the range cache off, every call makes its Query; on, every call
-    # after the first is a hit (one address again and again, or 100 addresses in one range).
-    off = {**DEPLOYED, "RANGE_CACHE_BYTES": "0"}
-    warm = _probe("warm", str(args.invocations), env=off)
-    warm_hit = _probe("warm", str(args.invocations), env=DEPLOYED)
-    batches = max(50, args.invocations // 100)
-    batch, batch_hit = _probe("batch", str(batches), env=off), _probe("batch", str(batches), env=DEPLOYED)
-    report.overhead(warm, warm_hit, _imports(args.imports))
+    warm, warm_hit, batch, batch_hit = _handler_calls(args)
+    report.overhead(warm, warm_hit, processes.imports(args.imports))
     say("Measuring cold imports from the Lambda asset, with and without its bytecode...")
     report.sections.append(cold_start.markdown(cold_start.measure(packaging.build(), args.imports)))
 
     say("Running the pure pipeline on the full files and a synthetic file...")
-    report.pipeline(_pipelines(args.synthetic))
+    report.pipeline(processes.pipelines(args.synthetic))
     say("Deciding the gates on real and sparse feeds, and reading crafted MaxMind DB files...")
     report.sections.append(hardening.measure(gate_rows=args.gate_rows, scale=args.crafted_scale))
 
@@ -171,9 +127,25 @@ def run(args: argparse.Namespace) -> Report:
     report.sections.append(partition_section)
     report.sections += _what_versions_give(args)
     say("Timing lookups in the past against live ones, and resolving instants in a long history...")
-    past = _probe("warm-as-of", str(args.invocations), env=off)
+    past = processes.probe("warm-as-of", str(args.invocations), env=OFF)
     report.sections.append(history.section(warm, past, history.resolution()))
     return report
+
+
+# As deployed (metric lines once a minute); the range cache off, every call makes its Query; on, every call after the
+# first is a hit (one address again and again, or 100 addresses in one range).
+OFF = {**DEPLOYED, "RANGE_CACHE_BYTES": "0"}
+
+
+def _handler_calls(args: argparse.Namespace) -> tuple[dict[str, Any], ...]:
+    """Section 3's warm calls, in fresh processes: one lookup with the range cache off and on, then a batch."""
+    batches = str(max(50, args.invocations // 100))
+    return (
+        processes.probe("warm", str(args.invocations), env=OFF),
+        processes.probe("warm", str(args.invocations), env=DEPLOYED),
+        processes.probe("batch", batches, env=OFF),
+        processes.probe("batch", batches, env=DEPLOYED),
+    )
 
 
 def _what_versions_give(args: argparse.Namespace) -> list[str]:
