@@ -76,6 +76,15 @@ class Timeline:
         periods = self.periods().get(version)
         return None if not periods else periods[-1].end
 
+    def of(self, version: int) -> list[Event]:
+        """The events that made ``version`` live, oldest first (none: it never was)."""
+        return [event for event in self.events if event.version == version]
+
+    def kept(self, version: int) -> bool:
+        """Whether ``version`` was live once and is not marked gone."""
+        events = self.of(version)
+        return bool(events) and not any(event.gone for event in events)
+
     def gone(self) -> set[int]:
         return {event.version for event in self.events if event.gone and event.version is not None}
 

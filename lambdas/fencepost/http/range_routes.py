@@ -32,7 +32,7 @@ from fencepost.errors import InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.responses import json_text
 from fencepost.http.reverse_params import FORMATS
-from fencepost.model import DatasetRecord, VersionInfo
+from fencepost.model import VersionInfo
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, Past, parse_past
 
@@ -44,7 +44,6 @@ class ListingStore(Protocol):
     def list_pieces(
         self, dataset: str, version: int, family: int, partition: int, *, bounds: tuple[int, int], limit: int
     ) -> Slice: ...
-    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
 
 
 def past_of(query: Mapping[str, str]) -> Past | None:

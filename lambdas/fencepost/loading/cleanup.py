@@ -20,7 +20,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core import exports
 from fencepost.core.addresses import FAMILIES
-from fencepost.core.history import DAY, Timeline, keep_until
+from fencepost.core.history import Timeline, keep_until
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
 from fencepost.core.objects import changes_key, index_keys, pieces_key
@@ -124,7 +124,7 @@ class Deletions:
         delivery comes first, a redelivery or the sweep's). True: not now."""
         timeline = self.datasets.timeline(record.name, consistent=True)
         version = message.version
-        if not any(event.version == version for event in timeline.events):
+        if not timeline.of(version):
             return False  # never live (an abandoned build), or live before the history was kept
         if self._retained(record, version, timeline):
             return True
@@ -146,7 +146,7 @@ class Deletions:
         stopped = timeline.last_until(version)
         if stopped is None:
             return False  # never live (an abandoned build), or live before the history was kept
-        due = stopped + record.retain_days * DAY
+        due = keep_until(stopped, record.retain_days, 0.0)
         if due <= self.clock():
             return False
         self.telemetry.logger.info(

@@ -100,7 +100,7 @@ class Exporter:
         if record is not None and message.version in (record.live, record.previous):
             return True
         timeline = self.datasets.timeline(message.dataset, consistent=True)
-        if any(e.version == message.version for e in timeline.events) and message.version not in timeline.gone():
+        if timeline.kept(message.version):
             return True
         if record is not None and record.load.version == message.version and record.status == LoadStatus.LOADING:
             self.outbox.send(message, WAIT_FOR_LIVE)

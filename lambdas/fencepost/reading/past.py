@@ -114,7 +114,7 @@ class History:
     def version(self, dataset: str, version: int) -> LivePointer:
         """``version`` if it was ever live and is still kept: ``NoVersionAt`` if never, ``VersionGone`` if deleted."""
         timeline = self.timeline(dataset)
-        events = [event for event in timeline.events if event.version == version]
+        events = timeline.of(version)
         if not events:
             raise NoVersionAt(f"version {version} of dataset {dataset!r} was never live{_kept(timeline)}")
         if any(event.gone for event in events):
@@ -123,11 +123,7 @@ class History:
 
     def kept(self, dataset: str, version: int) -> bool:
         """Whether ``version`` was live once and is still kept (its ``retain_days`` not past)."""
-        try:
-            self.version(dataset, version)
-        except (NoVersionAt, VersionGone):
-            return False
-        return True
+        return self.timeline(dataset).kept(version)
 
     def pointer(self, dataset: str, past: Past | None) -> LivePointer:
         """The live pointer, or (``past``) that of the version asked for."""

@@ -45,6 +45,8 @@ def test_periods_follow_rollbacks_and_retirement() -> None:
 def test_gone_versions_are_remembered_and_the_oldest_kept_instant_skips_them() -> None:
     timeline = Timeline([Event(1.0, 1, gone=True), Event(2.0, 2), Event(3.0, 1, gone=True), Event(4.0, 3)])
     assert timeline.gone() == {1}
+    assert (timeline.kept(1), timeline.kept(2), timeline.kept(9)) == (False, True, False)
+    assert [event.at for event in timeline.of(1)] == [1.0, 3.0]
     assert timeline.oldest_kept() == 2.0
     assert Timeline([Event(1.0, 1, gone=True)]).oldest_kept() is None
 
