@@ -126,9 +126,9 @@ def run(args: argparse.Namespace) -> Report:
     )
     report.sections.append(partition_section)
     report.sections += _what_versions_give(args)
-    say("Timing lookups in the past against live ones, and resolving instants in a long history...")
+    say("Timing lookups in the past against live ones, resolving instants, and pages of a diff between versions...")
     past = processes.probe("warm-as-of", str(args.invocations), env=OFF)
-    report.sections.append(history.section(warm, past, history.resolution()))
+    report.sections.append(history.section(warm, past, history.resolution(), history.diff_pages()))
     return report
 
 

@@ -80,7 +80,8 @@ class LookupApi(Construct):
             )
         # Lookups only ever read single items and Query one partition: nothing else on the table.
         table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
-        # Diffs and reverse lookups read the changes and value indexes a build kept beside its report, nothing else.
+        # Diffs and reverse lookups read the pieces, changes and value indexes a build kept beside its report, and
+        # nothing else.
         served = [f"{REPORTS_PREFIX}{pattern}" for pattern in SERVED_FILES]
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(key) for key in served])

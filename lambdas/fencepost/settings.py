@@ -55,6 +55,13 @@ LOOKUP: Final[dict[str, Setting[Any]]] = {
     "mmdb_export_ranges": Setting(
         "MMDB_EXPORT_MAX_RANGES", 500_000, 0, 5_000_000, "ranges a MaxMind DB export may hold"
     ),
+    "diff_scan": Setting(
+        "DIFF_SCAN_PIECES",
+        100_000,  # about 0.5 s of a page on 2 cores (docs/performance.md), 2 s on the lookup's share of a core
+        1_000,
+        300_000,  # inside the lookup function's 10 s timeout, with its 512 MB's share of a core
+        "unchanged stretches one page of a diff between two versions may walk",
+    ),
 }
 
 CACHES: Final[dict[str, Setting[Any]]] = {
@@ -167,6 +174,7 @@ class LookupSettings:
     response_budget: int = LOOKUP["response_budget"].default
     metrics_interval: float = LOOKUP["metrics_interval"].default
     mmdb_export_ranges: int = LOOKUP["mmdb_export_ranges"].default
+    diff_scan: int = LOOKUP["diff_scan"].default
     caches: CacheLimits = CacheLimits()
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (CORS_ORIGINS, comma separated)
     bucket: str | None = None  # where builds keep what diffs, reverse lookups and exports read (BUCKET_NAME)

@@ -106,13 +106,15 @@ def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
     lookup's column must be indexed, an export's version kept; the names of
     a lookup's list of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``,
     not both; ``as_of`` must be an instant a kept version answers (past, after the first version), and ``version``
-    a version once live, in one dataset's lookup, never with ``as_of``."""
+    a version once live, in one dataset's lookup, never with ``as_of``; a diff's ``from`` and ``to`` name kept
+    versions, and ``to`` comes with ``from``."""
     query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
     label, names = case.operation.label, str(query.get("dataset", "")).split(",")
     refusable = (
         # where: an indexed column; format: cidr and text only with where
         (label == "GET /ranges" and bool({"cursor", "within", "where", "format"} & set(query)))
-        or (label == "GET /datasets/{name}/diff" and "cursor" in query)
+        # a diff between versions names two kept ones (NO_VERSION_AT), and to comes with from
+        or (label == "GET /datasets/{name}/diff" and bool({"cursor", "from", "to"} & set(query)))
         or label.startswith("GET /datasets/{name}/values/")  # the column must be indexed (NOT_INDEXED)
         or (label == "GET /datasets/{name}/export" and "version" in query)  # only kept versions (VERSION_GONE)
         or (label == "GET /lookup" and len(set(names)) < len(names))

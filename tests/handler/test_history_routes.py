@@ -26,3 +26,15 @@ def test_the_versions_of_a_dataset_are_listed_with_when_each_was_live(lookup_han
     assert version["version"] == 3
     assert version["live"] == [{"from": "2026-11-21T00:02:00Z", "until": None}]
     assert (version["ranges"], version["kept_until"]) == (4, None)
+
+
+def test_a_diff_between_two_instants_resolves_each_to_its_version(lookup_handler: ModuleType) -> None:
+    # from the instant version 3 went live to the live version: the same version, so nothing differs
+    status, _, body = call(lookup_handler, "dataset-diff-between-get")
+    assert status == 200
+    assert body == {"dataset": "geo", "from": 3, "version": 3, "changes": [], "next": None}
+    # to without from, and a version that was never live, are refused plainly
+    status, _, body = call(lookup_handler, "dataset-diff-between-get", queryStringParameters={"to": "3"})
+    assert (status, body["error"]["code"]) == (400, "INVALID_REQUEST")
+    status, _, body = call(lookup_handler, "dataset-diff-between-get", queryStringParameters={"from": "1"})
+    assert (status, body["error"]["code"]) == (404, "NO_VERSION_AT")

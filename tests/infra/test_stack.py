@@ -76,6 +76,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         "METRICS_INTERVAL_SECONDS": "60",
         "MMDB_EXPORT_MAX_RANGES": "500000",
+        "DIFF_SCAN_PIECES": "100000",
         "DYNAMODB_READ_TIMEOUT_SECONDS": "2",
         # the lookup's limits: tests/infra/test_lookup_limits.py
         "LIVE_CACHE_ENTRIES": "1024",
@@ -149,6 +150,7 @@ def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_writ
         | _on(_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
         | _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
+        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:GetObject")

@@ -1,74 +1,109 @@
-"""Diffs between versions through the real loader (moto's S3, DynamoDB Local): the pieces file beside the report,
-the figures in ``GET /datasets/{name}``, and the gate keeping the live version."""
+"""``GET /datasets/{name}/diff?from=&to=`` through the real loader and lookup handlers on DynamoDB Local and a local
+S3: the changed stretches between any two kept versions, paged from their cursors, agree address by address with
+the two versions' files, and the pages stop at their scan of unchanged stretches."""
 
 from __future__ import annotations
 
-import gzip
-import json
+import random
+from typing import Any
 
+import pytest
+
+from fencepost.core.addresses import format_address, parse_address
+from fencepost.core.history import format_instant, parse_instant
 from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
-from tests.support import LambdaContext, event
-from tests.unit.core.test_version_diffs import V1, V2
+from tests.integration.test_history import Version, _history
+
+SCAN = 1000  # the least DIFF_SCAN_PIECES: versions 1 and 2 share 1,500 rows, so a page stops inside them
 
 
-def test_a_reload_reports_its_diff_and_the_gate_keeps_the_live_version(stack: Stack) -> None:
-    stack.put("geo/ranges.csv", V1)
-    stack.drain()
-    assert stack.dataset("geo")["load"]["diff"]["note"] == "the first version of the dataset: nothing to compare with"
-    stack.put("geo/ranges.csv", V2)
-    stack.drain()
-    record = stack.dataset("geo")
-    assert (record["status"], record["version"]) == ("READY", 2)
-    diff = record["load"]["diff"]
-    assert (diff["baseline"], diff["added"], diff["removed"], diff["changed"], diff["unchanged"]) == (1, 1, 1, 1, 1)
-    assert diff["changed_percent_ipv4"] > 0
-    assert stack.report(record["load"]["report"])["diff"] == diff
-    kept = stack.s3.get_object(Bucket=stack.bucket, Key="_reports/geo/2.changes.gz")["Body"].read()
-    assert [json.loads(line)["change"] for line in gzip.decompress(kept).decode().splitlines()] == [
-        "changed",
-        "added",
-        "removed",
+def _pages(stack: Stack, **query: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every change, a page at a time from each page's cursor; and the pages."""
+    pages: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        asked = {**query, **({"cursor": cursor} if cursor else {})}
+        status, page = stack.get("/datasets/hist/diff", **asked)
+        assert status == 200, page
+        pages.append(page)
+        cursor = page["next"]
+        if cursor is None:
+            return [change for page in pages for change in page["changes"]], pages
+        assert len(pages) < 500
+
+
+def _changed_at(changes: list[dict[str, Any]], address: int) -> dict[str, Any] | None:
+    for change in changes:
+        if parse_address(change["start"])[1] <= address <= parse_address(change["end"])[1]:
+            return change
+    return None
+
+
+def _check(changes: list[dict[str, Any]], old: Version, new: Version, rng: random.Random) -> int:
+    """Random addresses over both versions' spans: in a change exactly when their answers differ, with the new
+    version's data; returns how many were checked."""
+    low, high = min(old.low, new.low) - 2**12, max(old.high, new.high) + 2**12
+    mismatches = 0
+    for address in [rng.randint(low, high) for _ in range(3000)]:
+        (old_range, old_data), (new_range, new_data) = old.expected(address), new.expected(address)
+        change = _changed_at(changes, address)
+        if (old_range, old_data) == (new_range, new_data):
+            mismatches += change is not None
+            continue
+        kind = "added" if old_range is None else "removed" if new_range is None else "changed"
+        data = None if new_data is None else {"col3": new_data[0]}
+        mismatches += change is None or (change["change"], change["data"]) != (kind, data)
+    assert mismatches == 0
+    return 3000
+
+
+@pytest.mark.parametrize("stack", [{"DIFF_SCAN_PIECES": str(SCAN)}], indirect=True)
+def test_the_diff_between_any_two_kept_versions_agrees_with_their_files(stack: Stack) -> None:
+    versions, switches = _history(stack)
+    rng = random.Random(20)
+    # From version 1 to version 3 (no row in common), a page of 50 at a time
+    changes, pages = _pages(stack, **{"from": "1", "to": "3", "limit": "50"})
+    assert {(page["dataset"], page["from"], page["version"]) for page in pages} == {("hist", 1, 3)}
+    assert all(len(page["changes"]) <= 50 for page in pages)
+    assert len(pages) == -(-len(changes) // 50)  # every page full but the last: no scan stop with no row in common
+    starts = [parse_address(change["start"])[1] for change in changes]
+    assert starts == sorted(starts)
+    assert _check(changes, versions[1], versions[3], rng) == 3000
+
+    # From the instant version 1 went live to the live version (3): the same diff, whatever the page size
+    first = format_instant(switches[0][2])
+    assert parse_instant(first, switches[-1][2] + 1) >= switches[0][1]
+    same, _ = _pages(stack, **{"from": first, "limit": "500"})
+    assert same == changes
+
+    # Versions 1 and 2 share 1,500 rows: a page stops after walking SCAN unchanged stretches, with a cursor
+    changes, pages = _pages(stack, **{"from": "2", "to": "1", "limit": "1000"})
+    assert any(len(page["changes"]) < 1000 and page["next"] for page in pages)
+    assert _check(changes, versions[2], versions[1], rng) == 3000
+
+    # A version compared with itself has no changes
+    status, page = stack.get("/datasets/hist/diff", **{"from": "2", "to": "2"})
+    assert (status, page["changes"], page["next"]) == (200, [], None)
+
+
+def test_the_diff_between_versions_refuses_what_it_cannot_answer(stack: Stack) -> None:
+    _history(stack)
+    refusals = [
+        ({"to": "1"}, 400, "INVALID_REQUEST"),
+        ({"from": "not-a-version"}, 400, "INVALID_REQUEST"),
+        ({"from": "2999-01-01T00:00:00Z"}, 400, "INVALID_REQUEST"),
+        ({"from": "1970-01-02T00:00:00Z"}, 404, "NO_VERSION_AT"),
+        ({"from": "9"}, 404, "NO_VERSION_AT"),
+        ({"from": "1", "cursor": "not-a-cursor"}, 400, "INVALID_REQUEST"),
     ]
-    # A third version that changes more than the folder allows fails; version 2 keeps answering
-    before = _batch_lookup(stack, "geo", ["1.0.1.1", "2.0.0.1"])
-    stack.put("geo/_settings.json", json.dumps({"max_change_percent": 0.000001}))
-    stack.put("geo/ranges.csv", V1)
-    stack.drain()
-    record = stack.dataset("geo")
-    assert (record["status"], record["version"]) == ("FAILED", 2)
-    assert "max_change_percent allows" in record["load"]["problems"][0]["reason"]
-    assert record["load"]["diff"]["baseline"] == 2  # the figures that failed it
-    assert _batch_lookup(stack, "geo", ["1.0.1.1", "2.0.0.1"]) == before
-
-
-def test_the_diff_route_pages_the_latest_builds_changes_as_the_sample_event_asks(stack: Stack) -> None:
-    stack.put("geo/ranges.csv", V1)
-    stack.drain()
-    status, body = stack.get("/datasets/geo/diff")
-    assert (status, body["version"], body["changes"], body["next"]) == (200, 1, [], None)
-    assert body["diff"]["baseline"] is None
-    stack.put("geo/ranges.csv", V2)
-    stack.drain()
-    response = stack.lookup.handler(event("dataset-diff-get"), LambdaContext())  # limit=2
-    first = json.loads(response["body"])
-    assert (response["statusCode"], response["headers"]["Cache-Control"]) == (200, "no-store")
-    assert (first["dataset"], first["version"], first["status"], first["diff"]["baseline"]) == ("geo", 2, "READY", 1)
-    assert [change["start"] for change in first["changes"]] == ["1.0.1.0", "2.0.0.0"]
-    status, second = stack.get("/datasets/geo/diff", limit="2", cursor=first["next"])
-    assert (status, second["changes"], second["next"]) == (
-        200,
-        [{"start": "2001:db8::", "end": "2001:db8::ffff", "change": "removed", "data": None}],
-        None,
-    )
-    # A newer load replaces the build the cursor pages
-    stack.put("geo/ranges.csv", V1)
-    stack.drain()
-    status, expired = stack.get("/datasets/geo/diff", cursor=first["next"])
-    assert (status, expired["error"]["code"]) == (410, "CURSOR_EXPIRED")
-    status, third = stack.get("/datasets/geo/diff")
-    assert (third["version"], [c["change"] for c in third["changes"]]) == (3, ["changed", "removed", "added"])
-    for query, code in (({"limit": "0"}, "INVALID_REQUEST"), ({"cursor": "x.y"}, "INVALID_REQUEST")):
-        assert stack.get("/datasets/geo/diff", **query)[1]["error"]["code"] == code
-    status, unknown = stack.get("/datasets/nosuch/diff")
-    assert (status, unknown["error"]["code"]) == (404, "UNKNOWN_DATASET")
+    for query, status, code in refusals:
+        got, body = stack.get("/datasets/hist/diff", **query)
+        assert (got, body["error"]["code"]) == (status, code), (query, body)
+    # A cursor of one dataset is not taken for another
+    _, page = stack.get("/datasets/hist/diff", **{"from": "1", "limit": "1"})
+    status, body = stack.get("/datasets/other/diff", **{"from": "1", "cursor": page["next"]})
+    assert (status, body["error"]["code"]) == (400, "INVALID_REQUEST")
+    # Without from or to, the latest build's own diff answers as before
+    status, body = stack.get("/datasets/hist/diff")
+    assert (status, body["version"], body["status"]) == (200, 3, "READY")
+    assert format_address(4, 0) == "0.0.0.0"

@@ -2,7 +2,7 @@
 
 A build writes one line per stored piece (``piece_lines``: family, bounds in hex, and a hash of what a lookup there
 answers, its metadata and its range). Two such streams, both in address order, are compared by a streaming merge
-(``_segments``) that cuts the address space into the stretches where the pair (old piece, new piece) is constant;
+(``segments``) that cuts the address space into the stretches where the pair (old piece, new piece) is constant;
 ``diff`` counts them and ``changed_pieces`` lists the stretches whose answer differs. Neither holds more than one
 piece of each stream, so two versions of millions of pieces compare in constant memory.
 
@@ -166,7 +166,7 @@ def _checked(lines: Iterable[PieceLine], which: str) -> Iterator[PieceLine]:
         yield piece
 
 
-def _segments(
+def segments(
     old: Iterable[PieceLine], new: Iterable[PieceLine]
 ) -> Iterator[tuple[int, int, int, PieceLine | None, PieceLine | None]]:
     """``(family, start, end, old piece, new piece)`` for every stretch covered by either stream, in order, cut
@@ -203,7 +203,7 @@ class Sweep:
     they are all read, the counts of the whole comparison (``result``)."""
 
     def __init__(self, old: Iterable[PieceLine], new: Iterable[PieceLine]) -> None:
-        self._segments = _segments(old, new)
+        self._segments = segments(old, new)
         self._news = self._matched = self._unchanged = 0
         self._changed = dict.fromkeys(FAMILIES, 0)
         self._olds = dict.fromkeys(FAMILIES, 0)

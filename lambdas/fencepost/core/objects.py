@@ -15,9 +15,10 @@ SETTINGS_NAME = "_settings.json"
 REPORTS_PREFIX = "_reports/"
 EXPORTS_PREFIX = "_exports/"
 # The files a build keeps beside its report, as key patterns under ``REPORTS_PREFIX`` (IAM grants are made of them):
-# all are deleted with their version; the lookup function reads the changes and the value indexes.
+# all are deleted with their version. The lookup function reads them all: the changes (the latest build's diff), the
+# pieces (diffs between any two kept versions) and the value indexes (reverse lookups).
 KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz")
-SERVED_FILES = ("*.changes.gz", "*.index.*.gz", "*.values.*.gz")
+SERVED_FILES = KEPT_FILES
 
 
 class FolderError(ValueError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fencepost.core.keys import DATASET_NAME_RULE
@@ -34,6 +34,7 @@ from fencepost.settings import LookupSettings
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
+    from fencepost.http.between_routes import VersionDiff
     from fencepost.http.export_routes import ExportLinks, ExportRequests, Exports
     from fencepost.http.value_routes import ValueListing
     from fencepost.http.where_routes import WhereListing
@@ -114,8 +115,8 @@ class HttpApi:
 
 
 class _RareRoutes:
-    """Reverse lookups and exports: few requests take them, so their modules are imported, and their objects
-    made, on the first request that needs them (not at every cold start)."""
+    """Reverse lookups, exports and diffs between versions: few requests take them, so their modules are imported,
+    and their objects made, on the first request that needs them (not at every cold start)."""
 
     def __init__(
         self,
@@ -126,10 +127,18 @@ class _RareRoutes:
         *,
         files: Callable[[], Files] | None,
         requests: ExportRequests | None,
+        pool: Executor,
     ) -> None:
         self.settings, self.history, self.listings = settings, history, listings
-        self.builds = builds
+        self.builds, self.lookup, self.pool = builds, history.lookup, pool
         self.files, self.requests = files, requests
+
+    @functools.cached_property
+    def between(self) -> VersionDiff:
+        from fencepost.http.between_routes import VersionDiff
+
+        budget, scan = self.settings.response_budget, self.settings.diff_scan
+        return VersionDiff(self.history, self.lookup, self.files, self.pool, budget=budget, scan=scan)
 
     @functools.cached_property
     def where(self) -> WhereListing:
@@ -184,10 +193,15 @@ def create_app(
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
     versions = VersionListing(datasets, history.timeline)
 
-    rare = _RareRoutes(settings, history, listings, datasets.list_builds, files=files, requests=exports)
+    rare = _RareRoutes(settings, history, listings, datasets.list_builds, files=files, requests=exports, pool=pool)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )
+
+    def get_diff(event: Event, name: str) -> HttpResponse:
+        query = _query(event)
+        chosen = rare.between if "from" in query or "to" in query else diffs
+        return text_response(200, chosen.answer(name, query), NO_STORE)
 
     def get_ranges(event: Event) -> HttpResponse:
         query = _query(event)
@@ -207,7 +221,7 @@ def create_app(
         "get_dataset": lambda _, name: listings.answer_one(name),
         "get_versions": lambda event, name: text_response(200, versions.answer(name, _query(event)), NO_STORE),
         "get_ranges": get_ranges,
-        "get_diff": lambda event, name: text_response(200, diffs.answer(name, _query(event)), NO_STORE),
+        "get_diff": get_diff,
         "get_values": lambda event, name, column: rare.values.answer_all(name, column, _query(event)),
         "get_value": lambda event, name, column, value: rare.values.answer_one(name, column, value, _query(event)),
         "get_export": lambda event, name: rare.exports.answer(name, _query(event)),

@@ -15,7 +15,7 @@ from typing import Final, Protocol, TypeGuard
 from fencepost.core.keys import is_dataset_name
 from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.objects import changes_key
-from fencepost.core.paging import MAX_CURSOR_CHARS, MAX_VERSION, ListingError, decode_token, encode_token, parse_limit
+from fencepost.core.paging import MAX_CURSOR_CHARS, MAX_VERSION, decode_token, encode_token
 from fencepost.errors import (
     CursorExpired,
     InvalidRequest,
@@ -26,6 +26,7 @@ from fencepost.errors import (
     check_dataset_name,
 )
 from fencepost.http.budget import ResponseBudget, cost
+from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text
 from fencepost.model import DatasetRecord
 
@@ -84,10 +85,7 @@ class DiffListing:
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> str:
         check_dataset_name(dataset)
-        try:
-            limit = parse_limit(query.get("limit"))
-        except ListingError as error:
-            raise InvalidRequest(str(error)) from None
+        limit = page_limit(query)
         token = query.get("cursor")
         cursor = None if token is None else parse_diff_cursor(token, dataset)
         record = self._record(dataset, cursor)

@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from fencepost.core.exports import FORMATS as EXPORTS
 from fencepost.core.keys import DATASET_NAME_PATTERN
-from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT
+from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT, ListingError, parse_limit
+from fencepost.errors import InvalidRequest
 from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 from fencepost.http.lookup_params import MAX_DATASETS, Mode
 from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR, SORTS
@@ -72,6 +73,12 @@ PAST_VERSION_DESCRIPTION = (
     "Answer from this version (one dataset only), if it was live once and is still kept (`NO_VERSION_AT` if it never "
     "was, `VERSION_GONE` once deleted). Not with `as_of`."
 )
+BETWEEN: Mapping[str, Any] = {"type": "string", "maxLength": 40, "pattern": "^(?:[0-9]{1,12}|[0-9]{4}-.+)$"}
+FROM_DESCRIPTION = (
+    "Compare two kept versions instead of the latest build with its baseline: the version the changes lead from, "
+    f"as its number or as an instant ({AS_OF_TEXT}: the version live then)."
+)
+TO_DESCRIPTION = "With `from`: the version the changes lead to, as `from` takes it; the live version when omitted."
 COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
 SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
 SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."
@@ -86,6 +93,14 @@ class Param:
     description: str
     schema: Mapping[str, Any] = field(compare=False)
     required: bool = True
+
+
+def page_limit(query: Mapping[str, str]) -> int:
+    """A listing's ``limit`` (``DEFAULT_LIMIT`` when absent); ``InvalidRequest`` outside 1 to ``MAX_LIMIT``."""
+    try:
+        return parse_limit(query.get("limit"))
+    except ListingError as error:
+        raise InvalidRequest(str(error)) from None
 
 
 def paging(items: str) -> tuple[Param, Param]:

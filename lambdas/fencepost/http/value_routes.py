@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import unquote
 
-from fencepost.core.paging import ListingError, decode_pinned, encode_token, parse_limit, pin_digest
+from fencepost.core.paging import decode_pinned, encode_token, pin_digest
 from fencepost.core.value_index import Directory, ValueStats
 from fencepost.errors import InvalidRequest, NotFound, check_dataset_name
+from fencepost.http.parameters import page_limit
 from fencepost.http.range_routes import head_of, past_of
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.http.reverse_params import MAX_WHERE_CHARS, SORTS
@@ -42,10 +43,7 @@ class ValueListing:
         sort = query.get("sort", "value")
         if sort not in SORTS:
             raise InvalidRequest(f"invalid sort {sort[:20]!r}: one of {', '.join(SORTS)}")
-        try:
-            limit = parse_limit(query.get("limit"))
-        except ListingError as error:
-            raise InvalidRequest(str(error)) from None
+        limit = page_limit(query)
         token = query.get("cursor")
         digest = pin_digest(column, sort)
         found = None if token is None else decode_pinned(token, _TAG, dataset, digest)

@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from fencepost.core.history import Period, Timeline, format_instant, newest_first
-from fencepost.core.paging import ListingError, decode_token, encode_token, parse_limit
+from fencepost.core.paging import decode_token, encode_token
 from fencepost.errors import InvalidRequest, UnknownDataset, check_dataset_name
+from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text
 from fencepost.model import BuildRecord, BuildState, DatasetRecord
 
@@ -49,10 +50,7 @@ class VersionListing:
         record = self.store.get_dataset(name, consistent=True)
         if record is None:
             raise UnknownDataset(f"no dataset named {name!r}")
-        try:
-            limit = parse_limit(query.get("limit"))
-        except ListingError as error:
-            raise InvalidRequest(str(error)) from None
+        limit = page_limit(query)
         after = None if query.get("cursor") is None else _after(query["cursor"], name)
         timeline = self.timeline(name)
         periods, gone = timeline.periods(), timeline.gone()

@@ -79,7 +79,7 @@ class History:
         *,
         entries: int = 1024,
     ) -> None:
-        self._store, self._lookup, self._ttl, self._clock = store, lookup, ttl, clock
+        self._store, self.lookup, self._ttl, self._clock = store, lookup, ttl, clock
         self._timelines: LruCache[str, _Cached] = LruCache(entries)
 
     def timeline(self, dataset: str) -> Timeline:
@@ -98,7 +98,7 @@ class History:
 
     def _from_live(self, dataset: str) -> Timeline:
         try:
-            pointer = self._lookup.live_pointer(dataset)
+            pointer = self.lookup.live_pointer(dataset)
         except UnknownDataset:
             return Timeline([])
         return Timeline([Event(pointer.live_since or 0.0, pointer.version)])
@@ -128,7 +128,7 @@ class History:
     def pointer(self, dataset: str, past: Past | None) -> LivePointer:
         """The live pointer, or (``past``) that of the version asked for."""
         if past is None:
-            return self._lookup.live_pointer(dataset)
+            return self.lookup.live_pointer(dataset)
         if past.instant is not None:
             return self.at(dataset, past.instant)
         assert past.version is not None
@@ -138,14 +138,14 @@ class History:
         """The version a listing reads: the one its cursor pinned while it is kept (``CursorExpired`` after), else
         the live one or the one ``past`` asks for."""
         if pinned is None:
-            return self._lookup.version_of(self.pointer(dataset, past))
+            return self.lookup.version_of(self.pointer(dataset, past))
         try:
-            live = self._lookup.live_pointer(dataset)
+            live = self.lookup.live_pointer(dataset)
         except UnknownDataset:
             live = None
         try:
             pointer = live if live is not None and live.version == pinned else self.version(dataset, pinned)
-            return self._lookup.version_of(pointer)
+            return self.lookup.version_of(pointer)
         except (NoVersionAt, VersionGone, UnknownDataset):
             raise CursorExpired(f"version {pinned} of dataset {dataset!r} is no longer kept: start again") from None
 

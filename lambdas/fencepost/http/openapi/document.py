@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import keyword
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
@@ -97,11 +98,13 @@ def _conditional(operation: dict[str, Any]) -> None:
 
 def _argument(param: Param) -> inspect.Parameter:
     where = Query if param.location == "query" else Path
+    # A parameter named like a Python keyword (``from``) is an argument under another name, aliased to its own
+    name, alias = (f"{param.name}_", param.name) if keyword.iskeyword(param.name) else (param.name, None)
     if param.required:
-        annotation: Any = Annotated[str, where(description=param.description)]
-        return inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation)
-    annotation = Annotated[str | None, where(description=param.description)]
-    return inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=None)
+        annotation: Any = Annotated[str, where(description=param.description, alias=alias)]
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation)
+    annotation = Annotated[str | None, where(description=param.description, alias=alias)]
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=None)
 
 
 class _Operation:

@@ -238,17 +238,27 @@ class Change(Span):
 
 class DiffPage(BaseModel):
     dataset: str
-    version: int | None = Field(description="The latest build, which the changes lead to; null before any load.")
-    status: str = Field(description="The state of that load: READY (live), LOADING, or FAILED (then never live).")
+    from_: int | None = Field(None, alias="from", description="With `from`: the version the changes lead from.")
+    version: int | None = Field(
+        description="The version the changes lead to: the latest build (null before any load); with `from`, `to`'s."
+    )
+    status: str | None = Field(
+        None, description="The latest build's state: READY (live), LOADING, or FAILED (never live). Not with `from`."
+    )
     diff: DiffSummary | None = Field(
+        None,
         description="The comparison's counts, as `load.diff` of the dataset; null until the build has compared "
-        "itself with the live version. With a null `baseline` there was nothing to compare with, and no changes."
+        "itself with the live version. With a null `baseline` there was nothing to compare with, and no changes. "
+        "Not with `from` (two versions are compared a page at a time, never whole).",
     )
     changes: list[Change] = Field(
         description="Stretches whose answer changed, in address order (IPv4, then IPv6), each wholly in one piece "
         "of the new version and one of the old."
     )
-    next: str | None = Field(description="The cursor of the next page; null on the last page.")
+    next: str | None = Field(
+        description="The cursor of the next page; null on the last page. With `from`, a page also ends after "
+        "walking `DIFF_SCAN_PIECES` unchanged stretches: it may hold fewer changes than asked, and a cursor."
+    )
 
 
 class ValueStats(BaseModel):
