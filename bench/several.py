@@ -18,6 +18,7 @@ from bench.lookups import quiet_stdout
 from bench.report import Report, mark
 from bench.timing import median, percentile
 from fencepost.core.addresses import V4, format_address, parse_address
+from fencepost.core.backfill import Dated
 from fencepost.core.history import Timeline
 from fencepost.core.paging import Slice
 from fencepost.http.app import create_app
@@ -68,6 +69,9 @@ class _NoListings:
         return Timeline([])
 
     def list_builds(self, dataset: str) -> list[BuildRecord]:  # noqa: ARG002
+        return []
+
+    def list_dated(self, dataset: str) -> list[Dated]:  # noqa: ARG002
         return []
 
     def list_datasets(self) -> list[DatasetRecord]:

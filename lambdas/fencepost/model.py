@@ -212,6 +212,7 @@ class BuildRecord:
     settings: str | None = None  # the digest of the folder settings it was built with
     switched: float | None = None  # when it went live (set with the switch itself): it is never abandoned after
     delete_after: float | None = None  # once DELETING: when its deletion may start
+    dated: str | None = None  # built from the dated folder of this date: placed in the history, never live
 
     @property
     def complete(self) -> bool:

@@ -17,7 +17,7 @@ from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
 from fencepost.core.members import gzip_members
-from fencepost.core.objects import is_data_key, prefixes_of, settings_keys
+from fencepost.core.objects import FolderError, dated_of, is_data_key, prefixes_of, settings_keys
 from fencepost.model import ObjectRef
 from tests.fakes.kernel import Faults, port
 
@@ -78,6 +78,18 @@ class FakeBucket:
     @port
     def list_data(self, dataset: str) -> list[ObjectRef]:
         return self.data(dataset)
+
+    @port
+    def list_dated(self, dataset: str) -> dict[str, list[ObjectRef]]:
+        found: dict[str, list[ObjectRef]] = {}
+        for key in sorted(self.objects):
+            try:
+                owner = dated_of(key)
+            except FolderError:
+                continue
+            if owner is not None and owner[0] == dataset:
+                found.setdefault(owner[1], []).append(self.ref(key))
+        return found
 
     @port
     def lines(self, key: str) -> Iterator[bytes]:

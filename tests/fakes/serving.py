@@ -83,7 +83,7 @@ class FakeServing:
     def _point(self, name: str, pointer: LivePointer | str) -> None:
         self.store.put(live_pk(name), LIVE_POINTER_SK, pointer)
 
-    def _event(self, name: str, at: float, version: int | None) -> None:
+    def event(self, name: str, at: float, version: int | None) -> None:
         millis = round(to_millisecond(at) * 1000)
         self.store.put(history_pk(name), millis, Event(millis / 1000, version))
 
@@ -151,7 +151,7 @@ class FakeServing:
         record.live_since, record.retired, record.settings, record.held = now, False, settings, None
         self._write(record)
         self._point(name, LivePointer(name, build, now))
-        self._event(name, now, build)
+        self.event(name, now, build)
         attempt.switched = now
         self.store.put(builds_pk(name), build, attempt)
         return Switched(Switch.SWITCHED, before)
@@ -169,7 +169,7 @@ class FakeServing:
         self._write(record)
         self._point(name, RETIRED)
         if before.live is not None and not before.retired:
-            self._event(name, now, None)
+            self.event(name, now, None)
         return before
 
     @port
@@ -197,5 +197,5 @@ class FakeServing:
         )
         self._write(after)
         self._point(name, LivePointer(name, record.previous, now))
-        self._event(name, now, record.previous)
+        self.event(name, now, record.previous)
         return detached(after)

@@ -12,6 +12,7 @@ from fencepost.model import BuildRecord, DatasetRecord
 from fencepost.settings import LoaderSettings, TableSettings
 from tests.fakes.bucket import FakeBucket, notification
 from tests.fakes.datasets import FakeDatasets
+from tests.fakes.history import FakeHistory
 from tests.fakes.kernel import Clock, FakeTelemetry, Faults, Store, detached
 from tests.fakes.queues import FakeQueues, Selector
 from tests.fakes.tables import FakeBuilds, FakeVersions, FakeWriter
@@ -54,6 +55,7 @@ class World:
         self.settings = settings or loader_settings()
         self.clock, self.faults, self.store = Clock(), Faults(), Store()
         self.datasets = FakeDatasets(self.store, self.faults)
+        self.history = FakeHistory(self.store, self.faults, self.datasets)
         self.builds = FakeBuilds(self.store, self.faults)
         self.versions = FakeVersions(self.store, self.faults)
         self.writer = FakeWriter(self.store, self.faults, self.clock)
@@ -64,6 +66,7 @@ class World:
         self.service = LoadingService(
             self.settings,
             datasets=self.datasets,
+            history=self.history,
             builds=self.builds,
             versions=self.versions,
             writer=self.writer,

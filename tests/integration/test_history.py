@@ -43,14 +43,16 @@ class Version:
         return range_span(4, start, end), self.rows[row][2:]
 
 
-def _history(stack: Stack) -> tuple[dict[int, Version], list[tuple[int, float, float]]]:
+def _history(
+    stack: Stack, settings: dict[str, Any] = SETTINGS
+) -> tuple[dict[int, Version], list[tuple[int, float, float]]]:
     """Versions 1, 2 and 3 of overlapping slices of the shared file, then a rollback to 2 and a roll-forward to 3;
     returns the versions, and what went live inside which bracket of wall-clock time."""
     from fencepost.handlers.admin import main as admin
 
     rows = read_tsv(V4_FILE)[:6000]
     versions = {1: Version(rows[0:3000]), 2: Version(rows[1500:4500]), 3: Version(rows[3000:6000])}
-    stack.put("hist/_settings.json", json.dumps(SETTINGS))
+    stack.put("hist/_settings.json", json.dumps(settings))
     switches = []
     for number, version in versions.items():
         before = time.time()

@@ -24,7 +24,7 @@ from fencepost.core.formats.base import FileError
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.limits import Limits
 from fencepost.core.members import gzip_members
-from fencepost.core.objects import is_data_key, prefixes_of, settings_keys
+from fencepost.core.objects import FolderError, dated_of, dated_prefixes, is_data_key, prefixes_of, settings_keys
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
 
@@ -42,6 +42,21 @@ class BucketUnavailable(DependencyUnavailable):
     """S3 refused or did not answer."""
 
 
+def _refs(client: S3Client, bucket: str, prefix: str) -> Iterator[ObjectRef]:
+    """The objects under ``prefix`` (recursively), or at the bucket's top level for an empty prefix."""
+    paginator = client.get_paginator("list_objects_v2")
+    try:
+        if prefix:
+            pages = paginator.paginate(Bucket=bucket, Prefix=prefix)
+        else:
+            pages = paginator.paginate(Bucket=bucket, Delimiter="/")
+        for page in pages:
+            for entry in page.get("Contents", []):
+                yield ObjectRef(entry["Key"], entry["ETag"].strip('"'), entry["Size"])
+    except (ClientError, BotoCoreError) as error:
+        raise BucketUnavailable(f"the bucket could not be listed: {error}") from error
+
+
 class Bucket:
     def __init__(self, client: S3Client, name: str, limits: Limits | None = None) -> None:
         self.client = client
@@ -52,21 +67,29 @@ class Bucket:
         """The dataset's data objects, sorted by key (the row order of the dataset follows it)."""
         found: dict[str, ObjectRef] = {}
         for prefix in prefixes_of(dataset):
-            paginator = self.client.get_paginator("list_objects_v2")
             # At the root only the top level belongs to the default dataset; folders are listed recursively.
-            if prefix:
-                pages = paginator.paginate(Bucket=self.name, Prefix=prefix)
-            else:
-                pages = paginator.paginate(Bucket=self.name, Delimiter="/")
-            try:
-                for page in pages:
-                    for entry in page.get("Contents", []):
-                        key = entry["Key"]
-                        if is_data_key(key) and (prefix or "/" not in key):
-                            found[key] = ObjectRef(key, entry["ETag"].strip('"'), entry["Size"])
-            except (ClientError, BotoCoreError) as error:
-                raise BucketUnavailable(f"the bucket could not be listed: {error}") from error
+            found.update(
+                (r.key, r)
+                for r in _refs(self.client, self.name, prefix)
+                if is_data_key(r.key) and (prefix or "/" not in r.key)
+            )
         return [found[key] for key in sorted(found)]
+
+    def list_dated(self, dataset: str) -> dict[str, list[ObjectRef]]:
+        """The dataset's dated folders (``core.backfill``): each date's data objects, sorted by key (objects in no
+        dated folder are left out: the loader rejected them when they arrived)."""
+        found: dict[str, list[ObjectRef]] = {}
+        for ref in sorted(
+            (r for prefix in dated_prefixes(dataset) for r in _refs(self.client, self.name, prefix)),
+            key=lambda r: r.key,
+        ):
+            try:
+                owner = dated_of(ref.key)
+            except FolderError:
+                continue
+            if owner is not None and owner[0] == dataset:
+                found.setdefault(owner[1], []).append(ref)
+        return found
 
     def lines(self, key: str) -> Iterator[bytes]:
         """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""

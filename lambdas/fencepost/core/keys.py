@@ -20,6 +20,7 @@ Metadata items (PK starts with ``#``, which no dataset name can)::
     PK = "#b#ds"          SK = build number       a build's chunks and how many are written
     PK = "#l#ds"          SK = 0                  the live pointer: what lookups read (version, live since)
     PK = "#h#ds"          SK = instant (ms)       the history: from that instant, that version is served
+    PK = "#d#ds"          SK = date (epoch s)     a dated folder's sources and the version built from them
 """
 
 from __future__ import annotations
@@ -94,6 +95,11 @@ def live_pk(dataset: str) -> str:
 def history_pk(dataset: str) -> str:
     """The history's partition: one event per change of what the dataset serves (``core.history``)."""
     return f"#h#{dataset}"
+
+
+def dated_pk(dataset: str) -> str:
+    """The dated folders' partition: what became of each one's sources (``core.backfill``), one item a date."""
+    return f"#d#{dataset}"
 
 
 def dataset_id(name: str) -> int:

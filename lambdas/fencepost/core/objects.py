@@ -8,6 +8,7 @@ live there) and never starts a load.
 
 from __future__ import annotations
 
+from fencepost.core.backfill import HISTORY_FOLDER, DateError, date_instant
 from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 
 DEFAULT_DATASET = "default"
@@ -41,6 +42,33 @@ def dataset_of(key: str) -> str | None:
     if not is_dataset_name(folder):
         raise FolderError(f"folder {folder[:80]!r} cannot be a dataset: {DATASET_NAME_RULE}")
     return folder
+
+
+def dated_of(key: str) -> tuple[str, str] | None:
+    """The dataset and date of an object in a dated folder (``<dataset>/_history/<YYYY-MM-DD>/<name>``, or
+    ``_history/<date>/<name>`` at the root for the default dataset); None for any other key. Raises for a folder
+    name that is not a date, or a dataset name that cannot be one."""
+    parts = key.split("/")
+    at = 1 if len(parts) > 1 and parts[1] == HISTORY_FOLDER else 0 if parts[0] == HISTORY_FOLDER else None
+    if at is not None and len(parts) == at + 2 and is_data_key(parts[-1]):
+        raise FolderError(
+            f"{HISTORY_FOLDER}/{parts[-1][:80]} is in no dated folder: past files go in {HISTORY_FOLDER}/YYYY-MM-DD/"
+        )
+    if at is None or len(parts) < at + 3 or not is_data_key("/".join(parts[at + 2 :])):
+        return None
+    dataset = parts[0] if at else DEFAULT_DATASET
+    if not is_dataset_name(dataset):
+        raise FolderError(f"folder {dataset[:80]!r} cannot be a dataset: {DATASET_NAME_RULE}")
+    try:
+        date_instant(parts[at + 1])
+    except DateError as error:
+        raise FolderError(f"{HISTORY_FOLDER}/{parts[at + 1][:40]}/ cannot hold a past version: {error}") from None
+    return dataset, parts[at + 1]
+
+
+def dated_prefixes(dataset: str) -> list[str]:
+    """Where a dataset's dated folders live: ``name/_history/`` (and ``_history/`` at the root for the default)."""
+    return [f"{prefix}{HISTORY_FOLDER}/" for prefix in prefixes_of(dataset)]
 
 
 def prefixes_of(dataset: str) -> list[str]:

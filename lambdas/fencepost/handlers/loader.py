@@ -54,6 +54,7 @@ bucket = Bucket(s3, settings.bucket, settings.limits)
 service = LoadingService(
     settings,
     datasets=tables.datasets,
+    history=tables.datasets.history,
     builds=tables.builds,
     versions=tables.versions,
     writer=BulkWriter(

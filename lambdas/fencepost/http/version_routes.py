@@ -1,8 +1,10 @@
-"""``GET /datasets/{name}/versions``: a dataset's kept versions, each with when it was live, newest first, paged.
+"""``GET /datasets/{name}/versions``: a dataset's kept versions, each with when it was live, newest first, paged,
+and what became of each of its dated folders (``fencepost.core.backfill``).
 
-Two reads per page: the dataset's history (``fencepost.core.history``) and its build records (what each version
-holds, and when its deletion is due). A version is listed while it is kept: live, the rollback target, or inside
-the folder's ``retain_days``; a deleted one is not (its instants answer ``NO_VERSION_AT``).
+Three reads per page: the dataset's history (``fencepost.core.history``), its build records (what each version
+holds, and when its deletion is due) and its dated folders' states. A version is listed while it is kept: live, the
+rollback target, or inside the folder's ``retain_days``; a deleted one is not (its instants answer
+``NO_VERSION_AT``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from fencepost.core.backfill import Dated
 from fencepost.core.history import Period, Timeline, format_instant, newest_first
 from fencepost.core.paging import decode_token, encode_token
 from fencepost.errors import InvalidRequest, UnknownDataset, check_dataset_name
@@ -23,6 +26,7 @@ _TAG = "versions"
 class VersionSource(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def list_builds(self, dataset: str) -> list[BuildRecord]: ...
+    def list_dated(self, dataset: str) -> list[Dated]: ...
 
 
 def _period(period: Period) -> dict[str, str | None]:
@@ -68,6 +72,7 @@ class VersionListing:
                 "ranges": builds[version].ranges,
                 "objects": [{"key": o.key, "etag": o.etag, "size": o.size} for o in builds[version].objects],
                 "kept_until": _kept_until(version, record, builds[version]),
+                "dated": builds[version].dated,
             }
             for version in page
         ]
@@ -76,7 +81,11 @@ class VersionListing:
         if more and last is not None:
             cursor = encode_token([_TAG, name, round(periods[last][-1].start * 1000), last])
         body = {"dataset": name, "live": record.live, "retain_days": record.retain_days, "versions": versions}
-        return json_text({**body, "next": cursor})
+        dated = [
+            {"date": state.date, "version": state.build, "status": state.shown(timeline), "reason": state.reason}
+            for state in self.store.list_dated(name)
+        ]
+        return json_text({**body, "dated": dated, "next": cursor})
 
 
 def _after(token: str, dataset: str) -> tuple[int, int]:

@@ -1,7 +1,8 @@
 """Changes in the bucket: each touched dataset counts a request and schedules a build after a settle delay (only
 the latest request builds, so a burst of changes makes one build). A dataset is touched by a change to one of its
-data objects or to its ``_settings.json`` (settings are part of what a version is built from). Data keys that
-belong to no dataset are rejected with a note under ``_reports/_rejected/``."""
+data objects, to its ``_settings.json`` (settings are part of what a version is built from) or to an object of one
+of its dated folders (``_history/<YYYY-MM-DD>/``, ``loading.backfilling``). Data keys that belong to no dataset, and
+objects of a dated folder whose name is no date, are rejected with a note under ``_reports/_rejected/``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.objects import REPORTS_PREFIX, FolderError, dataset_of, settings_owner
+from fencepost.core.objects import REPORTS_PREFIX, FolderError, dataset_of, dated_of, settings_owner
 from fencepost.loading.messages import BuildRequested, ObjectsChanged
 from fencepost.loading.ports import Clock, Documents, Outbox, Telemetry
 from fencepost.loading.reports import iso
@@ -34,7 +35,8 @@ class Changes:
         touched: dict[str, None] = {}
         for key in message.keys:
             try:
-                dataset = dataset_of(key) or settings_owner(key)
+                dated = dated_of(key)
+                dataset = dated[0] if dated else dataset_of(key) or settings_owner(key)
             except FolderError as error:
                 self._reject(key, str(error))
                 continue

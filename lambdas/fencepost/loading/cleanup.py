@@ -20,7 +20,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core import exports
 from fencepost.core.addresses import FAMILIES
-from fencepost.core.history import Timeline, keep_until
+from fencepost.core.history import DAY, Timeline, keep_until
 from fencepost.core.items import Item
 from fencepost.core.keys import range_pk
 from fencepost.core.objects import changes_key, index_keys, pieces_key
@@ -126,10 +126,10 @@ class Deletions:
         version = message.version
         if not timeline.of(version):
             return False  # never live (an abandoned build), or live before the history was kept
-        if self._retained(record, version, timeline):
+        marked = timeline.gone_at(version)  # (marked already: its retention no longer keeps it)
+        if marked is None and self._retained(record, version, timeline):
             return True
         now = self.clock()
-        marked = timeline.gone_at(version)
         if marked is None:
             self.datasets.mark_gone(record.name, version, now)  # lookups in the past stop choosing it
             marked = now
@@ -141,11 +141,15 @@ class Deletions:
     def _retained(self, record: DatasetRecord, version: int, timeline: Timeline) -> bool:
         """Whether the folder's ``retain_days`` still keeps the version (its deletion then put off until they pass):
         it was live within them. Read at deletion time, so a version is never deleted inside its window."""
+        periods = timeline.periods().get(version)
+        if not periods:
+            return False  # never served (replaced in the instant it went live)
+        stopped = periods[-1].end
+        if stopped is None:  # its history serves it still: a dated version with no live version after it yet
+            self.schedule(record.name, version, self.clock() + DAY)  # (the sweep asks again once a day)
+            return True
         if record.retain_days <= 0:
             return False
-        stopped = timeline.last_until(version)
-        if stopped is None:
-            return False  # never live (an abandoned build), or live before the history was kept
         due = keep_until(stopped, record.retain_days, 0.0)
         if due <= self.clock():
             return False

@@ -1,5 +1,6 @@
 """Going live: once every chunk of a build is written, the build becomes the live version in one conditional
 write, the version it replaces becomes the rollback target, and the one before that is scheduled for deletion.
+A build of a dated folder is placed in the history at its date instead (``loading.backfilling``).
 
 Each step is safe to repeat: until the build is LIVE, a chunk delivered again finalizes it again.
 """
@@ -15,7 +16,7 @@ from fencepost.core.history import keep_until
 from fencepost.loading.failing import Failures, LoadEnds, Scheduler
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports, iso
-from fencepost.model import BuildState, LoadStatus, ObjectRef, Phase, Switch, Switched
+from fencepost.model import BuildRecord, BuildState, LoadStatus, ObjectRef, Phase, Switch, Switched
 
 
 class LiveSwitch(LoadEnds, Protocol):
@@ -36,6 +37,10 @@ class BillingMode(Protocol):
     def __call__(self) -> str: ...
 
 
+class Placing(Protocol):
+    def place(self, record: BuildRecord) -> bool: ...
+
+
 @dataclass(kw_only=True, slots=True)
 class GoLive:
     datasets: LiveSwitch
@@ -47,6 +52,7 @@ class GoLive:
     clock: Clock
     delete_grace: float
     billing_mode: BillingMode
+    backfill: Placing
 
     def finalize(self, dataset: str, build: int) -> None:
         record = self.builds.get(dataset, build)
@@ -56,6 +62,9 @@ class GoLive:
         if not self.builds.set_state(dataset, build, BuildState.FINALIZING, expect=finalizing):
             return  # abandoned since it was read (its load was failed by whoever abandoned it), or finished
         now = self.clock()
+        if record.dated is not None:
+            self._placed(record, now)
+            return
         switched = self.datasets.switch_live(
             dataset,
             build,
@@ -83,10 +92,8 @@ class GoLive:
         # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
         if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             return  # another invocation finished it first, and counted it
-        metrics, log = self.telemetry.metrics, self.telemetry.logger
-        metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
-        if record.started is not None:
-            metrics.add_metric(name="LoadSeconds", unit=MetricUnit.Seconds, value=round(now - record.started, 3))
+        self._counted(record, now)
+        log = self.telemetry.logger
         log.info("version is live", extra={"dataset": dataset, "version": build, "items": record.written})
         if self.billing_mode() == "PROVISIONED":
             log.warning(
@@ -94,3 +101,19 @@ class GoLive:
                 "`cdk deploy` (see the README), or pay for the provisioned capacity every hour",
                 extra={"dataset": dataset},
             )
+
+    def _placed(self, record: BuildRecord, now: float) -> None:
+        """A dated build, all written: placed in the history at its date (``loading.backfilling``), never live."""
+        dataset, build = record.dataset, record.build
+        if not self.backfill.place(record):
+            return  # abandoned between the two steps (whoever abandoned it failed it)
+        self.datasets.end_load(dataset, build, LoadStatus.READY, now, phase=Phase.DONE, items_written=record.written)
+        self.reports.update(record, LoadStatus.READY)
+        if self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
+            self._counted(record, now)
+
+    def _counted(self, record: BuildRecord, now: float) -> None:
+        metrics = self.telemetry.metrics
+        metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
+        if record.started is not None:
+            metrics.add_metric(name="LoadSeconds", unit=MetricUnit.Seconds, value=round(now - record.started, 3))

@@ -1,5 +1,6 @@
-"""Planning a build: take a build number for the latest change, decide what the folder asks for (retire, nothing
-new, fail, or a new version), and read it; ``publishing`` takes it from there."""
+"""Planning a build: take a build number for the latest change, decide what the folder asks for (a dated folder's
+past version first, then retire, nothing new, fail, or a new version), and read it; ``publishing`` takes it from
+there."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from fencepost.core.pauses import gc_paused
 from fencepost.core.rules import RuleError, apply_rules, check_named
 from fencepost.core.sources import fingerprint
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
+from fencepost.loading.backfilling import Backfill
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
 from fencepost.loading.messages import BuildRequested
@@ -41,6 +43,7 @@ class Planner:
     folder: Folder
     reader: Reader
     publisher: Publisher
+    backfill: Backfill
     failures: Failures
     deletions: Scheduler
     telemetry: Telemetry
@@ -118,6 +121,16 @@ class Planner:
             raise LoadFailure(str(error)) from None
         if settings.retain_days != record.retain_days:
             self.datasets.set_retention(dataset, settings.retain_days)
+
+        def build_dated(date: str, objects: list[ObjectRef], folder: FolderSettings) -> bool:
+            read = self._read(dataset, build, objects, folder, deadline=delivery.deadline, started=started)
+            publish = self.publisher.publish
+            return read is not None and publish(
+                dataset, build, objects, read, started=started, deadline=delivery.deadline, folder=folder, dated=date
+            )
+
+        if self.backfill.step(dataset, build, settings, build_dated):
+            return
         objects = self.folder.list_data(dataset)
         if not objects:
             self._retire(dataset, build, record)

@@ -78,9 +78,11 @@ class Publisher:
         deadline: float,
         folder: FolderSettings | None = None,
         baseline: int | None = None,
-    ) -> None:
+        dated: str | None = None,
+    ) -> bool:
         """Flatten, compare with the ``baseline`` (live) version and apply the ``folder``'s gates, index the columns
-        it names, then write the version (and ask for the exports it names, written once the version is live)."""
+        it names, then write the version (and ask for the exports it names, written once the version is live).
+        ``dated``: the date of the dated folder it is built from (``loading.backfilling``). False when it failed."""
         folder = folder or FolderSettings()
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=folder.merge_neighbours) for family in FAMILIES}
@@ -91,12 +93,12 @@ class Publisher:
             problems = [Problem("", None, read.limits.directory_too_large(partitions)), *read.problems.kept]
             total = read.problems.total + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
-            return
+            return False
         comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
         refusal = comparison.refusal(folder.gates, read.rows)
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
-            return
+            return False
         self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=folder.index)
         self._record(
             dataset,
@@ -108,10 +110,12 @@ class Publisher:
             diff=comparison.summary,
             started=started,
             folder=folder,
+            dated=dated,
         )
         self._send(dataset, build, book=book, rows=read.rows, started=started, deadline=deadline)
         for form in folder.exports:  # the exporter waits for the version to go live
             self.outbox.send(ExportVersion(dataset, build, form))
+        return True
 
     def _record(
         self,
@@ -125,6 +129,7 @@ class Publisher:
         diff: DiffSummary,
         started: float,
         folder: FolderSettings,
+        dated: str | None,
     ) -> None:
         """The build record, the version's header and directory, the report and the dataset's progress."""
         aliases = tuple(sorted(read.aliases))
@@ -141,6 +146,7 @@ class Publisher:
                 report=key,
                 started=started,
                 settings=settings,
+                dated=dated,
             )
         )
         created = iso(self.clock())

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from fencepost.loading.backfilling import Backfill, DatedFolders, DatedHistory
 from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import BuildRecords, Deletions, LoadRecords, Sweeper, VersionItems
 from fencepost.loading.comparing import Comparer, PieceFiles
@@ -36,7 +37,7 @@ class BuildStore(BuildRecords, BuildStarts, ChunkCounts, Protocol): ...
 class VersionStore(VersionItems, VersionWrites, ExportedVersions, Protocol): ...
 
 
-class Bucket(Folder, Documents, PieceFiles, IndexFiles, ExportFiles, Protocol): ...
+class Bucket(Folder, DatedFolders, Documents, PieceFiles, IndexFiles, ExportFiles, Protocol): ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,7 @@ class Ports:
     """What the loader is given: the stores, the bucket, the queues, telemetry and the clocks."""
 
     datasets: DatasetStore
+    history: DatedHistory
     builds: BuildStore
     versions: VersionStore
     writer: Writer
@@ -57,15 +59,17 @@ class Ports:
 
 @dataclass(frozen=True, slots=True)
 class Finishing:
-    """The steps that end a load, whichever way: deletions, failures, going live, and the chunk writer."""
+    """The steps that end a load, whichever way: deletions, failures, going live (or into the history), and the
+    chunk writer."""
 
     deletions: Deletions
     failures: Failures
     going_live: GoLive
     chunks: ChunkWriter
+    backfill: Backfill
 
 
-def _finishing(p: Ports, s: LoaderSettings, reports: Reports) -> Finishing:
+def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) -> Finishing:
     deletions = Deletions(
         datasets=p.datasets,
         versions=p.versions,
@@ -82,7 +86,18 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports) -> Finishing:
     failures = Failures(
         datasets=p.datasets, builds=p.builds, reports=reports, deletions=deletions, telemetry=p.telemetry, clock=p.clock
     )
+    backfill = Backfill(
+        history=p.history,
+        folders=p.bucket,
+        failures=failures,
+        deletions=deletions,
+        next_build=lambda dataset: changes.request_build(dataset, s.settle_seconds),
+        delete_grace=s.delete_grace,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
     going_live = GoLive(
+        backfill=backfill,
         datasets=p.datasets,
         builds=p.builds,
         reports=reports,
@@ -105,7 +120,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports) -> Finishing:
         telemetry=p.telemetry,
         clock=p.clock,
     )
-    return Finishing(deletions, failures, going_live, chunks)
+    return Finishing(deletions, failures, going_live, chunks, backfill)
 
 
 def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> Planner:
@@ -138,6 +153,7 @@ def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
         folder=p.bucket,
         reader=reader,
         publisher=publisher,
+        backfill=done.backfill,
         failures=done.failures,
         deletions=done.deletions,
         max_receives=s.max_receives,
@@ -155,6 +171,7 @@ class LoadingService:
         settings: LoaderSettings,
         *,
         datasets: DatasetStore,
+        history: DatedHistory,
         builds: BuildStore,
         versions: VersionStore,
         writer: Writer,
@@ -166,9 +183,10 @@ class LoadingService:
         monotonic: Clock = time.monotonic,
     ) -> None:
         s = settings
-        p = Ports(datasets, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock, monotonic)
+        p = Ports(
+            datasets, history, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock, monotonic
+        )
         reports = Reports(documents=bucket, clock=clock)
-        done = _finishing(p, s, reports)
         self.changes = Changes(
             datasets=datasets,
             documents=bucket,
@@ -177,6 +195,7 @@ class LoadingService:
             telemetry=telemetry,
             clock=clock,
         )
+        done = _finishing(p, s, reports, self.changes)
         self.dispatcher = Dispatcher(
             changes=self.changes,
             planner=_planner(p, s, reports, done),

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fencepost.core.backfill import Dated
 from fencepost.core.history import Event, Timeline, format_instant
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.http.version_routes import VersionListing
@@ -38,6 +39,9 @@ class Store:
 
     def list_builds(self, dataset: str) -> list[BuildRecord]:
         return self.builds
+
+    def list_dated(self, dataset: str) -> list[Dated]:
+        return []
 
 
 def _listing() -> VersionListing:

@@ -22,6 +22,7 @@ from fencepost.aws.dynamo.datasets import DatasetTable
 from fencepost.aws.dynamo.pieces import read_pieces
 from fencepost.aws.dynamo.probe import RangeTable
 from fencepost.aws.dynamo.versions import VersionTable
+from fencepost.core.backfill import Dated
 from fencepost.core.history import Timeline
 from fencepost.core.items import Hit
 from fencepost.core.keys import Probe
@@ -79,3 +80,7 @@ class Tables:
 
     def list_builds(self, dataset: str) -> list[BuildRecord]:
         return self.builds.all(dataset)
+
+    def list_dated(self, dataset: str) -> list[Dated]:
+        """What became of each of the dataset's dated folders, by date (``fencepost.core.backfill``)."""
+        return [state for _, state in sorted(self.datasets.history.dated(dataset).items())]

@@ -4,14 +4,26 @@
 ``gone`` once the version's items are deleted. Events are written in the same transaction as the change they
 record (``fencepost.aws.dynamo.serving``), so the history never disagrees with the live pointer. Two changes in
 the same millisecond keep the later one, which is what was served from that instant.
+
+A version built from a dated folder (``fencepost.core.backfill``) is *placed* in the history at its date, in one
+transaction with its build record; what became of each dated folder's sources is one item of ``PK = #d#<dataset>``.
 """
 
 from __future__ import annotations
 
-from fencepost.aws.dynamo.client import Table
+from fencepost.aws.dynamo.builds import build_key
+from fencepost.aws.dynamo.client import Condition, Table
 from fencepost.aws.dynamo.codec import Item
+from fencepost.aws.dynamo.transactions import Refused, Transaction
+from fencepost.core.backfill import Dated, date_instant
 from fencepost.core.history import Event, Timeline, to_millisecond
-from fencepost.core.keys import history_pk
+from fencepost.core.keys import dated_pk, history_pk
+from fencepost.model import BuildState
+
+PLACED_WHILE_FINALIZED = Condition(
+    "a dated build enters the history only while it is being finalized: never once it was abandoned",
+    "#state = :finalizing",
+)
 
 
 def event_item(dataset: str, at: float, version: int | None) -> Item:
@@ -47,3 +59,47 @@ class HistoryTable:
             if event.version == version and not event.gone:
                 key = {"PK": {"S": history_pk(dataset)}, "SK": {"N": str(round(event.at * 1000))}}
                 self.table.update(key, "SET #gone = :true, #gone_at = :now", {":true": True, ":now": now})
+
+    def place(self, dataset: str, build: int, at: float, now: float) -> bool:
+        """Put dated ``build`` in the history at ``at`` (replacing what was placed at that instant), and mark it
+        switched: False when it was abandoned meanwhile."""
+        transaction = Transaction(self.table)
+        transaction.put(event_item(dataset, at, build))
+        values = {":now": now, ":finalizing": BuildState.FINALIZING}
+        transaction.update(build_key(dataset, build), "SET #switched = :now", values, condition=PLACED_WHILE_FINALIZED)
+        try:
+            transaction.commit()
+        except Refused:
+            return False
+        return True
+
+    def dated(self, dataset: str) -> dict[str, Dated]:
+        """What became of each dated folder's sources, by date."""
+        found = {}
+        for item in self.table.query_all(dated_pk(dataset), consistent=True):
+            build, reason = item.get("build"), item.get("reason")
+            state = Dated(
+                item["date"]["S"],
+                item["sources"]["S"],
+                None if build is None else int(build["N"]),
+                item["status"]["S"],
+                None if reason is None else reason["S"],
+            )
+            found[state.date] = state
+        return found
+
+    def put_dated(self, dataset: str, state: Dated) -> None:
+        item: Item = {**_dated_key(dataset, state.date), "date": {"S": state.date}, "sources": {"S": state.sources}}
+        item["status"] = {"S": state.status}
+        if state.build is not None:
+            item["build"] = {"N": str(state.build)}
+        if state.reason is not None:
+            item["reason"] = {"S": state.reason[:400]}
+        self.table.put(item)
+
+    def forget_dated(self, dataset: str, date: str) -> None:
+        self.table.delete(_dated_key(dataset, date))
+
+
+def _dated_key(dataset: str, date: str) -> Item:
+    return {"PK": {"S": dated_pk(dataset)}, "SK": {"N": str(round(date_instant(date)))}}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,19 @@ class KeptVersion(BaseModel):
     kept_until: str | None = Field(
         description="When its deletion is due (RFC 3339); null while it is served or no deletion is scheduled."
     )
+    dated: str | None = Field(
+        description="The date of the dated folder (`_history/YYYY-MM-DD/`) it was built from: a past version, never "
+        "live, that answers from that date until the next event; null for a version that went live."
+    )
+
+
+class DatedFolder(BaseModel):
+    date: str = Field(examples=["2025-01-01"])
+    version: int | None = Field(description="The build that read the folder's objects as they are now.")
+    status: Literal["LOADING", "READY", "FAILED"] = Field(
+        description="READY: placed in the history at its date; FAILED: see `reason` and the build's report."
+    )
+    reason: str | None = Field(description="Why it failed (a date not before the first live version, for one).")
 
 
 class VersionList(BaseModel):
@@ -27,4 +40,5 @@ class VersionList(BaseModel):
     live: int | None = Field(description="The live version; null when nothing is served.")
     retain_days: int = Field(description="The folder's `retain_days`: how long versions stay kept after live.")
     versions: list[KeptVersion]
+    dated: list[DatedFolder] = Field(description="Every dated folder, by date, with what became of it.")
     next: str | None = Field(description="The cursor of the next page; null on the last page.")
