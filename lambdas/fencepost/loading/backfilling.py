@@ -1,10 +1,11 @@
 """Dated folders (``<dataset>/_history/<YYYY-MM-DD>/``) built as past versions, one folder per build request.
 
-A build request of a dataset first looks at its dated folders (``core.backfill`` has the rules): the versions of
-folders that are gone are marked gone in the history and deleted; then the earliest folder whose sources changed is
-built (or refused, with a problem naming it), and the dataset's next build is requested at once, so a year of
-monthly folders builds one after another, each through the ordinary path (read, flatten, write, report) with its
-own build number. Only once no dated folder is left to build does a request look at the dataset's live files.
+A build request of a dataset whose live files have not changed looks at its dated folders (``core.backfill`` has the
+rules): the versions of folders that are gone are marked gone in the history and deleted; then the earliest folder
+whose sources changed is built (or refused, with a problem naming it), and the dataset's next build is requested at
+once, so a year of monthly folders builds one after another, each through the ordinary path (read, flatten, write,
+report) with its own build number. Changed live files go first (a reload never waits behind a long backfill): once
+their version goes live, the dated folders' builds resume (``resume``).
 
 A dated build is written like any other; instead of going live, it is placed in the history at its date
 (``place``, from ``loading.going_live``). The gates do not apply to it, and it asks for no exports.
@@ -104,6 +105,11 @@ class Backfill:
             self.deletions.schedule(dataset, state.build, now + self.delete_grace)
         self.history.forget_dated(dataset, state.date)
         self.telemetry.logger.info("dated folder removed", extra={"dataset": dataset, "date": state.date})
+
+    def resume(self, dataset: str) -> None:
+        """After a load of the live files went live: the dated folders' builds go on, if the dataset has any."""
+        if self.folders.list_dated(dataset) or self.history.dated(dataset):
+            self.next_build(dataset)
 
     def place(self, record: BuildRecord) -> bool:
         """Put a dated build, all written, in the history at its date; the version placed there before it (its

@@ -39,6 +39,7 @@ class BillingMode(Protocol):
 
 class Placing(Protocol):
     def place(self, record: BuildRecord) -> bool: ...
+    def resume(self, dataset: str) -> None: ...
 
 
 @dataclass(kw_only=True, slots=True)
@@ -89,6 +90,8 @@ class GoLive:
             not_before = keep_until(stopped, before.retain_days, self.delete_grace)
             self.deletions.schedule(dataset, before.previous, not_before)
         self.reports.update(record, LoadStatus.READY)
+        if switched.result is Switch.SWITCHED:
+            self.backfill.resume(dataset)  # dated folders wait while live files load
         # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
         if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             return  # another invocation finished it first, and counted it

@@ -129,14 +129,18 @@ class Planner:
                 dataset, build, objects, read, started=started, deadline=delivery.deadline, folder=folder, dated=date
             )
 
-        if self.backfill.step(dataset, build, settings, build_dated):
-            return
         objects = self.folder.list_data(dataset)
+        sources = fingerprint(((o.key, o.etag) for o in objects), settings_digest(settings))
+        # Changed live files go first (a long backfill never holds up a reload); the dated folders resume after
+        live_changed = bool(objects) and (
+            record.live is None or record.retired or sources not in (record.sources, record.held)
+        )
+        if not live_changed and self.backfill.step(dataset, build, settings, build_dated):
+            return
         if not objects:
             self._retire(dataset, build, record)
             return
-        digest = settings_digest(settings)
-        if self._unchanged(dataset, build, record, fingerprint(((o.key, o.etag) for o in objects), digest)):
+        if self._unchanged(dataset, build, record, sources):
             return
         read = self._read(dataset, build, objects, settings, deadline=delivery.deadline, started=started)
         if read is None:

@@ -133,3 +133,19 @@ def test_a_dated_folder_changed_replaces_its_version() -> None:
     world.settle()
     assert world.range_versions() == {1, second}
     assert_no_surprises(world)
+
+
+def test_changed_live_files_go_before_the_dated_folders_which_resume_after() -> None:
+    world = _world()
+    load(world, A)
+    for date, rows in ((JUNE, B), (JANUARY, C)):
+        world.bucket.put_object(f"{DATASET}/_history/{date}/a.tsv", tsv(rows))
+    load(world, B)  # a reload of the live file, with the dated folders waiting: one notification for all
+    states = world.history.dated(DATASET)
+    live = world.record().live
+    assert live is not None
+    assert live > 1
+    assert all(state.build is not None and state.build > live for state in states.values())
+    assert [e.version for e in world.datasets.timeline(DATASET).events][-2:] == [1, live]
+    assert {state.shown(world.datasets.timeline(DATASET)) for state in states.values()} == {"READY"}
+    assert_no_surprises(world)
