@@ -22,12 +22,15 @@ class FakeHistory:
         self.serving.mark_gone(dataset, version, now)
 
     @port
-    def place(self, dataset: str, build: int, at: float, now: float) -> bool:
+    def place(self, dataset: str, build: int, date: str, now: float) -> bool:
         attempt: BuildRecord | None = detached(self.store.get(builds_pk(dataset), build))
         if not being_finalized(attempt):  # PLACED_WHILE_FINALIZED
             return False
+        state = self.store.get(dated_pk(dataset), round(date_instant(date)))
+        if state is None or state.build != build:  # STILL_THE_FOLDERS
+            return False
         assert attempt is not None
-        self.serving.event(dataset, at, build)
+        self.serving.event(dataset, date_instant(date), build, dated=True)
         attempt.switched = now
         self.store.put(builds_pk(dataset), build, attempt)
         return True

@@ -83,9 +83,9 @@ class FakeServing:
     def _point(self, name: str, pointer: LivePointer | str) -> None:
         self.store.put(live_pk(name), LIVE_POINTER_SK, pointer)
 
-    def event(self, name: str, at: float, version: int | None) -> None:
+    def event(self, name: str, at: float, version: int | None, *, dated: bool = False) -> None:
         millis = round(to_millisecond(at) * 1000)
-        self.store.put(history_pk(name), millis, Event(millis / 1000, version))
+        self.store.put(history_pk(name), millis, Event(millis / 1000, version, dated=dated))
 
     @port
     def timeline(self, name: str, *, consistent: bool = False) -> Timeline:

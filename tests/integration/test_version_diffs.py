@@ -22,7 +22,7 @@ def _pages(stack: Stack, **query: str) -> tuple[list[dict[str, Any]], list[dict[
     pages: list[dict[str, Any]] = []
     cursor: str | None = None
     while True:
-        asked = {**query, **({"cursor": cursor} if cursor else {})}
+        asked = {"cursor": cursor, "limit": query.get("limit", "100")} if cursor else query  # a cursor pins both
         status, page = stack.get("/datasets/hist/diff", **asked)
         assert status == 200, page
         pages.append(page)

@@ -14,6 +14,7 @@ well or not (a failed folder is built again once it changes, as a live folder is
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ class Dated:
     build: int | None = None
     status: str = "LOADING"  # (as recorded: LOADING or FAILED)
     reason: str | None = None
+    refused: bool = False  # FAILED by a rule (``next_step`` asks again: the rule may no longer hold)
 
     def shown(self, timeline: Timeline) -> str:
         """LOADING, READY (its build is placed in the history) or FAILED."""
@@ -71,11 +73,6 @@ class Step:
     refusal: str | None = None
 
 
-def first_live(timeline: Timeline, dated: set[int]) -> float | None:
-    """When the dataset's first live version went live: its first event that is no dated version's."""
-    return next((event.at for event in timeline.events if event.version not in dated), None)
-
-
 def next_step(
     folders: Mapping[str, str],
     states: Mapping[str, Dated],
@@ -83,18 +80,29 @@ def next_step(
     *,
     retain_days: int,
     now: float,
+    live_since: float | None = None,
 ) -> Step:
     """The next thing to do: ``folders`` maps each dated folder's date to its sources now, ``states`` each date to
-    what was recorded of it. The earliest date whose sources changed is built, or refused with the reason."""
+    what was recorded of it. The earliest date whose sources changed (or whose refusal no longer holds: a date no
+    longer in the future, ``retain_days`` raised) is built, or refused with the reason. ``live_since``: when the
+    live version went live, for a dataset whose history began after it (its history has no live event)."""
     removed = tuple(state for date, state in sorted(states.items()) if date not in folders)
-    changed = [date for date in sorted(folders) if date not in states or states[date].sources != folders[date]]
-    if not changed:
-        return Step(removed)
-    date = changed[0]
-    placed = {state.build for state in states.values() if state.build is not None}
-    live = first_live(timeline, placed)
-    refusal = _refusal(date, sorted(folders), live, retain_days, now)
-    return Step(removed, date, folders[date], refusal)
+    first = timeline.first_live()
+    live = first.at if first is not None else live_since
+    dates = sorted(folders)
+    # Folders that failed do not end the period of the one before them: only those built or to be built do
+    ending = [
+        d for d in dates if not (d in states and states[d].sources == folders[d] and states[d].status == "FAILED")
+    ]
+    for date in dates:
+        state = states.get(date)
+        changed = state is None or state.sources != folders[date]
+        if not changed and not (state is not None and state.refused):
+            continue
+        refusal = _refusal(date, ending, live, retain_days, now)
+        if changed or refusal is None:
+            return Step(removed, date, folders[date], refusal)
+    return Step(removed)
 
 
 def _refusal(date: str, dates: list[str], live: float | None, retain_days: int, now: float) -> str | None:
@@ -107,8 +115,8 @@ def _refusal(date: str, dates: list[str], live: float | None, retain_days: int, 
             f"{date} is not before the dataset's first live version (live from {format_instant(live)}): a dated "
             "folder holds a version from before the dataset was live; its later history is what the loads recorded"
         )
-    later = [date_instant(other) for other in dates if other > date]
-    until = min([*later, *([live] if live is not None else [])], default=None)
+    following = dates[bisect.bisect_right(dates, date) :][:1]  # the next date that ends this one's period
+    until = min([*map(date_instant, following), *([live] if live is not None else [])], default=None)
     if until is not None and keep_until(until, retain_days, 0.0) <= now:
         needed = int((now - until) // DAY) + 1
         return (

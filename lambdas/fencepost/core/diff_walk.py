@@ -51,9 +51,12 @@ class _Tracked:
         self.position: Position | None = None
 
     def __iter__(self) -> Iterator[PieceLine]:
+        first = True
         for position, piece in self._pieces:
-            if (piece.family, piece.end) < (self._family, self._address):
-                continue  # before the resume point: a cursor never points there, a crafted one may
+            if first and (piece.family, piece.end) < (self._family, self._address):
+                # A cursor names the piece that holds (or follows) its address: this one was made up
+                raise ValueError("the position does not hold the piece at the resume point")
+            first = False
             self.position = position
             if piece.family == self._family and piece.start < self._address:
                 yield piece._replace(start=self._address)

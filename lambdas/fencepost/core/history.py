@@ -36,6 +36,7 @@ class Event:
     version: int | None
     gone: bool = False  # the version's items are deleted: the instant is remembered, its answers are not
     gone_at: float | None = None  # when it was marked gone (its items go a grace after)
+    dated: bool = False  # placed from a dated folder (``core.backfill``): never live, only of the past
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,10 @@ class Timeline:
         """When ``version`` was marked gone (None: it is not)."""
         marked = [event.gone_at or 0.0 for event in self.events if event.version == version and event.gone]
         return max(marked) if marked else None
+
+    def first_live(self) -> Event | None:
+        """The dataset's first event that is no dated folder's: when it first went live (or retired)."""
+        return next((event for event in self.events if not event.dated), None)
 
     def oldest_kept(self) -> float | None:
         """The earliest instant from which a kept version answers; None when none does."""

@@ -15,6 +15,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fencepost.core.keys import DATASET_NAME_RULE
+from fencepost.core.paging import BETWEEN_TAG, decode_token
 from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAllowed, NotFound, ServiceError
 from fencepost.http.cors import preflight
 from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings
@@ -200,7 +201,7 @@ def create_app(
 
     def get_diff(event: Event, name: str) -> HttpResponse:
         query = _query(event)
-        chosen = rare.between if "from" in query or "to" in query else diffs
+        chosen = rare.between if "from" in query or "to" in query or _between(query.get("cursor")) else diffs
         return text_response(200, chosen.answer(name, query), NO_STORE)
 
     def get_ranges(event: Event) -> HttpResponse:
@@ -228,6 +229,12 @@ def create_app(
         "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
     }
     return HttpApi(served, refusals, settings.cors_origins)
+
+
+def _between(cursor: str | None) -> bool:
+    """Whether a diff's cursor pages the diff between two versions (``http.between_routes``)."""
+    fields = None if cursor is None else decode_token(cursor, 10)
+    return fields is not None and fields[0] == BETWEEN_TAG
 
 
 def _openapi(max_batch: int) -> str:

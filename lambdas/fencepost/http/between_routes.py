@@ -6,7 +6,8 @@ version is kept, are merged a page at a time (``core.diff_walk``): a page is one
 member where the previous page stopped, and one Query per changed stretch found in ``to`` (its data, as the
 latest build's diff gives it). It ends at ``limit`` changes, at the response budget, or after walking
 ``DIFF_SCAN_PIECES`` stretches that did not change (two versions alike over millions of pieces answer in bounded
-time: such a page may hold fewer changes than asked, and a cursor). The cursor pins both versions.
+time: such a page may hold fewer changes than asked, and a cursor). The cursor pins both versions: with it, ``from``
+and ``to`` may be left out (and are not read again).
 """
 
 from __future__ import annotations
@@ -20,10 +21,16 @@ from fencepost.core.addresses import FAMILIES, TOP, V4, format_address
 from fencepost.core.diff_walk import Resume, Step, Stop, walk
 from fencepost.core.diffs import PieceLine, parse_piece_line
 from fencepost.core.history import InstantError, parse_instant
-from fencepost.core.keys import is_dataset_name
 from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.objects import pieces_key
-from fencepost.core.paging import MAX_CURSOR_CHARS, MAX_VERSION, decode_token, encode_token
+from fencepost.core.paging import (
+    BETWEEN_TAG,
+    MAX_CURSOR_CHARS,
+    MAX_VERSION,
+    decode_token,
+    encode_token,
+    pin_digest,
+)
 from fencepost.errors import (
     CursorExpired,
     InvalidRequest,
@@ -43,7 +50,7 @@ from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History
 
-_TAG: Final = "between"
+TAG: Final = BETWEEN_TAG  # (short, as the name's digest: a cursor with an IPv6 address fits MAX_CURSOR_CHARS)
 _END: Final = -1  # a file read to its end, in a cursor
 _MAX_OFFSET: Final = 1 << 48
 _KINDS: Final = {(False, True): "added", (True, False): "removed", (True, True): "changed"}
@@ -52,16 +59,16 @@ _KINDS: Final = {(False, True): "added", (True, False): "removed", (True, True):
 def _encode(dataset: str, versions: tuple[int, int], at: Resume) -> str:
     places = [_END, 0] if at.old is None else list(at.old)
     places += [_END, 0] if at.new is None else list(at.new)
-    return encode_token([_TAG, dataset, *versions, at.family, f"{at.address:x}", *places])
+    return encode_token([TAG, pin_digest(dataset), *versions, at.family, f"{at.address:x}", *places])
 
 
 def _decode(token: str, dataset: str) -> tuple[tuple[int, int], Resume]:
     refused = InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged")
     fields = decode_token(token, 10)
-    if fields is None or fields[0] != _TAG or not isinstance(fields[1], str) or not is_dataset_name(fields[1]):
+    if fields is None or fields[0] != TAG:
         raise refused
-    if fields[1] != dataset:
-        raise InvalidRequest(f"invalid cursor: it pages dataset {fields[1]!r}, not {dataset[:80]!r}")
+    if fields[1] != pin_digest(dataset):
+        raise InvalidRequest(f"invalid cursor: it pages another dataset than {dataset[:80]!r}")
     address = fields[5]
     numbers = [n for n in (*fields[2:5], *fields[6:]) if isinstance(n, int) and not isinstance(n, bool)]
     if len(numbers) != 7 or not isinstance(address, str) or not 0 < len(address) <= 32:
@@ -103,9 +110,9 @@ class VersionDiff:
     def answer(self, dataset: str, query: Mapping[str, str]) -> str:
         check_dataset_name(dataset)
         limit = page_limit(query)
-        if query.get("from") is None:
-            raise InvalidRequest("to needs from: give from=<version or instant> too (to is the live version if absent)")
         token = query.get("cursor")
+        if query.get("from") is None and token is None:
+            raise InvalidRequest("to needs from: give from=<version or instant> too (to is the live version if absent)")
         if token is None:
             versions = (self._resolve(dataset, "from", query["from"]), self._resolve(dataset, "to", query.get("to")))
             at = Resume(V4, 0, START, START)

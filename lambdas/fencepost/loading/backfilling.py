@@ -23,6 +23,7 @@ from fencepost.core.gates import Gates
 from fencepost.core.history import Timeline
 from fencepost.core.objects import dated_prefixes
 from fencepost.core.sources import fingerprint
+from fencepost.errors import DependencyUnavailable
 from fencepost.loading.failing import Failures, Scheduler
 from fencepost.loading.ports import Clock, Telemetry
 from fencepost.model import BuildRecord, ObjectRef, Problem
@@ -37,7 +38,7 @@ class DatedHistory(Protocol):
     def dated(self, dataset: str) -> dict[str, Dated]: ...
     def put_dated(self, dataset: str, state: Dated) -> None: ...
     def forget_dated(self, dataset: str, date: str) -> None: ...
-    def place(self, dataset: str, build: int, at: float, now: float) -> bool: ...
+    def place(self, dataset: str, build: int, date: str, now: float) -> bool: ...
 
 
 class DatedFolders(Protocol):
@@ -68,8 +69,11 @@ class Backfill:
     clock: Clock
     delete_grace: float
 
-    def step(self, dataset: str, build: int, settings: FolderSettings, build_one: BuildOne) -> bool:
-        """Do what the dated folders need; True when it took this build (the live files wait for the next)."""
+    def step(
+        self, dataset: str, build: int, settings: FolderSettings, build_one: BuildOne, live_since: float | None
+    ) -> bool:
+        """Do what the dated folders need; True when it took this build (the live files wait for the next).
+        ``live_since``: when the live version went live (for a history that began after it)."""
         folders = self.folders.list_dated(dataset)
         states = self.history.dated(dataset)
         if not folders and not states:
@@ -78,31 +82,54 @@ class Backfill:
         sources = {date: fingerprint(((o.key, o.etag) for o in found), digest) for date, found in folders.items()}
         timeline = self.history.timeline(dataset, consistent=True)
         now = self.clock()
-        step = next_step(sources, states, timeline, retain_days=settings.retain_days, now=now)
+        step = next_step(sources, states, timeline, retain_days=settings.retain_days, now=now, live_since=live_since)
         for state in step.removed:
-            self._remove(dataset, state, now)
+            self._remove(dataset, state, timeline, now)
         if step.date is None or step.sources is None:
             return False
-        date, objects = step.date, folders[step.date]
+        date, objects, taken = step.date, folders[step.date], Dated(step.date, step.sources, build)
         if step.refusal is not None:
             problem = Problem(folder_of(dataset, date), None, step.refusal)
             self.failures.fail_load(dataset, build, [problem], objects=objects)
-            self.history.put_dated(dataset, Dated(date, step.sources, build, "FAILED", step.refusal))
+            self.history.put_dated(dataset, replace(taken, status="FAILED", reason=step.refusal, refused=True))
         else:
-            built = build_one(date, objects, dated_settings(settings))
-            reason = None if built else f"the build failed: see the report of version {build}"
-            self.history.put_dated(dataset, Dated(date, step.sources, build, "LOADING" if built else "FAILED", reason))
-        self.telemetry.logger.info(
+            self._build(dataset, taken, states.get(date), lambda: build_one(date, objects, dated_settings(settings)))
+        log = self.telemetry.logger
+        log.info(
             "dated folder taken", extra={"dataset": dataset, "date": date, "build": build, "refused": step.refusal}
         )
         self.next_build(dataset)
         return True
 
-    def _remove(self, dataset: str, state: Dated, now: float) -> None:
-        """A dated folder that is gone takes its version with it (marked gone at once, deleted after the grace)."""
-        if state.build is not None and state.status != "FAILED":
-            self.history.mark_gone(dataset, state.build, now)
-            self.deletions.schedule(dataset, state.build, now + self.delete_grace)
+    def _build(self, dataset: str, taken: Dated, before: Dated | None, build: Callable[[], bool]) -> None:
+        """Build a dated folder, its state naming the build first (only the build its folder names is placed)."""
+        self.history.put_dated(dataset, taken)
+        try:
+            built = build()
+        except DependencyUnavailable:  # the request is delivered again: as if this attempt never was
+            if before is None:
+                self.history.forget_dated(dataset, taken.date)
+            else:
+                self.history.put_dated(dataset, before)
+            raise
+        except Exception as error:  # a bug: the build fails (``planning``), and the next folder's turn comes
+            reason = f"the build stopped on an unexpected error: {type(error).__name__}"
+            self.history.put_dated(dataset, replace(taken, status="FAILED", reason=reason))
+            self.next_build(dataset)
+            raise
+        if not built:
+            reason = f"the build failed: see the report of version {taken.build}"
+            self.history.put_dated(dataset, replace(taken, status="FAILED", reason=reason))
+
+    def _remove(self, dataset: str, state: Dated, timeline: Timeline, now: float) -> None:
+        """A dated folder that is gone takes its version with it (marked gone at once, deleted after the grace),
+        and the build that was reading it, if any, is abandoned."""
+        placed = timeline.at(date_instant(state.date))
+        if placed is not None and placed.dated and placed.at == date_instant(state.date) and placed.version:
+            self.history.mark_gone(dataset, placed.version, now)
+            self.deletions.schedule(dataset, placed.version, now + self.delete_grace)
+        if state.build is not None and (placed is None or state.build != placed.version):
+            self.failures.abandon(dataset, state.build)  # (nothing if it was never written, or failed already)
         self.history.forget_dated(dataset, state.date)
         self.telemetry.logger.info("dated folder removed", extra={"dataset": dataset, "date": state.date})
 
@@ -118,7 +145,8 @@ class Backfill:
         assert record.dated is not None
         dataset, build, at, now = record.dataset, record.build, date_instant(record.dated), self.clock()
         before = self.history.timeline(dataset, consistent=True).at(at)
-        if not self.history.place(dataset, build, at, now):
+        if not self.history.place(dataset, build, record.dated, now):
+            self.failures.abandon(dataset, build)  # its folder was removed, or changed and built again: not placed
             return False
         if before is not None and before.at == at and before.version not in (None, build):
             self.deletions.schedule(dataset, before.version, now + self.delete_grace)

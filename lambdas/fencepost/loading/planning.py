@@ -135,7 +135,8 @@ class Planner:
         live_changed = bool(objects) and (
             record.live is None or record.retired or sources not in (record.sources, record.held)
         )
-        if not live_changed and self.backfill.step(dataset, build, settings, build_dated):
+        live_since = record.live_since if record.live is not None and not record.retired else None
+        if not live_changed and self.backfill.step(dataset, build, settings, build_dated, live_since):
             return
         if not objects:
             self._retire(dataset, build, record)

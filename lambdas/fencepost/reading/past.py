@@ -83,25 +83,25 @@ class History:
         self._timelines: LruCache[str, _Cached] = LruCache(entries)
 
     def timeline(self, dataset: str) -> Timeline:
-        """The dataset's history (cached ``ttl`` seconds); a live version it does not hold yet (loaded before
-        histories were kept) counts from its ``live_since``."""
+        """The dataset's history (cached ``ttl`` seconds); a live version it does not hold (loaded before histories
+        were kept: the history then has no event, or only dated folders') counts from its ``live_since``."""
         now = self._clock()
         cached = self._timelines.get(dataset)
         if cached is None or cached.expires <= now:
             check_dataset_name(dataset)
             timeline = self._store.get_timeline(dataset)
-            if not len(timeline):
-                timeline = self._from_live(dataset)
+            if timeline.first_live() is None:
+                timeline = self._with_live(dataset, timeline)
             cached = _Cached(now + self._ttl, timeline)
             self._timelines.put(dataset, cached)
         return cached.timeline
 
-    def _from_live(self, dataset: str) -> Timeline:
+    def _with_live(self, dataset: str, timeline: Timeline) -> Timeline:
         try:
             pointer = self.lookup.live_pointer(dataset)
         except UnknownDataset:
-            return Timeline([])
-        return Timeline([Event(pointer.live_since or 0.0, pointer.version)])
+            return timeline
+        return Timeline([*timeline.events, Event(pointer.live_since or 0.0, pointer.version)])
 
     def at(self, dataset: str, instant: float) -> LivePointer:
         """The version that was live at ``instant`` (from its switch instant inclusive), or ``NoVersionAt``."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.backfill import Dated, DateError, date_instant, first_live, next_step
+from fencepost.core.backfill import Dated, DateError, date_instant, next_step
 from fencepost.core.history import DAY, Event, Timeline
 
 NOW = date_instant("2026-11-26") + 3600.0
@@ -13,7 +13,7 @@ LIVE = date_instant("2026-11-01") + 60.0  # the first live version's switch
 
 def _live(*dated: tuple[str, int]) -> Timeline:
     """Dated versions at their dates, then live versions 10 and 11 from LIVE on."""
-    return Timeline([*(Event(date_instant(d), v) for d, v in dated), Event(LIVE, 10), Event(LIVE + 60, 11)])
+    return Timeline([*(Event(date_instant(d), v, dated=True) for d, v in dated), Event(LIVE, 10), Event(LIVE + 60, 11)])
 
 
 def test_a_dated_folder_is_named_by_a_calendar_date_from_1970() -> None:
@@ -62,8 +62,16 @@ def test_a_date_on_or_after_the_first_live_version_is_refused_naming_it() -> Non
         {"2026-05-01": "p", "2026-10-31": "s"}, placed, _live(("2026-05-01", 4)), retain_days=3650, now=NOW
     )
     assert (step.date, step.refusal) == ("2026-10-31", None)
-    assert first_live(_live(("2026-05-01", 4)), {4}) == LIVE
-    assert first_live(Timeline([Event(1.0, 4)]), {4}) is None
+    first = _live(("2026-05-01", 4)).first_live()
+    assert first is not None
+    assert first.at == LIVE
+    assert Timeline([Event(1.0, 4, dated=True)]).first_live() is None
+    # A live version older than the history (no live event) is the first live version all the same
+    step = next_step(
+        {"2026-10-31": "s"}, {}, Timeline([]), retain_days=3650, now=NOW, live_since=date_instant("2026-10-01")
+    )
+    assert step.refusal is not None
+    assert "not before the dataset's first live version (live from 2026-10-01T00:00:00Z)" in step.refusal
 
 
 def test_a_future_date_is_refused() -> None:
@@ -93,3 +101,27 @@ def test_a_dated_folder_shows_ready_once_its_build_is_placed_in_the_history() ->
     assert state.shown(_live(("2026-01-01", 4))) == "READY"
     failed = Dated("2026-01-01", "a", 4, "FAILED", "the build failed")
     assert failed.shown(_live(("2026-01-01", 4))) == "FAILED"
+
+
+def test_a_refusal_is_asked_again_and_built_once_its_rule_no_longer_holds() -> None:
+    folders = {"2026-01-01": "a", "2026-03-01": "b"}
+    refusal = next_step(folders, {}, _live(), retain_days=30, now=NOW).refusal
+    refused = {"2026-01-01": Dated("2026-01-01", "a", 4, "FAILED", refusal, refused=True)}
+    # While the rule holds, nothing is done (no build request asks again and again)
+    assert next_step(folders, refused, _live(), retain_days=30, now=NOW).date == "2026-03-01"
+    done = {**refused, "2026-03-01": Dated("2026-03-01", "b", 5)}
+    assert next_step(folders, done, _live(), retain_days=30, now=NOW).date is None
+    # Once retain_days keep it, it is built
+    step = next_step(folders, done, _live(), retain_days=3650, now=NOW)
+    assert (step.date, step.refusal) == ("2026-01-01", None)
+    # A folder whose build failed (no rule) waits for its objects to change
+    failed = {**done, "2026-01-01": Dated("2026-01-01", "a", 4, "FAILED", "the build failed")}
+    assert next_step(folders, failed, _live(), retain_days=3650, now=NOW).date is None
+
+
+def test_a_failed_folder_does_not_end_the_period_of_the_one_before() -> None:
+    # 2026-01-01 answers until 2026-03-01 only if 2026-03-01 is built: failed, the first live version ends it
+    folders = {"2026-01-01": "a", "2026-03-01": "b"}
+    failed = {"2026-03-01": Dated("2026-03-01", "b", 5, "FAILED", "the build failed")}
+    assert next_step(folders, failed, _live(), retain_days=30, now=NOW).refusal is None
+    assert next_step(folders, {}, _live(), retain_days=30, now=NOW).refusal is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,22 @@ def test_a_crafted_resume_point_inside_a_piece_clips_it() -> None:
     new = [PieceLine(V4, 0, 99, "b" * 16)]
     steps = list(walk(_from(_file(old, 1), START), _from(_file(new, 1), START), (V4, 40), 10))
     assert [item.change for item in steps if isinstance(item, Step)] == [Change(V4, 40, 99, "a" * 16, "b" * 16)]
+
+
+def test_a_position_whose_piece_ends_before_the_resume_point_is_refused() -> None:
+    # A real cursor names the piece holding (or following) its address; a made-up one would read the file whole
+    old = [PieceLine(V4, k * 10, k * 10 + 9, "a" * 16) for k in range(20)]
+    data = _file(old, 5)
+    with pytest.raises(ValueError, match="does not hold the piece"):
+        list(walk(_from(data, START), _from(data, START), (V4, 150), 10))
+
+
+def test_a_cursor_of_a_64_character_name_and_an_ipv6_address_fits() -> None:
+    from fencepost.core.paging import MAX_CURSOR_CHARS
+    from fencepost.http.between_routes import _decode, _encode
+
+    name = "n" * 64
+    at = Resume(V6, (1 << 128) - 1, Position((1 << 48) - 1, 999), None)
+    token = _encode(name, (999_999_999_999, 999_999_999_999), at)
+    assert len(token) <= MAX_CURSOR_CHARS
+    assert _decode(token, name) == ((999_999_999_999, 999_999_999_999), at)

@@ -7,7 +7,16 @@ from __future__ import annotations
 from fencepost.core.backfill import date_instant
 from fencepost.model import BuildState, LoadStatus
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_state_machine import A, B, C, assert_no_surprises, assert_version, load, tsv
+from tests.unit.loading.test_load_state_machine import (
+    A,
+    B,
+    C,
+    assert_no_surprises,
+    assert_version,
+    chunk_of,
+    load,
+    tsv,
+)
 
 GRACE = 960.0
 JANUARY, JUNE = "2026-01-01", "2026-06-01"  # the simulated clock starts on 2027-01-15
@@ -148,4 +157,49 @@ def test_changed_live_files_go_before_the_dated_folders_which_resume_after() -> 
     assert all(state.build is not None and state.build > live for state in states.values())
     assert [e.version for e in world.datasets.timeline(DATASET).events][-2:] == [1, live]
     assert {state.shown(world.datasets.timeline(DATASET)) for state in states.values()} == {"READY"}
+    assert_no_surprises(world)
+
+
+def test_a_folder_removed_then_uploaded_again_is_built_again() -> None:
+    world = _world()
+    load(world, A)
+    first = _built(world, JANUARY, B)
+    world.remove(f"{DATASET}/_history/{JANUARY}/a.tsv")
+    world.settle()
+    # Its gone event stays in the history; it is no live version's, so the same date is not refused
+    again = _built(world, JANUARY, C)
+    assert again != first
+    assert [(v, gone) for _, v, gone in _events(world)] == [(again, False), (1, False)]
+    assert_version(world, again, C)
+    assert_no_surprises(world)
+
+
+def test_a_folder_removed_or_changed_while_its_build_writes_never_places_that_build() -> None:
+    world = _world()
+    load(world, A)
+    # Given a dated build whose chunks are held back, and its folder removed meanwhile
+    removed = world.record().builds + 1
+    world.upload(f"{DATASET}/_history/{JANUARY}/a.tsv", tsv(B))
+    world.settle(hold=chunk_of(removed))
+    world.remove(f"{DATASET}/_history/{JANUARY}/a.tsv")
+    world.settle(hold=chunk_of(removed))
+    world.settle()  # the held chunks arrive after the removal
+    # Then it was never placed, and its items are deleted
+    assert [v for _, v, _ in _events(world)] == [1]
+    world.clock.advance(world.settings.writer_timeout + 1)
+    world.settle()
+    assert world.range_versions() == {1}
+    # Given a dated build held back again, and its folder changed meanwhile
+    stale = world.record().builds + 1
+    world.upload(f"{DATASET}/_history/{JUNE}/a.tsv", tsv(B))
+    world.settle(hold=chunk_of(stale))
+    world.upload(f"{DATASET}/_history/{JUNE}/a.tsv", tsv(C))
+    world.settle(hold=chunk_of(stale))
+    fresh = world.history.dated(DATASET)[JUNE].build
+    world.settle()  # the stale build's chunks arrive last
+    # Then the folder's latest build answers its date, and the stale one is deleted
+    assert [(v, gone) for _, v, gone in _events(world)] == [(fresh, False), (1, False)]
+    world.clock.advance(world.settings.writer_timeout + 1)
+    world.settle()
+    assert world.range_versions() == {1, fresh}
     assert_no_surprises(world)

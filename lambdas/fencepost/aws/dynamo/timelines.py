@@ -24,12 +24,19 @@ PLACED_WHILE_FINALIZED = Condition(
     "a dated build enters the history only while it is being finalized: never once it was abandoned",
     "#state = :finalizing",
 )
+STILL_THE_FOLDERS = Condition(
+    "a dated build enters the history only while its folder's state names it: not once the folder was removed, "
+    "or changed and built again",
+    "#build = :build",
+)
 
 
-def event_item(dataset: str, at: float, version: int | None) -> Item:
+def event_item(dataset: str, at: float, version: int | None, *, dated: bool = False) -> Item:
     item: Item = {"PK": {"S": history_pk(dataset)}, "SK": {"N": str(round(to_millisecond(at) * 1000))}}
     if version is not None:
         item["version"] = {"N": str(version)}
+    if dated:
+        item["dated"] = {"BOOL": True}
     return item
 
 
@@ -41,6 +48,7 @@ def event_of(item: Item) -> Event:
         None if version is None else int(version["N"]),
         gone=bool(item.get("gone", {}).get("BOOL", False)),
         gone_at=None if gone_at is None else float(gone_at["N"]),
+        dated=bool(item.get("dated", {}).get("BOOL", False)),
     )
 
 
@@ -60,13 +68,16 @@ class HistoryTable:
                 key = {"PK": {"S": history_pk(dataset)}, "SK": {"N": str(round(event.at * 1000))}}
                 self.table.update(key, "SET #gone = :true, #gone_at = :now", {":true": True, ":now": now})
 
-    def place(self, dataset: str, build: int, at: float, now: float) -> bool:
-        """Put dated ``build`` in the history at ``at`` (replacing what was placed at that instant), and mark it
-        switched: False when it was abandoned meanwhile."""
+    def place(self, dataset: str, build: int, date: str, now: float) -> bool:
+        """Put dated ``build`` in the history at its ``date`` (replacing what was placed there), and mark it
+        switched: False when it was abandoned meanwhile, or its folder no longer names it."""
         transaction = Transaction(self.table)
-        transaction.put(event_item(dataset, at, build))
+        transaction.put(event_item(dataset, date_instant(date), build, dated=True))
         values = {":now": now, ":finalizing": BuildState.FINALIZING}
         transaction.update(build_key(dataset, build), "SET #switched = :now", values, condition=PLACED_WHILE_FINALIZED)
+        transaction.update(
+            _dated_key(dataset, date), "SET #placed = :now", {":now": now, ":build": build}, condition=STILL_THE_FOLDERS
+        )
         try:
             transaction.commit()
         except Refused:
