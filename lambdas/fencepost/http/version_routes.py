@@ -81,11 +81,17 @@ class VersionListing:
         if more and last is not None:
             cursor = encode_token([_TAG, name, round(periods[last][-1].start * 1000), last])
         body = {"dataset": name, "live": record.live, "retain_days": record.retain_days, "versions": versions}
-        dated = [
-            {"date": state.date, "version": state.build, "status": state.shown(timeline), "reason": state.reason}
-            for state in self.store.list_dated(name)
-        ]
+        dated = [_dated(state, timeline, builds) for state in self.store.list_dated(name)]
         return json_text({**body, "dated": dated, "next": cursor})
+
+
+def _dated(state: Dated, timeline: Timeline, builds: dict[int, BuildRecord]) -> dict[str, Any]:
+    """A dated folder's state as listed: a build abandoned after it was planned (its writes failed) is FAILED."""
+    status, reason = state.shown(timeline), state.reason
+    build = None if state.build is None else builds.get(state.build)
+    if status == "LOADING" and build is not None and build.state in (BuildState.ABANDONED, BuildState.DELETING):
+        status, reason = "FAILED", reason or f"the build failed: see the report of version {state.build}"
+    return {"date": state.date, "version": state.build, "status": status, "reason": reason}
 
 
 def _after(token: str, dataset: str) -> tuple[int, int]:

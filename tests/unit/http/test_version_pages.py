@@ -30,6 +30,7 @@ class Store:
         ]
         self.builds[1].delete_after = T0 + 40 * DAY
         self.builds[1].objects = [ObjectRef("geo/a.csv", "e1", 12)]
+        self.dated: list[Dated] = []
 
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
         return self.record if name == "geo" else None
@@ -41,7 +42,7 @@ class Store:
         return self.builds
 
     def list_dated(self, dataset: str) -> list[Dated]:
-        return []
+        return self.dated
 
 
 def _listing() -> VersionListing:
@@ -89,3 +90,29 @@ def test_a_bad_cursor_or_limit_is_refused(query: dict[str, str]) -> None:
 def test_an_unknown_dataset_is_refused() -> None:
     with pytest.raises(UnknownDataset):
         _listing().answer("nope", {})
+
+
+def test_dated_folders_are_listed_with_what_became_of_each() -> None:
+    store = Store()
+    # Version 6 placed at a date before version 1; version 7 abandoned while writing; version 8 still writing
+    store.events.append(Event(T0 - 30 * DAY, 6, dated=True))
+    store.builds += [
+        BuildRecord("geo", 6, BuildState.LIVE, dated="2026-09-01"),
+        BuildRecord("geo", 7, BuildState.ABANDONED, dated="2026-09-15"),
+        BuildRecord("geo", 8, BuildState.WRITING, dated="2026-09-20"),
+    ]
+    store.dated = [
+        Dated("2026-09-01", "a", 6),
+        Dated("2026-09-15", "b", 7),
+        Dated("2026-09-20", "c", 8),
+        Dated("2026-09-30", "d", 9, "FAILED", "2026-09-30 is in the future", refused=True),
+    ]
+    page = json.loads(VersionListing(store, store.get_timeline).answer("geo", {}))
+    assert [(d["date"], d["version"], d["status"]) for d in page["dated"]] == [
+        ("2026-09-01", 6, "READY"),
+        ("2026-09-15", 7, "FAILED"),
+        ("2026-09-20", 8, "LOADING"),
+        ("2026-09-30", 9, "FAILED"),
+    ]
+    assert page["dated"][1]["reason"] == "the build failed: see the report of version 7"
+    assert [(v["version"], v["dated"]) for v in page["versions"]][-1] == (6, "2026-09-01")
