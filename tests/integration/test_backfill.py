@@ -9,11 +9,10 @@ import random
 import time
 from typing import Any
 
-from fencepost.core.addresses import format_address
 from fencepost.core.backfill import date_instant
-from fencepost.core.history import format_instant, parse_instant
+from fencepost.core.history import parse_instant
 from tests.integration.conftest import Stack
-from tests.integration.test_history import SETTINGS, Version, _history, _post
+from tests.integration.test_history import SETTINGS, Version, _history, as_of_mismatches
 from tests.integration.test_loader import _tsv
 from tests.support import V4_FILE, read_tsv
 
@@ -62,23 +61,7 @@ def test_as_of_answers_from_loads_rollbacks_and_dated_folders_alike(stack: Stack
     while len(instants) < 200:
         start, end = periods[len(instants) % len(periods)]
         instants.append(rng.uniform(start, end))
-    mismatches = checked = 0
-    for instant in instants:
-        shown = format_instant(instant)
-        asked = parse_instant(shown, now)
-        served = max((at, v) for at, v in starts if at <= asked)[1]
-        version = versions[served]
-        addresses = [rng.randint(version.low - 2**16, version.high + 2**16) for _ in range(100)]
-        status, body = _post(
-            stack, {"ips": [format_address(4, a) for a in addresses], "dataset": "hist", "as_of": shown}
-        )
-        assert status == 200, body
-        for address, result in zip(addresses, body["results"], strict=True):
-            expected_range, expected_data = version.expected(address)
-            data = None if expected_data is None else {"col3": expected_data[0]}
-            got = (result.get("version"), result.get("range"), result.get("data"))
-            mismatches += got != (served, expected_range, data)
-            checked += 1
+    checked, mismatches = as_of_mismatches(stack, versions, starts, instants, rng)
     assert (checked, mismatches) == (20_000, 0)
     # Before the first dated folder's date, nothing answers
     status, body = stack.get("/lookup", ip="1.0.0.1", dataset="hist", as_of="2025-12-31T23:59:59.999Z")

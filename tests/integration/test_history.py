@@ -43,6 +43,37 @@ class Version:
         return range_span(4, start, end), self.rows[row][2:]
 
 
+def as_of_mismatches(
+    stack: Stack,
+    versions: dict[int, Version],
+    starts: list[tuple[float, int]],
+    instants: list[float],
+    rng: random.Random,
+) -> tuple[int, int]:
+    """Looks up 100 random addresses around the served version's span at each instant, ``as_of`` it; returns how
+    many answers were checked and how many differ from the overlap rule over the file served then (``starts``:
+    each period's start and version)."""
+    now = time.time()
+    checked = mismatches = 0
+    for instant in instants:
+        shown = format_instant(instant)
+        asked = parse_instant(shown, now)  # the instant the service reads: to the millisecond
+        served = max((at, v) for at, v in starts if at <= asked)[1]
+        version = versions[served]
+        addresses = [rng.randint(version.low - 2**16, version.high + 2**16) for _ in range(100)]
+        status, body = _post(
+            stack, {"ips": [format_address(4, a) for a in addresses], "dataset": "hist", "as_of": shown}
+        )
+        assert status == 200, body
+        for address, result in zip(addresses, body["results"], strict=True):
+            expected_range, expected_data = version.expected(address)
+            got = (result.get("version"), result.get("as_of"), result.get("range"), result.get("data"))
+            data = None if expected_data is None else {"col3": expected_data[0]}
+            mismatches += got != (served, shown, expected_range, data)
+            checked += 1
+    return checked, mismatches
+
+
 def _history(
     stack: Stack, settings: dict[str, Any] = SETTINGS
 ) -> tuple[dict[int, Version], list[tuple[int, float, float]]]:
@@ -90,23 +121,7 @@ def test_as_of_answers_the_file_that_was_live_at_each_instant(stack: Stack) -> N
     first, now = starts[0][0], time.time()
     instants = [at for at, _ in starts] + [at - 0.001 for at, _ in starts[1:]]
     instants += [rng.uniform(first, now) for _ in range(200 - len(instants))]
-    checked = mismatches = 0
-    for instant in instants:
-        shown = format_instant(instant)
-        asked = parse_instant(shown, now)  # the instant the service reads: to the millisecond
-        live = max((at, v) for at, v in starts if at <= asked)[1]
-        version = versions[live]
-        addresses = [rng.randint(version.low - 2**16, version.high + 2**16) for _ in range(100)]
-        status, body = _post(
-            stack, {"ips": [format_address(4, a) for a in addresses], "dataset": "hist", "as_of": shown}
-        )
-        assert status == 200, body
-        for address, result in zip(addresses, body["results"], strict=True):
-            expected_range, expected_data = version.expected(address)
-            got = (result.get("version"), result.get("as_of"), result.get("range"), result.get("data"))
-            data = None if expected_data is None else {"col3": expected_data[0]}
-            mismatches += got != (live, shown, expected_range, data)
-            checked += 1
+    checked, mismatches = as_of_mismatches(stack, versions, starts, instants, rng)
     assert (checked, mismatches) == (20_000, 0)
 
 
