@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.core.backfill import HISTORY_FOLDER, Dated, date_instant, next_step
+from fencepost.core.backfill import Dated, date_instant, next_step
 from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.gates import Gates
 from fencepost.core.history import Timeline
@@ -154,5 +154,3 @@ class Backfill:
         log.info("dated version placed in the history", extra={"dataset": dataset, "version": build, "at": at})
         return True
 
-
-__all__ = ["HISTORY_FOLDER", "Backfill", "BuildOne", "DatedFolders", "DatedHistory", "dated_settings"]
