@@ -153,4 +153,3 @@ class Backfill:
         log = self.telemetry.logger
         log.info("dated version placed in the history", extra={"dataset": dataset, "version": build, "at": at})
         return True
-
