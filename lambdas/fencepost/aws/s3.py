@@ -18,6 +18,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fencepost.aws import USER_AGENT
 from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
@@ -34,7 +35,9 @@ if TYPE_CHECKING:
 
 
 def make_s3_client() -> S3Client:
-    config = Config(connect_timeout=2, read_timeout=30, retries={"max_attempts": 5, "mode": "standard"})
+    config = Config(
+        connect_timeout=2, read_timeout=30, retries={"max_attempts": 5, "mode": "standard"}, user_agent=USER_AGENT
+    )
     return boto3.client("s3", config=config)
 
 

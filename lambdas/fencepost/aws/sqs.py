@@ -16,6 +16,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fencepost.aws import USER_AGENT
 from fencepost.errors import DependencyUnavailable
 
 if TYPE_CHECKING:
@@ -29,7 +30,9 @@ class QueueUnavailable(DependencyUnavailable):
 
 
 def make_sqs_client() -> SQSClient:
-    config = Config(connect_timeout=2, read_timeout=10, retries={"max_attempts": 5, "mode": "standard"})
+    config = Config(
+        connect_timeout=2, read_timeout=10, retries={"max_attempts": 5, "mode": "standard"}, user_agent=USER_AGENT
+    )
     return boto3.client("sqs", config=config)
 
 

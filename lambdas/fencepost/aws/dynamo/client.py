@@ -16,6 +16,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fencepost.aws import USER_AGENT
 from fencepost.aws.dynamo.codec import Item, attribute
 from fencepost.core.items import ItemTooLarge, check_item
 from fencepost.errors import StoreRefused, StoreUnavailable
@@ -44,6 +45,7 @@ def make_client(
         max_pool_connections=pool,
         tcp_keepalive=True,
         parameter_validation=validate,
+        user_agent=USER_AGENT,
     )
     return boto3.client("dynamodb", config=config)
 
