@@ -3,7 +3,8 @@ where a build keeps its report, its pieces and its changes.
 
 ``geo/v4.csv`` and ``geo/v6.csv.gz`` make the dataset ``geo``; objects at the bucket root, or in ``default/``, make
 the dataset ``default``. A key with any path segment starting with ``_`` or ``.`` is not data (reports and settings
-live there) and never starts a load.
+live there) and never starts a load, except ``<dataset>/_fetched/<name>``: the objects a folder's source
+(``_source.json``, ``core.feeds``) fetched, which are the folder's data like any other.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 
 DEFAULT_DATASET = "default"
 SETTINGS_NAME = "_settings.json"
+SOURCE_NAME = "_source.json"  # where a folder's data is published (core.feeds)
 REPORTS_PREFIX = "_reports/"
+FETCHED_FOLDER = "_fetched"  # <dataset>/_fetched/<name>: the objects a folder's _source.json fetches
 EXPORTS_PREFIX = "_exports/"
 # The files a build keeps beside its report, as key patterns under ``REPORTS_PREFIX`` (IAM grants are made of them):
 # all are deleted with their version. The lookup function reads them all: the changes (the latest build's diff), the
@@ -29,7 +32,10 @@ class FolderError(ValueError):
 def is_data_key(key: str) -> bool:
     if not key or key.endswith("/"):
         return False  # a folder placeholder
-    return not any(part.startswith(("_", ".")) or not part for part in key.split("/"))
+    parts = key.split("/")
+    if len(parts) == 3 and parts[1] == FETCHED_FOLDER:  # what a folder's source fetched is its data
+        parts = [parts[0], parts[2]]
+    return not any(part.startswith(("_", ".")) or not part for part in parts)
 
 
 def dataset_of(key: str) -> str | None:
@@ -128,3 +134,12 @@ def export_key(dataset: str, version: int, extension: str) -> str:
 def building_key(export: str) -> str:
     """The marker an export is being written under ``export``: its writer puts it first, and deletes it last."""
     return f"{export}.building"
+
+
+def source_keys(dataset: str) -> list[str]:
+    return [f"{prefix}{SOURCE_NAME}" for prefix in prefixes_of(dataset)]
+
+
+def fetched_prefix(dataset: str) -> str:
+    """Where a dataset's fetched objects live: ``<dataset>/_fetched/`` (``default/_fetched/`` for the default)."""
+    return f"{prefixes_of(dataset)[-1]}{FETCHED_FOLDER}/"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from botocore.awsrequest import AWSResponse
+from botocore.awsrequest import AWSResponse, HTTPHeaders
 
 from fencepost.aws import USER_AGENT
 from fencepost.aws.dynamo import make_client
@@ -54,7 +54,7 @@ def test_requests_carry_the_fixed_user_agent(
             if isinstance(request.headers["User-Agent"], bytes)
             else request.headers["User-Agent"]
         )
-        return AWSResponse(request.url, 200, {}, _Response(body))
+        return AWSResponse(request.url, 200, HTTPHeaders(), _Response(body))
 
     client.meta.events.register(f"before-send.{service}", answer)
     call(client)

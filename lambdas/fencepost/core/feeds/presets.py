@@ -1,0 +1,128 @@
+"""The publishers people use, each a source of one line: ``{"preset": "firehol-level1"}``.
+
+Each preset is written as a ``_source.json`` would be, with the publisher's documented addresses and layout (cited
+beside it), and is tested against fixture files in that layout (``tests/fixtures/publishers``): a publisher that
+changes its format fails a fixture test here, and an unpacked archive whose members are not the ones named fails its
+release (``fencepost.downloads.unpacking``), rather than load something else. ``every`` is a default a folder's
+``_source.json`` may change: a new release rebuilds the whole dataset, so checking far more often than the publisher
+publishes costs requests, not freshness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    source: dict[str, Any]
+    params: tuple[str, ...] = ()  # what the folder's _source.json must give, at its top level
+    doc: str = ""
+    cited: tuple[str, ...] = field(default=(), compare=False)
+
+
+# MaxMind's download permalinks take the account id and the licence key as HTTP basic authentication and redirect
+# to a signed storage address; each has a SHA-256 beside it (`suffix=zip.sha256`: "<hex>  <dated file name>").
+# https://dev.maxmind.com/geoip/updating-databases (maxmind/dev-site content/geoip/updating-databases.md). The CSV
+# zip holds one dated folder with the Blocks files, the Locations files per language, and licence files
+# (content/geoip/docs/databases/city-and-country.md, layouts/shortcodes/zip-file-content.md); GeoLite2 is
+# updated twice a week.
+_MAXMIND: Final = "https://download.maxmind.com/geoip/databases/{edition}/download?suffix={suffix}"
+_MAXMIND_AUTH: Final = ("account_id", "license_key")
+_MAXMIND_DOC: Final = 'account_id: your MaxMind account id; license_key: {"secret": "<secret holding the key>"}'
+_MAXMIND_CITED: Final = ("https://dev.maxmind.com/geoip/updating-databases",)
+
+
+def _maxmind_csv(edition: str, locations: bool) -> Preset:
+    members = [f"{edition}-Blocks-IPv4.csv", f"{edition}-Blocks-IPv6.csv"]
+    if locations:
+        members.append(f"{edition}-Locations-en.csv")  # the folder setting "locale" reads this one
+    edition_csv = f"{edition}-CSV"
+    source = {
+        "files": [
+            {
+                "url": _MAXMIND.format(edition=edition_csv, suffix="zip"),
+                "name": f"{edition_csv}.zip",
+                "unpack": "zip",
+                "members": members,
+                "sha256_url": _MAXMIND.format(edition=edition_csv, suffix="zip.sha256"),
+            }
+        ],
+        "basic_auth": list(_MAXMIND_AUTH),
+        "every": "1d",
+    }
+    return Preset(source, _MAXMIND_AUTH, _MAXMIND_DOC, _MAXMIND_CITED)
+
+
+def _maxmind_mmdb(edition: str) -> Preset:
+    """The database as downloaded (``.tar.gz``): the loader reads the archive's ``.mmdb`` member itself."""
+    source = {
+        "files": [
+            {
+                "url": _MAXMIND.format(edition=edition, suffix="tar.gz"),
+                "name": f"{edition}.tar.gz",
+                "sha256_url": _MAXMIND.format(edition=edition, suffix="tar.gz.sha256"),
+            }
+        ],
+        "basic_auth": list(_MAXMIND_AUTH),
+        "every": "1d",
+    }
+    return Preset(source, _MAXMIND_AUTH, _MAXMIND_DOC, _MAXMIND_CITED)
+
+
+# The five registries' extended delegation files, each "registry|cc|type|start|value|date|status|opaque-id" after a
+# version line and summaries (RIR statistics exchange format: https://ftp.lacnic.net/pub/stats/lacnic/
+# RIR-Statistics-Exchange-Format.txt), published daily.
+_RIRS: Final = {
+    "arin": "https://ftp.arin.net/pub/stats/arin/delegated-arin-extended-latest",
+    "ripencc": "https://ftp.ripe.net/pub/stats/ripencc/delegated-ripencc-extended-latest",
+    "apnic": "https://ftp.apnic.net/stats/apnic/delegated-apnic-extended-latest",
+    "lacnic": "https://ftp.lacnic.net/pub/stats/lacnic/delegated-lacnic-extended-latest",
+    "afrinic": "https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest",
+}
+
+PRESETS: Final[dict[str, Preset]] = {
+    "geolite2-country-csv": _maxmind_csv("GeoLite2-Country", locations=True),
+    "geolite2-city-csv": _maxmind_csv("GeoLite2-City", locations=True),
+    "geolite2-asn-csv": _maxmind_csv("GeoLite2-ASN", locations=False),
+    "geolite2-country-mmdb": _maxmind_mmdb("GeoLite2-Country"),
+    "geolite2-city-mmdb": _maxmind_mmdb("GeoLite2-City"),
+    "geolite2-asn-mmdb": _maxmind_mmdb("GeoLite2-ASN"),
+    # iptoasn: tab-separated, no header: range_start, range_end, AS_number, country_code, AS_description; rebuilt
+    # hourly by the publisher (https://iptoasn.com/; jedisct1/iptoasn-webservice src/asns.rs reads it so).
+    "iptoasn-combined": Preset(
+        {"url": "https://iptoasn.com/data/ip2asn-combined.tsv.gz", "name": "ip2asn-combined.tsv.gz", "every": "1d"},
+        cited=("https://iptoasn.com/",),
+    ),
+    "rir-delegated": Preset(
+        {
+            "files": [{"url": url, "name": f"delegated-{rir}-extended-latest"} for rir, url in _RIRS.items()],
+            "every": "1d",
+        },
+        cited=("https://ftp.lacnic.net/pub/stats/lacnic/RIR-Statistics-Exchange-Format.txt",),
+    ),
+    # Spamhaus DROP (EDROP merged into it on 2024-04-10) as JSON lines, one {"cidr", "sblid", "rir"} a line and a
+    # closing {"type": "metadata", ...} line; the text files are to be retired. At most one fetch an hour.
+    # https://www.spamhaus.com/faqs/drop (and https://www.spamhaus.org/drop/terms/).
+    "spamhaus-drop": Preset(
+        {
+            "files": [
+                {"url": "https://www.spamhaus.org/drop/drop_v4.json", "name": "drop_v4.json"},
+                {"url": "https://www.spamhaus.org/drop/drop_v6.json", "name": "drop_v6.json"},
+            ],
+            "every": "12h",
+        },
+        cited=("https://www.spamhaus.com/faqs/drop",),
+    ),
+    # FireHOL level 1: a netset, "#" comment header then one network a line; regenerated as its sources change.
+    # https://iplists.firehol.org/?ipset=firehol_level1 (firehol/blocklist-ipsets firehol_level1.netset).
+    "firehol-level1": Preset(
+        {
+            "url": "https://iplists.firehol.org/files/firehol_level1.netset",
+            "name": "firehol_level1.netset",
+            "every": "1h",
+        },
+        cited=("https://iplists.firehol.org/?ipset=firehol_level1",),
+    ),
+}

@@ -1,0 +1,117 @@
+"""When a source is checked, and what its last check left: the validators of each download (so the next request can
+be conditional), the objects each wrote, and the counts a person reads in ``GET /datasets/{name}``.
+
+A source is due when its interval has passed since the last check, at once when its ``_source.json`` changed (its
+validators are forgotten then: the same URL may now mean other files), and never while paused. After a failed check
+the next comes sooner than the interval, doubling from the shortest interval allowed, so a brief outage of the
+publisher costs minutes of staleness, not a day, and a long one is not hammered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from fencepost.core.feeds.spec import Source
+
+
+class Outcome(StrEnum):
+    CHANGED = "CHANGED"  # a new release was written into the folder
+    UNCHANGED = "UNCHANGED"  # the publisher has nothing new: nothing written, nothing built
+    FAILED = "FAILED"  # the fetch failed or the release was refused: the folder is untouched
+    INVALID = "INVALID"  # _source.json cannot be used: the folder is untouched
+
+
+@dataclass(frozen=True, slots=True)
+class Download:
+    """What one file's last good download left: its validators, its checksum, and the objects it wrote."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+    sha256: str = ""
+    objects: tuple[tuple[str, str], ...] = ()  # (key, the bucket's ETag) of each object written from it
+
+
+@dataclass(frozen=True, slots=True)
+class SourceState:
+    digest: str = ""  # the source the downloads were made for
+    last_checked: int | None = None  # instants in ms
+    last_changed: int | None = None
+    last_ok: int | None = None  # the last check that found the folder current (changed or unchanged)
+    next_check: int = 0
+    outcome: str = ""
+    reason: str = ""
+    failures: int = 0  # failed checks in a row
+    checks: int = 0
+    unchanged: int = 0  # checks that found nothing new
+    downloads: Mapping[str, Download] = field(default_factory=dict)  # by file URL (as written, placeholders kept)
+
+    def due(self, source: Source, now: int) -> bool:
+        if source.paused:
+            return False
+        return source.digest != self.digest or now >= self.next_check
+
+    def for_source(self, source: Source) -> SourceState:
+        """This state as the next check starts from it: a changed source forgets what its downloads were."""
+        if source.digest == self.digest:
+            return self
+        return dataclasses.replace(self, digest=source.digest, downloads={})
+
+    def checked(
+        self,
+        source: Source,
+        outcome: Outcome,
+        now: int,
+        *,
+        least_every: int,
+        reason: str = "",
+        downloads: Mapping[str, Download] | None = None,
+    ) -> SourceState:
+        """The state after a check ended with ``outcome`` at ``now`` (ms)."""
+        failed = outcome in (Outcome.FAILED, Outcome.INVALID)
+        failures = self.failures + 1 if failed else 0
+        wait = source.every if not failed else min(source.every, least_every * 2 ** min(failures - 1, 20))
+        return SourceState(
+            digest=source.digest,
+            last_checked=now,
+            last_changed=now if outcome is Outcome.CHANGED else self.last_changed,
+            last_ok=self.last_ok if failed else now,
+            next_check=now + wait * 1000,
+            outcome=outcome.value,
+            reason=reason,
+            failures=failures,
+            checks=self.checks + 1,
+            unchanged=self.unchanged + (outcome is Outcome.UNCHANGED),
+            downloads=dict(downloads if downloads is not None else self.downloads),
+        )
+
+    def stale(self, source: Source, now: int) -> bool:
+        """No check has found the folder current for three intervals: what the alarm watches."""
+        if source.paused or self.last_checked is None:
+            return False
+        return now - (self.last_ok if self.last_ok is not None else 0) > 3 * source.every * 1000
+
+    def to_json(self) -> dict[str, Any]:
+        document = dataclasses.asdict(self)
+        document["downloads"] = {
+            url: {**dataclasses.asdict(download), "objects": [list(pair) for pair in download.objects]}
+            for url, download in self.downloads.items()
+        }
+        return document
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any]) -> SourceState:
+        known = {name: document[name] for name in cls.__dataclass_fields__ if name in document}
+        known["downloads"] = {
+            url: Download(
+                etag=entry.get("etag"),
+                last_modified=entry.get("last_modified"),
+                sha256=entry.get("sha256", ""),
+                objects=tuple((str(key), str(etag)) for key, etag in entry.get("objects", [])),
+            )
+            for url, entry in (document.get("downloads") or {}).items()
+        }
+        return cls(**known)

@@ -1,0 +1,2 @@
+"""Feeds that refresh themselves: a folder's ``_source.json`` checked on a schedule (``check``), with what the check
+needs of the bucket, the table, the secret store and the downloads declared in ``needs``."""

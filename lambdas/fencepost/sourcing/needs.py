@@ -1,0 +1,54 @@
+"""What a source check needs of the world, as narrow protocols: the bucket's folders, the table's record of each
+source's last check, the secret store, and the downloads. ``fencepost.aws`` and ``fencepost.downloads`` provide them;
+the tests' fakes do too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from fencepost.core.feeds.schedule import SourceState
+from fencepost.core.feeds.spec import Secret
+from fencepost.downloads import Fetched, Request
+
+
+class SourceFolders(Protocol):
+    def source_datasets(self) -> list[str]:
+        """The datasets whose folder holds a ``_source.json``."""
+        ...
+
+    def read_source(self, dataset: str) -> tuple[str, bytes] | None:
+        """The key and contents of the dataset's ``_source.json``; None when it has none."""
+        ...
+
+    def fetched_objects(self, dataset: str) -> dict[str, str]:
+        """The objects of the dataset's ``_fetched/`` folder: key to ETag."""
+        ...
+
+    def put_fetched(self, key: str, path: Path) -> str:
+        """Store the file at ``key``; its ETag."""
+        ...
+
+    def delete_fetched(self, keys: list[str]) -> None: ...
+
+
+class SourceStates(Protocol):
+    def source_state(self, dataset: str) -> SourceState | None: ...
+
+    def put_source_state(self, dataset: str, state: SourceState) -> None: ...
+
+
+class Secrets(Protocol):
+    def secret_value(self, secret: Secret) -> str:
+        """The secret's value; raises ``SecretUnavailable`` when it cannot be read."""
+        ...
+
+
+class Downloads(Protocol):
+    def get(self, request: Request, directory: Path) -> Fetched: ...
+
+    def text(self, url: str, shown: str, auth: tuple[str, str] | None, directory: Path) -> str: ...
+
+
+class SecretUnavailable(Exception):
+    """A secret a source names could not be read; the message names the secret, never its value."""

@@ -1,0 +1,69 @@
+"""A bucket's source folders, the table's source states and a secret store, in memory, for ``fencepost.sourcing``."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from fencepost.core.feeds.schedule import SourceState
+from fencepost.core.feeds.spec import Secret
+from fencepost.core.objects import SOURCE_NAME, fetched_prefix, prefixes_of
+from fencepost.sourcing.needs import SecretUnavailable
+
+
+class FakeSourceFolders:
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+        self.puts: list[str] = []
+        self.deletes: list[str] = []
+
+    def etag(self, key: str) -> str:
+        return '"' + hashlib.md5(self.objects[key]).hexdigest() + '"'
+
+    def source_datasets(self) -> list[str]:
+        return sorted({key.split("/")[0] for key in self.objects if key.endswith("/" + SOURCE_NAME)})
+
+    def read_source(self, dataset: str) -> tuple[str, bytes] | None:
+        for prefix in prefixes_of(dataset):
+            if prefix + SOURCE_NAME in self.objects:
+                return prefix + SOURCE_NAME, self.objects[prefix + SOURCE_NAME]
+        return None
+
+    def fetched_objects(self, dataset: str) -> dict[str, str]:
+        prefix = fetched_prefix(dataset)
+        return {key: self.etag(key) for key in self.objects if key.startswith(prefix)}
+
+    def put_fetched(self, key: str, path: Path) -> str:
+        self.objects[key] = path.read_bytes()
+        self.puts.append(key)
+        return self.etag(key)
+
+    def delete_fetched(self, keys: list[str]) -> None:
+        for key in keys:
+            self.objects.pop(key, None)
+            self.deletes.append(key)
+
+
+class FakeSourceStates:
+    def __init__(self) -> None:
+        self.states: dict[str, SourceState] = {}
+        self.writes = 0
+
+    def source_state(self, dataset: str) -> SourceState | None:
+        return self.states.get(dataset)
+
+    def put_source_state(self, dataset: str, state: SourceState) -> None:
+        self.states[dataset] = state
+        self.writes += 1
+
+
+class FakeSecrets:
+    def __init__(self, values: dict[str, str] | None = None) -> None:
+        self.values = values or {}
+        self.reads: list[str] = []
+
+    def secret_value(self, secret: Secret) -> str:
+        self.reads.append(secret.name)
+        if secret.name not in self.values:
+            raise SecretUnavailable(f"secret {secret.name!r} could not be read (ResourceNotFoundException)")
+        return self.values[secret.name]

@@ -1,0 +1,83 @@
+"""When a source is due, what a check leaves, and when its data counts as stale."""
+
+from __future__ import annotations
+
+import json
+
+from fencepost.core.feeds.schedule import Download, Outcome, SourceState
+from fencepost.core.feeds.spec import Source, parse_source
+
+HOUR = 3600 * 1000
+
+
+def source(**extra: object) -> Source:
+    document = {"url": "https://e.org/drop.txt", "every": "1h", **extra}
+    return parse_source(json.dumps(document).encode(), "s", least_every=60, https_only=True)
+
+
+def test_a_new_source_is_due_at_once_then_after_its_interval() -> None:
+    feed = source()
+    state = SourceState()
+    assert state.due(feed, 0)
+    state = state.checked(feed, Outcome.CHANGED, 1_000, least_every=60)
+    assert not state.due(feed, 1_000 + HOUR - 1)
+    assert state.due(feed, 1_000 + HOUR)
+    assert (state.last_checked, state.last_changed, state.last_ok, state.checks) == (1_000, 1_000, 1_000, 1)
+
+
+def test_unchanged_checks_are_counted_and_keep_the_last_change() -> None:
+    feed = source()
+    state = SourceState().checked(feed, Outcome.CHANGED, 0, least_every=60)
+    state = state.checked(feed, Outcome.UNCHANGED, HOUR, least_every=60)
+    state = state.checked(feed, Outcome.UNCHANGED, 2 * HOUR, least_every=60)
+    assert (state.checks, state.unchanged, state.last_changed, state.last_ok) == (3, 2, 0, 2 * HOUR)
+
+
+def test_failures_are_retried_sooner_doubling_up_to_the_interval() -> None:
+    feed = source()
+    state, waits = SourceState(), []
+    for _ in range(8):
+        before = state.last_checked or 0
+        state = state.checked(feed, Outcome.FAILED, before + 1, least_every=60, reason="the server answered 503")
+        waits.append((state.next_check - state.last_checked) // 1000)  # type: ignore[operator]
+    assert waits == [60, 120, 240, 480, 960, 1920, 3600, 3600]
+    assert state.failures == 8
+    assert state.reason == "the server answered 503"
+    assert state.last_ok is None
+    state = state.checked(feed, Outcome.UNCHANGED, 10 * HOUR, least_every=60)
+    assert state.failures == 0
+    assert state.reason == ""
+
+
+def test_a_changed_source_is_due_at_once_and_forgets_its_downloads() -> None:
+    feed = source()
+    kept = {"https://e.org/drop.txt": Download(etag='"a"', sha256="ab", objects=(("geo/_fetched/drop.txt", "e"),))}
+    state = SourceState().checked(feed, Outcome.CHANGED, 0, least_every=60, downloads=kept)
+    assert state.for_source(feed) is state
+    assert not state.due(feed, 1)
+    moved = source(every="2h")
+    assert state.due(moved, 1)
+    assert state.for_source(moved).downloads == {}
+
+
+def test_a_paused_source_is_never_due_and_never_stale() -> None:
+    feed = source(paused=True)
+    state = SourceState().checked(source(), Outcome.CHANGED, 0, least_every=60)
+    assert not state.due(feed, 100 * HOUR)
+    assert not state.stale(feed, 100 * HOUR)
+
+
+def test_stale_after_three_intervals_without_a_good_check() -> None:
+    feed = source()
+    assert not SourceState().stale(feed, 10 * HOUR)  # never checked: nothing to say yet
+    state = SourceState().checked(feed, Outcome.UNCHANGED, 0, least_every=60)
+    state = state.checked(feed, Outcome.FAILED, 2 * HOUR, least_every=60)
+    assert not state.stale(feed, 3 * HOUR)
+    assert state.stale(feed, 3 * HOUR + 1)
+
+
+def test_the_state_survives_its_json() -> None:
+    feed = source()
+    kept = {"https://e.org/drop.txt": Download('"a"', "Tue, 14 Nov 2023 22:13:20 GMT", "ab", (("k", "e"),))}
+    state = SourceState().checked(feed, Outcome.CHANGED, 5, least_every=60, downloads=kept)
+    assert SourceState.from_json(json.loads(json.dumps(state.to_json()))) == state

@@ -1,0 +1,187 @@
+"""One check of a source, against a real publisher on this machine: what is written, what is not, and what is kept."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fencepost.core.feeds.schedule import Outcome
+from fencepost.downloads import Fetcher, FetchPolicy
+from fencepost.sourcing.check import Checker, CheckRules
+from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
+from tests.publisher import Publisher, lines
+
+RELEASE = b"".join(lines(300))
+NEXT = b"".join(lines(310))
+
+
+class World:
+    def __init__(self, site: Publisher, tmp_path: Path) -> None:
+        self.site, self.now = site, 1_000_000
+        self.folders, self.states, self.secrets = FakeSourceFolders(), FakeSourceStates(), FakeSecrets()
+        fetcher = Fetcher(FetchPolicy(https_only=False, backoff=0.001, attempts=2, timeout=5), sleep=lambda _: None)
+        self.checker = Checker(
+            folders=self.folders,
+            states=self.states,
+            secrets=self.secrets,
+            downloads=fetcher,
+            rules=CheckRules(least_every=1, https_only=False, max_bytes=1 << 20),
+            clock=lambda: self.now,
+            workdir=tmp_path,
+        )
+
+    def source(self, document: dict[str, Any], dataset: str = "drop") -> None:
+        self.folders.objects[f"{dataset}/_source.json"] = json.dumps(document).encode()
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    with Publisher() as site:
+        yield World(site, tmp_path)
+
+
+def test_a_release_lands_then_an_unchanged_one_writes_nothing(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.source({"url": world.site.url("/drop.txt"), "every": "1h"})
+    first = world.checker.check("drop")
+    assert first.outcome is Outcome.CHANGED
+    assert first.written == ("drop/_fetched/drop.txt",)
+    assert world.folders.objects["drop/_fetched/drop.txt"] == RELEASE
+    assert world.checker.check("drop").outcome is None  # not due
+    world.now += 3600 * 1000
+    again = world.checker.check_due()
+    assert [checked.outcome for checked in again] == [Outcome.UNCHANGED]
+    assert world.site.requests("/drop.txt")[-1].status == 304
+    assert world.folders.puts == ["drop/_fetched/drop.txt"]  # nothing written the second time
+    state = world.states.states["drop"]
+    assert (state.checks, state.unchanged, state.last_changed, state.last_checked) == (2, 1, 1_000_000, world.now)
+
+
+def test_a_new_release_replaces_the_object(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.source({"url": world.site.url("/drop.txt")})
+    world.checker.check("drop")
+    world.site.publish("/drop.txt", NEXT)
+    assert world.checker.check("drop", force=True).outcome is Outcome.CHANGED
+    assert world.folders.objects["drop/_fetched/drop.txt"] == NEXT
+
+
+def test_the_same_bytes_under_a_new_etag_are_unchanged(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE, etag=False, modified=None)  # no validators: a full GET each time
+    world.source({"url": world.site.url("/drop.txt")})
+    world.checker.check("drop")
+    assert world.checker.check("drop", force=True).outcome is Outcome.UNCHANGED
+    assert world.site.requests("/drop.txt")[-1].status == 200
+    assert len(world.folders.puts) == 1
+
+
+def test_an_object_removed_by_hand_is_fetched_again(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.source({"url": world.site.url("/drop.txt")})
+    world.checker.check("drop")
+    del world.folders.objects["drop/_fetched/drop.txt"]
+    assert world.checker.check("drop", force=True).outcome is Outcome.CHANGED
+    assert "If-None-Match" not in world.site.requests("/drop.txt")[-1].headers
+    assert world.folders.objects["drop/_fetched/drop.txt"] == RELEASE
+
+
+def test_a_failed_fetch_never_touches_the_folder(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.site.publish("/drop-v6.txt", b"2001:db8::/32\n")
+    world.source({"files": [{"url": world.site.url("/drop.txt")}, {"url": world.site.url("/drop-v6.txt")}]})
+    world.checker.check("drop")
+    before = dict(world.folders.objects)
+    world.site.publish("/drop.txt", NEXT)
+    world.site.publish("/drop-v6.txt", b"", failures=[(503, None)] * 4)
+    failed = world.checker.check("drop", force=True)
+    assert failed.outcome is Outcome.FAILED
+    assert "answered 503 (2 attempts)" in failed.reason
+    assert world.folders.objects == before  # the first file's new release was not written either
+    state = world.states.states["drop"]
+    assert state.failures == 1
+    assert state.outcome == "FAILED"
+    assert state.last_changed == 1_000_000
+
+
+def test_a_checksum_that_does_not_match_refuses_the_release(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.site.publish("/drop.txt.sha256", f"{hashlib.sha256(RELEASE).hexdigest()}  drop-2026.txt\n".encode())
+    world.source({"url": world.site.url("/drop.txt"), "sha256_url": world.site.url("/drop.txt.sha256")})
+    assert world.checker.check("drop").outcome is Outcome.CHANGED
+    world.site.publish("/drop.txt", RELEASE[: len(RELEASE) // 2])  # cut short, the checksum still the full file's
+    refused = world.checker.check("drop", force=True)
+    assert refused.outcome is Outcome.FAILED
+    assert "tampered" in refused.reason
+    assert world.folders.objects["drop/_fetched/drop.txt"] == RELEASE
+
+
+def zip_of(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, body in members.items():
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+def test_an_archive_gives_its_named_members_and_a_changed_layout_keeps_the_last(world: World) -> None:
+    blocks, places = b"network,geoname_id\n1.0.0.0/24,1\n", b"geoname_id,country_iso_code\n1,AU\n"
+    release = {"G_1/G-Blocks-IPv4.csv": blocks, "G_1/G-Locations-en.csv": places, "G_1/LICENSE.txt": b"licence"}
+    world.site.publish("/geo.zip", zip_of(release))
+    members = ["*-Blocks-IPv4.csv", "*-Locations-en.csv"]
+    world.source({"url": world.site.url("/geo.zip"), "unpack": "zip", "members": members}, dataset="geo")
+    assert world.checker.check("geo").written == ("geo/_fetched/G-Blocks-IPv4.csv", "geo/_fetched/G-Locations-en.csv")
+    world.site.publish("/geo.zip", zip_of({"G_2/G-Blocks-IPv4.csv": blocks + b"1.0.1.0/24,1\n"}))
+    failed = world.checker.check("geo", force=True)
+    assert failed.outcome is Outcome.FAILED
+    assert "'*-Locations-en.csv' matches no member" in failed.reason
+    assert world.folders.objects["geo/_fetched/G-Blocks-IPv4.csv"] == blocks
+
+
+def test_a_file_the_source_no_longer_names_is_deleted(world: World) -> None:
+    world.site.publish("/a.txt", RELEASE)
+    world.site.publish("/b.txt", NEXT)
+    world.source({"files": [{"url": world.site.url("/a.txt")}, {"url": world.site.url("/b.txt")}]})
+    world.checker.check("drop")
+    world.source({"url": world.site.url("/a.txt")})  # a changed source is checked at once
+    checked = world.checker.check("drop")
+    assert checked.outcome is Outcome.CHANGED
+    assert checked.deleted == ("drop/_fetched/b.txt",)
+    assert sorted(world.folders.objects) == ["drop/_fetched/a.txt", "drop/_source.json"]
+
+
+def test_credentials_come_from_the_secret_store_and_never_reach_a_reason(world: World) -> None:
+    world.site.publish("/db.tar.gz", RELEASE, auth=("42", "k3y-value"))
+    world.source(
+        {
+            "url": world.site.url("/db.tar.gz"),
+            "params": {"user": "42", "license_key": {"secret": "mm"}},
+            "basic_auth": ["user", "license_key"],
+        }
+    )
+    missing = world.checker.check("drop")
+    assert missing.outcome is Outcome.FAILED
+    assert missing.reason.startswith("secret 'mm' could not be read")
+    world.secrets.values["mm"] = "wrong"
+    refused = world.checker.check("drop", force=True)
+    assert "answered 401" in refused.reason
+    assert "wrong" not in refused.reason
+    world.secrets.values["mm"] = "k3y-value"
+    assert world.checker.check("drop", force=True).outcome is Outcome.CHANGED
+    assert "k3y-value" not in json.dumps(world.states.states["drop"].to_json())
+
+
+def test_an_unusable_source_is_said_once_per_version_of_the_file(world: World) -> None:
+    world.folders.objects["drop/_source.json"] = b'{"url": "ftp://example.org/x"}'
+    assert world.checker.check("drop").outcome is Outcome.INVALID
+    assert world.checker.check("drop").outcome is Outcome.INVALID
+    state = world.states.states["drop"]
+    assert world.states.writes == 1
+    assert state.failures == 1
+    assert "url must be an https:// address" in state.reason
