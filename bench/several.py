@@ -19,6 +19,7 @@ from bench.report import Report, mark
 from bench.timing import median, percentile
 from fencepost.core.addresses import V4, format_address, parse_address
 from fencepost.core.backfill import Dated
+from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.history import Timeline
 from fencepost.core.paging import Slice
 from fencepost.http.app import create_app
@@ -76,6 +77,9 @@ class _NoListings:
 
     def list_datasets(self) -> list[DatasetRecord]:
         return []
+
+    def list_source_states(self) -> dict[str, SourceState]:
+        return {}
 
     def list_pieces(
         self, dataset: str, version: int, family: int, partition: int, *, bounds: tuple[int, int], limit: int

@@ -46,6 +46,7 @@ class StackConfig:
     workers: int = 2  # loader invocations at once on the data queue (the event source's maximum concurrency)
     control_workers: int = 1  # and on the control queue, which never waits behind the data queue
     sweep_every: float = 60.0
+    sources_every: float = 2.0  # seconds between rounds of the folders' sources (0: none; make fetch checks one)
     log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
     # The capacity emulator in front of DynamoDB Local (local.capacity): "off" (DynamoDB Local as it is: unlimited),
     # or a mode of fencepost.capacity.modes ("on-demand-new", "warm=12000", "provisioned=10000,then-on-demand"),
@@ -84,6 +85,7 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb,
         "AWS_ENDPOINT_URL_S3": aws,
         "AWS_ENDPOINT_URL_SQS": aws,
+        "AWS_ENDPOINT_URL_SECRETSMANAGER": aws,
         "TABLE_NAME": config.table,
         "BUCKET_NAME": config.bucket,
         "CONTROL_QUEUE_URL": queues.control.url,
@@ -92,6 +94,9 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "CACHE_TTL_SECONDS": str(config.cache_ttl),
         "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
         "POWERTOOLS_LOG_LEVEL": config.log_level,
+        # Sources may be checked every few seconds and fetched over plain http here (a local fixture server).
+        "SOURCE_MIN_EVERY_SECONDS": "1",
+        "SOURCE_HTTPS_ONLY": "false",
         **config.metrics_environment(),
         **config.loader_env,
     }

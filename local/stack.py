@@ -5,13 +5,14 @@ The handlers are the real ones, imported here after the environment points them 
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
+import logging
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -32,6 +33,16 @@ from local.storage import MEMORY_ROOT, WorkingCopy
 from local.worker import LambdaContext, SqsWorker
 
 
+def every(stop: threading.Event, seconds: float, call: Callable[[], Any], what: str) -> None:
+    """``call`` every ``seconds`` until ``stop`` is set, as a schedule would."""
+    while not stop.wait(seconds):
+        try:
+            call()
+        except Exception as error:  # the local S3 is going away at shutdown; else say why and go on
+            if not stop.is_set():
+                logging.getLogger("local").warning("%s failed: %s", what, error)
+
+
 class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
@@ -42,6 +53,7 @@ class LocalStack:
         self.queues: Queues | None = None
         self.loader: ModuleType | None = None
         self.lookup: ModuleType | None = None
+        self.fetch: ModuleType | None = None
         self.workers: dict[str, SqsWorker] = {}  # "control" and "data"
         self.http: Any = None
         self._stop = threading.Event()
@@ -86,6 +98,7 @@ class LocalStack:
         self._set_environment()
         self.loader = self._import("fencepost.handlers.loader")
         self.lookup = self._import("fencepost.handlers.lookup")
+        self.fetch = self._import("fencepost.handlers.fetch")
         assert self.queues is not None
         lanes = {"control": (self.queues.control, config.control_workers), "data": (self.queues.data, config.workers)}
         for lane, (queue, _) in lanes.items():
@@ -96,7 +109,9 @@ class LocalStack:
             for lane, (_, count) in lanes.items():
                 for number in range(count):
                     self._spawn(lambda lane=lane: self._work(self.workers[lane]), f"{lane}-worker-{number}")
-            self._spawn(self._sweep, "sweep")
+            self._spawn(lambda: every(self._stop, config.sweep_every, self._sweep, "the sweep"), "sweep")
+            if config.sources_every > 0:
+                self._spawn(lambda: every(self._stop, config.sources_every, self.check_sources, "sources"), "sources")
         if config.http_port is not None:
             from local.http import serve
 
@@ -164,11 +179,16 @@ class LocalStack:
                     time.sleep(0.5)
 
     def _sweep(self) -> None:
-        while not self._stop.wait(self.config.sweep_every):
-            with contextlib.suppress(Exception):
-                self.loader.handler(  # type: ignore[union-attr]
-                    {"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext("fencepost-loader", 60)
-                )
+        assert self.loader is not None
+        self.loader.handler(
+            {"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext("fencepost-loader", 60)
+        )
+
+    def check_sources(self, event: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One round of the sources as the schedule starts it on AWS (or one dataset's: ``{"dataset": name}``)."""
+        assert self.fetch is not None
+        result: dict[str, Any] = self.fetch.handler(event or {}, LambdaContext("fencepost-fetch", 300))
+        return result
 
     def stop(self) -> None:
         self._stop.set()

@@ -151,3 +151,7 @@ class SupersededLoad(Conflict):
 
 class NothingToRollBack(Conflict):
     """The dataset has no live or no previous version."""
+
+
+class SecretUnavailable(Exception):
+    """A secret a source names could not be read; the message names the secret, never its value."""

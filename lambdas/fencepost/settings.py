@@ -1,4 +1,4 @@
-"""Every setting of the two functions, declared once: its environment variable, default, bounds and meaning, and the
+"""Every setting of the functions, declared once: its environment variable, default, bounds and meaning, and the
 CDK context key that sets it at deploy when it is a deployment choice.
 
 The functions read them once per cold start (nothing else reads ``os.environ``); ``infra/`` reads the same tables to
@@ -108,6 +108,15 @@ LOADER: Final[dict[str, Setting[Any]]] = {
     "writer_timeout": Setting(
         "WRITER_TIMEOUT_SECONDS", 900.0, 0.0, 900.0, "an abandoned build's writers may write this long (the timeout)"
     ),
+    "tracing": TRACING,
+}
+
+FETCH: Final[dict[str, Setting[Any]]] = {
+    "least_every": Setting("SOURCE_MIN_EVERY_SECONDS", 300, 1, 86_400, "the shortest interval a source may ask"),
+    "https_only": Setting("SOURCE_HTTPS_ONLY", True, doc="fetch https addresses only, and follow redirects to https"),
+    "timeout": Setting("FETCH_TIMEOUT_SECONDS", 30.0, 1.0, 300.0, "seconds to connect, and between two reads"),
+    "attempts": Setting("FETCH_ATTEMPTS", 4, 1, 10, "tries of a download that fails with a 5xx, a 429 or no answer"),
+    "max_wait": Setting("FETCH_MAX_WAIT_SECONDS", 120.0, 0.0, 600.0, "the longest Retry-After a check waits"),
     "tracing": TRACING,
 }
 
@@ -242,6 +251,27 @@ class LoaderSettings:
             limits=loader_limits(env),
             **values,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSettings:
+    """The fetch function's settings (``FETCH``), its table and bucket, and the loader's limits it fetches within."""
+
+    table: TableSettings
+    bucket: str
+    least_every: int = FETCH["least_every"].default
+    https_only: bool = FETCH["https_only"].default
+    timeout: float = FETCH["timeout"].default
+    attempts: int = FETCH["attempts"].default
+    max_wait: float = FETCH["max_wait"].default
+    tracing: bool = FETCH["tracing"].default
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> FetchSettings:
+        env = os.environ if env is None else env
+        bucket = _required(env, "BUCKET_NAME", "the bucket that holds the range files")
+        return cls(TableSettings.from_env(env), bucket, limits=loader_limits(env), **_read(FETCH, env))
 
 
 def loader_limits(env: Mapping[str, str]) -> Limits:

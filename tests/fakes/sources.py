@@ -8,7 +8,7 @@ from pathlib import Path
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.feeds.spec import Secret
 from fencepost.core.objects import SOURCE_NAME, fetched_prefix, prefixes_of
-from fencepost.sourcing.needs import SecretUnavailable
+from fencepost.errors import SecretUnavailable
 
 
 class FakeSourceFolders:

@@ -10,7 +10,17 @@ from typing import Any
 import pytest
 
 from fencepost.core.declared import Setting, SettingsError
-from fencepost.settings import CACHES, LOADER, LOOKUP, CacheLimits, LoaderSettings, LookupSettings, TableSettings
+from fencepost.settings import (
+    CACHES,
+    FETCH,
+    LOADER,
+    LOOKUP,
+    CacheLimits,
+    FetchSettings,
+    LoaderSettings,
+    LookupSettings,
+    TableSettings,
+)
 
 STRUCTURE = {
     "table",
@@ -28,6 +38,7 @@ OWNERS: list[tuple[type[Any], dict[str, Setting[Any]]]] = [
     (LookupSettings, LOOKUP),
     (CacheLimits, CACHES),
     (LoaderSettings, LOADER),
+    (FetchSettings, FETCH),
 ]
 
 
@@ -43,7 +54,7 @@ def test_each_dataclass_holds_exactly_its_tables_settings_with_their_defaults(
 
 
 def test_no_two_settings_share_a_variable_or_a_context_key() -> None:
-    settings = {id(s): s for table in (LOOKUP, CACHES, LOADER) for s in table.values()}.values()
+    settings = {id(s): s for table in (LOOKUP, CACHES, LOADER, FETCH) for s in table.values()}.values()
     variables = [s.env for s in settings]
     keys = [s.context for s in settings if s.context]
     assert len(variables) == len(set(variables))
@@ -78,6 +89,10 @@ def test_the_functions_read_every_variable_of_their_tables() -> None:
     assert read.table == TableSettings("t")
     written = LoaderSettings.from_env({**REQUIRED, **_env_of(LOADER, loader)})
     assert {name: getattr(written, name) for name in LOADER} == loader
+    fetch = {name: _other_value(s) for name, s in FETCH.items()}
+    fetched = FetchSettings.from_env({**REQUIRED, **_env_of(FETCH, fetch), "MAX_OBJECT_BYTES": "2048"})
+    assert {name: getattr(fetched, name) for name in FETCH} == fetch
+    assert fetched.limits.max_object_bytes == 2048
 
 
 BOUNDED = {name: s for name, s in {**LOOKUP, **CACHES}.items() if not isinstance(s.default, str)}

@@ -45,7 +45,7 @@ class BucketUnavailable(DependencyUnavailable):
     """S3 refused or did not answer."""
 
 
-def _refs(client: S3Client, bucket: str, prefix: str) -> Iterator[ObjectRef]:
+def object_refs(client: S3Client, bucket: str, prefix: str) -> Iterator[ObjectRef]:
     """The objects under ``prefix`` (recursively), or at the bucket's top level for an empty prefix."""
     paginator = client.get_paginator("list_objects_v2")
     try:
@@ -73,7 +73,7 @@ class Bucket:
             # At the root only the top level belongs to the default dataset; folders are listed recursively.
             found.update(
                 (r.key, r)
-                for r in _refs(self.client, self.name, prefix)
+                for r in object_refs(self.client, self.name, prefix)
                 if is_data_key(r.key) and (prefix or "/" not in r.key)
             )
         return [found[key] for key in sorted(found)]
@@ -83,7 +83,7 @@ class Bucket:
         dated folder are left out: the loader rejected them when they arrived)."""
         found: dict[str, list[ObjectRef]] = {}
         for ref in sorted(
-            (r for prefix in dated_prefixes(dataset) for r in _refs(self.client, self.name, prefix)),
+            (r for prefix in dated_prefixes(dataset) for r in object_refs(self.client, self.name, prefix)),
             key=lambda r: r.key,
         ):
             try:

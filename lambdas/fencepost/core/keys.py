@@ -21,6 +21,7 @@ Metadata items (PK starts with ``#``, which no dataset name can)::
     PK = "#l#ds"          SK = 0                  the live pointer: what lookups read (version, live since)
     PK = "#h#ds"          SK = instant (ms)       the history: from that instant, that version is served
     PK = "#d#ds"          SK = date (epoch s)     a dated folder's sources and the version built from them
+    PK = "#sources"       SK = dataset_id(name)   what a folder's source's last check found (core.feeds)
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _SHIFT: Final = {family: BITS[family] - bits for family, bits in PARTITION_BITS.
 _OFFSET_MASK: Final = {family: (1 << shift) - 1 for family, shift in _SHIFT.items()}
 
 DATASETS_PK: Final = "#datasets"
+SOURCES_PK: Final = "#sources"
 VERSION_HEADER_SK: Final = 0
 
 DATASET_NAME_RULE: Final = (

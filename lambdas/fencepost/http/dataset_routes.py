@@ -12,8 +12,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
+from fencepost.core.feeds.schedule import SourceState
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.model import DatasetRecord
@@ -26,6 +27,7 @@ MAX_NAMES = 256  # dataset records (or their absence) kept per container
 class DatasetReader(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def list_datasets(self) -> list[DatasetRecord]: ...
+    def list_source_states(self) -> dict[str, SourceState]: ...
 
 
 class Listings:
@@ -42,6 +44,7 @@ class Listings:
         self.store, self.ttl, self.clock = store, ttl, clock
         self._records: LruCache[str, tuple[float, DatasetRecord | None]] = LruCache(max_names)
         self._everything: tuple[float, list[DatasetRecord]] | None = None
+        self._sources: tuple[float, dict[str, SourceState]] | None = None
         self._lock = threading.Lock()
 
     def get(self, name: str) -> DatasetRecord | None:
@@ -68,9 +71,23 @@ class Listings:
                 self._everything = (now + self.ttl, records)
         return records
 
+    def sources(self) -> dict[str, SourceState]:
+        """What each folder's source's last check found, by dataset (one read of them all)."""
+        now = self.clock()
+        with self._lock:
+            cached = self._sources
+        if cached is not None and now < cached[0]:
+            return cached[1]
+        states = self.store.list_source_states()
+        if self.ttl > 0:
+            with self._lock:
+                self._sources = (now + self.ttl, states)
+        return states
+
     def answer_all(self) -> HttpResponse:
         """``GET /datasets``: every dataset that is not retired."""
-        records = [record.to_api() for record in self.all() if not record.retired]
+        sources = self.sources()
+        records = [_shown(record, sources) for record in self.all() if not record.retired]
         return json_response(200, {"datasets": records}, NO_STORE)
 
     def answer_one(self, name: str) -> HttpResponse:
@@ -79,4 +96,10 @@ class Listings:
         record = self.get(name)
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")
-        return json_response(200, record.to_api(), NO_STORE)
+        return json_response(200, _shown(record, self.sources()), NO_STORE)
+
+
+def _shown(record: DatasetRecord, sources: dict[str, SourceState]) -> dict[str, Any]:
+    """A dataset as the API shows it: its record, and its folder's source (None: the folder names none)."""
+    state = sources.get(record.name)
+    return {**record.to_api(), "source": None if state is None else state.to_api()}

@@ -21,10 +21,11 @@ from typing import Any
 from urllib.parse import quote
 
 from fencepost.core.feeds.schedule import Download, Outcome, SourceState
-from fencepost.core.feeds.spec import FeedFile, Source, parse_source
+from fencepost.core.feeds.spec import FeedFile, Source, parse_source, public_url
 from fencepost.core.objects import FolderError, fetched_prefix
 from fencepost.downloads import FetchError, Request, unpack
-from fencepost.sourcing.needs import Downloads, Secrets, SecretUnavailable, SourceFolders, SourceStates
+from fencepost.errors import SecretUnavailable
+from fencepost.sourcing.needs import Downloads, Secrets, SourceFolders, SourceStates
 
 _SHA256 = re.compile(r"\b([0-9a-fA-F]{64})\b")
 
@@ -36,6 +37,9 @@ class CheckRules:
     max_bytes: int = 512 << 20  # the loader's largest object: no download or member may be larger
 
 
+FAILING = 3  # failed checks in a row that make a source failing (what its alarm watches)
+
+
 @dataclass(frozen=True, slots=True)
 class Checked:
     dataset: str
@@ -43,12 +47,25 @@ class Checked:
     reason: str = ""
     written: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
+    failing: bool = False  # FAILING checks or more failed in a row
+    stale: bool = False  # no check found the folder current for three intervals
+
+
+def counts(results: list[Checked]) -> dict[str, int]:
+    """A round's figures, as metrics: checks by outcome, and the sources the alarms watch."""
+    found = {f"SourceChecks{outcome.value.title()}": 0 for outcome in Outcome}
+    for checked in results:
+        if checked.outcome is not None:
+            found[f"SourceChecks{checked.outcome.value.title()}"] += 1
+    found["SourcesFailing"] = sum(checked.failing for checked in results)
+    found["SourcesStale"] = sum(checked.stale for checked in results)
+    return found
 
 
 @dataclass
 class _Staged:
-    downloads: dict[str, Download] = field(default_factory=dict)  # by file URL
-    files: dict[str, list[tuple[str, Path]]] = field(default_factory=dict)  # by file URL: (key, contents) to write
+    downloads: dict[str, Download] = field(default_factory=dict)  # by file (_file_id)
+    files: dict[str, list[tuple[str, Path]]] = field(default_factory=dict)  # by file: (key, contents) to write
 
 
 @dataclass(kw_only=True)
@@ -75,32 +92,40 @@ class Checker:
         try:
             source = parse_source(raw, key, least_every=self.rules.least_every, https_only=self.rules.https_only)
         except FolderError as error:
-            return self._invalid(dataset, state, raw, str(error))
+            checked, state = self._invalid(dataset, state, raw, str(error))
+            return dataclasses.replace(checked, failing=state.failures >= FAILING)
+        if source.paused:
+            if not state.paused or state.digest != source.digest:
+                state = self._record(dataset, state.paused_by(source))
+            return self._watched(Checked(dataset, None, "paused: set paused to false to check it"), state, source)
         if not force and not state.due(source, self.clock()):
-            return Checked(dataset, None, "not due")
-        state = state.for_source(source)
+            return self._watched(Checked(dataset, None, "not due"), state, source)
         try:
             with tempfile.TemporaryDirectory(dir=self.workdir, prefix="fetch-") as directory:
-                return self._fetch(dataset, source, state, Path(directory))
+                checked, state = self._fetch(dataset, source, state, Path(directory))
         except (FetchError, SecretUnavailable) as error:
-            self._record(dataset, self._checked(state, source, Outcome.FAILED, reason=str(error)))
-            return Checked(dataset, Outcome.FAILED, str(error))
+            state = self._record(dataset, self._checked(state, source, Outcome.FAILED, reason=str(error)))
+            checked = Checked(dataset, Outcome.FAILED, str(error))
+        return self._watched(checked, state, source)
+
+    def _watched(self, checked: Checked, state: SourceState, source: Source) -> Checked:
+        return dataclasses.replace(checked, failing=state.failures >= FAILING, stale=state.stale(source, self.clock()))
 
     def _checked(self, state: SourceState, source: Source, outcome: Outcome, **found: Any) -> SourceState:
         return state.checked(source, outcome, self.clock(), least_every=self.rules.least_every, **found)
 
-    def _fetch(self, dataset: str, source: Source, state: SourceState, directory: Path) -> Checked:
+    def _fetch(self, dataset: str, source: Source, state: SourceState, directory: Path) -> tuple[Checked, SourceState]:
         present = self.folders.fetched_objects(dataset)
         staged = _Staged()
         params = self._params(source)
         auth = (params[source.basic_auth[0]], params[source.basic_auth[1]]) if source.basic_auth else None
         limit = min(source.max_bytes or self.rules.max_bytes, self.rules.max_bytes)
         for feed in source.files:
-            prior = state.downloads.get(feed.url)
+            prior = state.downloads.get(_file_id(feed))
             intact = prior is not None and all(present.get(k) == etag for k, etag in prior.objects)
             request = Request(
                 url=_filled(feed.url, params),
-                shown=feed.url,
+                shown=public_url(feed.url),
                 auth=auth,
                 etag=prior.etag if intact and prior else None,
                 last_modified=prior.last_modified if intact and prior else None,
@@ -108,58 +133,65 @@ class Checker:
             )
             fetched = self.downloads.get(request, directory)
             if fetched.path is None and (prior is None or not intact):
-                raise FetchError(f"{feed.url}: answered 304 Not Modified to a request that was not conditional")
+                raise FetchError(
+                    f"{public_url(feed.url)}: answered 304 Not Modified to a request that was not conditional"
+                )
             if prior is not None and (fetched.path is None or (intact and fetched.sha256 == prior.sha256)):
-                staged.downloads[feed.url] = Download(fetched.etag, fetched.last_modified, prior.sha256, prior.objects)
+                staged.downloads[_file_id(feed)] = Download(
+                    fetched.etag, fetched.last_modified, prior.sha256, prior.objects
+                )
                 continue
             assert fetched.path is not None
             self._verify(feed, fetched.sha256, params, auth, directory)
             named = [(feed.name, fetched.path)] if feed.unpack is None else self._unpacked(feed, fetched.path, limit)
-            staged.files[feed.url] = [(fetched_prefix(dataset) + name, path) for name, path in named]
-            staged.downloads[feed.url] = Download(fetched.etag, fetched.last_modified, fetched.sha256)
-        if not staged.files:
-            self._record(dataset, self._checked(state, source, Outcome.UNCHANGED, downloads=staged.downloads))
-            return Checked(dataset, Outcome.UNCHANGED)
+            staged.files[_file_id(feed)] = [(fetched_prefix(dataset) + name, path) for name, path in named]
+            staged.downloads[_file_id(feed)] = Download(fetched.etag, fetched.last_modified, fetched.sha256)
+        if not staged.files and set(present) <= {key for d in staged.downloads.values() for key, _ in d.objects}:
+            state = self._checked(state, source, Outcome.UNCHANGED, downloads=staged.downloads)
+            return Checked(dataset, Outcome.UNCHANGED), self._record(dataset, state)
         return self._write(dataset, source, state, staged, present)
 
     def _write(
         self, dataset: str, source: Source, state: SourceState, staged: _Staged, present: Mapping[str, str]
-    ) -> Checked:
+    ) -> tuple[Checked, SourceState]:
         keys = [key for objects in staged.files.values() for key, _ in objects]
         if len(set(keys)) != len(keys):
             raise FetchError(f"{source.shown_url()}: two files of the release have one name")
         downloads: dict[str, Download] = {}
         for feed in source.files:
-            download = staged.downloads[feed.url]
-            objects = staged.files.get(feed.url)
+            download = staged.downloads[_file_id(feed)]
+            objects = staged.files.get(_file_id(feed))
             if objects is not None:
                 written = tuple((key, self.folders.put_fetched(key, path)) for key, path in objects)
                 download = dataclasses.replace(download, objects=written)
-            downloads[feed.url] = download
+            downloads[_file_id(feed)] = download
         kept = {key for download in downloads.values() for key, _ in download.objects}
         gone = sorted(set(present) - kept)
         if gone:
             self.folders.delete_fetched(gone)
-        self._record(dataset, self._checked(state, source, Outcome.CHANGED, downloads=downloads))
-        return Checked(dataset, Outcome.CHANGED, written=tuple(keys), deleted=tuple(gone))
+        state = self._record(dataset, self._checked(state, source, Outcome.CHANGED, downloads=downloads))
+        return Checked(dataset, Outcome.CHANGED, written=tuple(keys), deleted=tuple(gone)), state
 
     def _unpacked(self, feed: FeedFile, path: Path, limit: int) -> list[tuple[str, Path]]:
         assert feed.unpack is not None
-        return unpack(path, feed.unpack, feed.members, max_bytes=limit, directory=path.parent, shown=feed.url)
+        return unpack(
+            path, feed.unpack, feed.members, max_bytes=limit, directory=path.parent, shown=public_url(feed.url)
+        )
 
     def _verify(
         self, feed: FeedFile, sha256: str, params: Mapping[str, str], auth: tuple[str, str] | None, directory: Path
     ) -> None:
         if feed.sha256_url is None:
             return
-        text = self.downloads.text(_filled(feed.sha256_url, params), feed.sha256_url, auth, directory)
+        shown = public_url(feed.sha256_url)
+        text = self.downloads.text(_filled(feed.sha256_url, params), shown, auth, directory)
         found = _SHA256.search(text)
         if found is None:
-            raise FetchError(f"{feed.sha256_url}: holds no SHA-256 checksum")
+            raise FetchError(f"{shown}: holds no SHA-256 checksum")
         if found[1].lower() != sha256:
             raise FetchError(
-                f"{feed.url}: the download's SHA-256 is {sha256[:16]}..., the publisher's {found[1][:16].lower()}...: "
-                "refused (a damaged or tampered download)"
+                f"{public_url(feed.url)}: the download's SHA-256 is {sha256[:16]}..., the publisher's "
+                f"{found[1][:16].lower()}...: refused (a damaged or tampered download)"
             )
 
     def _params(self, source: Source) -> dict[str, str]:
@@ -168,29 +200,30 @@ class Checker:
             for name, value in source.params.items()
         }
 
-    def _invalid(self, dataset: str, state: SourceState, raw: bytes, reason: str) -> Checked:
+    def _invalid(self, dataset: str, state: SourceState, raw: bytes, reason: str) -> tuple[Checked, SourceState]:
         digest = "invalid:" + hashlib.sha256(raw).hexdigest()[:16]
         if state.digest != digest:  # said once per version of the file, not at every tick
-            now = self.clock()
-            self._record(
-                dataset,
-                SourceState(
-                    digest=digest,
-                    last_checked=now,
-                    last_changed=state.last_changed,
-                    last_ok=state.last_ok,
-                    outcome=Outcome.INVALID.value,
-                    reason=reason,
-                    failures=state.failures + 1,
-                    checks=state.checks + 1,
-                    unchanged=state.unchanged,
-                    downloads=state.downloads,
-                ),
+            state = dataclasses.replace(
+                state,
+                digest=digest,
+                last_checked=self.clock(),
+                outcome=Outcome.INVALID.value,
+                reason=reason,
+                failures=state.failures + 1,
+                checks=state.checks + 1,
             )
-        return Checked(dataset, Outcome.INVALID, reason)
+            self._record(dataset, state)
+        return Checked(dataset, Outcome.INVALID, reason), state
 
-    def _record(self, dataset: str, state: SourceState) -> None:
+    def _record(self, dataset: str, state: SourceState) -> SourceState:
         self.states.put_source_state(dataset, state)
+        return state
+
+
+def _file_id(feed: FeedFile) -> str:
+    """What a file's download is kept under in the table: a digest of all the source says of it (its address may
+    hold a key; a changed name or member list makes another file)."""
+    return hashlib.sha256(repr(feed).encode()).hexdigest()[:16]
 
 
 def _filled(url: str, params: Mapping[str, str]) -> str:

@@ -48,7 +48,3 @@ class Downloads(Protocol):
     def get(self, request: Request, directory: Path) -> Fetched: ...
 
     def text(self, url: str, shown: str, auth: tuple[str, str] | None, directory: Path) -> str: ...
-
-
-class SecretUnavailable(Exception):
-    """A secret a source names could not be read; the message names the secret, never its value."""

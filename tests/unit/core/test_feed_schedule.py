@@ -49,20 +49,19 @@ def test_failures_are_retried_sooner_doubling_up_to_the_interval() -> None:
     assert state.reason == ""
 
 
-def test_a_changed_source_is_due_at_once_and_forgets_its_downloads() -> None:
+def test_a_changed_source_is_due_at_once() -> None:
     feed = source()
-    kept = {"https://e.org/drop.txt": Download(etag='"a"', sha256="ab", objects=(("geo/_fetched/drop.txt", "e"),))}
-    state = SourceState().checked(feed, Outcome.CHANGED, 0, least_every=60, downloads=kept)
-    assert state.for_source(feed) is state
+    state = SourceState().checked(feed, Outcome.CHANGED, 0, least_every=60)
     assert not state.due(feed, 1)
-    moved = source(every="2h")
-    assert state.due(moved, 1)
-    assert state.for_source(moved).downloads == {}
+    assert state.due(source(every="2h"), 1)
+    assert (state.url, state.every) == ("https://e.org/drop.txt", 3600)
 
 
 def test_a_paused_source_is_never_due_and_never_stale() -> None:
     feed = source(paused=True)
-    state = SourceState().checked(source(), Outcome.CHANGED, 0, least_every=60)
+    state = SourceState().checked(source(), Outcome.CHANGED, 0, least_every=60).paused_by(feed)
+    assert state.to_api()["paused"] is True
+    assert state.to_api()["next_check"] is None
     assert not state.due(feed, 100 * HOUR)
     assert not state.stale(feed, 100 * HOUR)
 
@@ -81,3 +80,21 @@ def test_the_state_survives_its_json() -> None:
     kept = {"https://e.org/drop.txt": Download('"a"', "Tue, 14 Nov 2023 22:13:20 GMT", "ab", (("k", "e"),))}
     state = SourceState().checked(feed, Outcome.CHANGED, 5, least_every=60, downloads=kept)
     assert SourceState.from_json(json.loads(json.dumps(state.to_json()))) == state
+
+
+def test_what_the_api_shows() -> None:
+    feed = source()
+    state = SourceState().checked(feed, Outcome.FAILED, 1_700_000_000_000, least_every=60, reason="answered 503")
+    assert state.to_api() == {
+        "url": "https://e.org/drop.txt",
+        "every_seconds": 3600,
+        "paused": False,
+        "outcome": "FAILED",
+        "reason": "answered 503",
+        "last_checked": "2023-11-14T22:13:20Z",
+        "last_changed": None,
+        "next_check": "2023-11-14T22:14:20Z",
+        "checks": 1,
+        "unchanged": 0,
+        "failures_in_a_row": 1,
+    }

@@ -3,13 +3,18 @@ most once per name (and once in whole) per container and TTL."""
 
 from __future__ import annotations
 
+import json
+
+from fencepost.core.feeds.schedule import Outcome, SourceState
+from fencepost.core.feeds.spec import parse_source
 from fencepost.http.dataset_routes import Listings
 from fencepost.model import DatasetRecord
 
 
 class Store:
     def __init__(self) -> None:
-        self.records = {"geo": DatasetRecord(name="geo", live=1)}
+        self.records = {"geo": DatasetRecord(name="geo", live=1), "drop": DatasetRecord(name="drop", live=1)}
+        self.sources: dict[str, SourceState] = {}
         self.reads: list[str] = []
 
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
@@ -20,6 +25,10 @@ class Store:
     def list_datasets(self) -> list[DatasetRecord]:
         self.reads.append("*")
         return list(self.records.values())
+
+    def list_source_states(self) -> dict[str, SourceState]:
+        self.reads.append("sources")
+        return self.sources
 
 
 class Clock:
@@ -37,14 +46,14 @@ def test_a_listing_is_read_once_per_ttl() -> None:
     for _ in range(100):
         assert listings.get("geo") == DatasetRecord(name="geo", live=1)
         assert listings.get("nope") is None
-        assert [record.name for record in listings.all()] == ["geo"]
+        assert [record.name for record in listings.all()] == ["geo", "drop"]
     # Then each was read once
     assert sorted(store.reads) == ["*", "geo", "nope"]
     # And after the TTL, once more: a change is seen within the TTL
     store.records["geo"] = DatasetRecord(name="geo", live=2)
     clock.now += 5.0
     assert listings.get("geo") == DatasetRecord(name="geo", live=2)
-    assert [record.live for record in listings.all()] == [2]
+    assert [record.live for record in listings.all()] == [2, 1]
     assert sorted(store.reads) == ["*", "*", "geo", "geo", "nope"]
 
 
@@ -66,3 +75,22 @@ def test_a_ttl_of_zero_reads_every_time() -> None:
     listings.all()
     listings.all()
     assert store.reads == ["geo", "geo", "*", "*"]
+
+
+def test_a_dataset_shows_its_source_and_none_without_one() -> None:
+    store = Store()
+    source = parse_source(
+        b'{"url": "https://e.org/drop.txt?key=abc", "every": "1h"}', "s", least_every=60, https_only=True
+    )
+    store.sources["drop"] = SourceState().checked(source, Outcome.UNCHANGED, 1_700_000_000_000, least_every=60)
+    listings = Listings(store, 5.0, clock=Clock())
+    one = json.loads(listings.answer_one("drop").body)
+    assert one["source"]["url"] == "https://e.org/drop.txt?..."
+    assert (one["source"]["outcome"], one["source"]["next_check"]) == ("UNCHANGED", "2023-11-14T23:13:20Z")
+    assert json.loads(listings.answer_one("geo").body)["source"] is None
+    every = json.loads(listings.answer_all().body)["datasets"]
+    assert [(d["name"], d["source"] and d["source"]["outcome"]) for d in every] == [
+        ("geo", None),
+        ("drop", "UNCHANGED"),
+    ]
+    assert store.reads.count("sources") == 1  # one read of every source, cached as the listing is

@@ -6,7 +6,7 @@
 - ``serving``: what is served: the live pointers lookups read, and going live, rollback and retirement, each
   one transaction (``transactions``) of the record and the pointer;
 - ``builds``: build records (chunks counted once); ``versions``: headers and directories; ``history``: which
-  version was served when;
+  version was served when; ``feed_states``: what each source's last check found;
 - ``probe``: the lookup's one Query; ``pieces``: range listing's reads; ``writer``: bulk writes, paced (not
   imported here: the lookup function never loads it).
 """
@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 from fencepost.aws.dynamo.builds import BuildTable
 from fencepost.aws.dynamo.client import Table, make_client
 from fencepost.aws.dynamo.datasets import DatasetTable
+from fencepost.aws.dynamo.feed_states import SourceStateTable
 from fencepost.aws.dynamo.pieces import read_pieces
 from fencepost.aws.dynamo.probe import RangeTable
 from fencepost.aws.dynamo.versions import VersionTable
 from fencepost.core.backfill import Dated
+from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.history import Timeline
 from fencepost.core.items import Hit
 from fencepost.core.keys import Probe
@@ -44,11 +46,19 @@ class Tables:
     builds: BuildTable
     versions: VersionTable
     ranges: RangeTable
+    sources: SourceStateTable
 
     @classmethod
     def connect(cls, client: DynamoDBClient, name: str) -> Tables:
         table = Table(client, name)
-        return cls(table, DatasetTable(table), BuildTable(table), VersionTable(table), RangeTable(table))
+        return cls(
+            table,
+            DatasetTable(table),
+            BuildTable(table),
+            VersionTable(table),
+            RangeTable(table),
+            SourceStateTable(table),
+        )
 
     # What the lookup reads (``fencepost.reading.lookup.LookupStore``):
 
@@ -74,6 +84,9 @@ class Tables:
 
     def list_datasets(self) -> list[DatasetRecord]:
         return self.datasets.all()
+
+    def list_source_states(self) -> dict[str, SourceState]:
+        return self.sources.source_states()
 
     def get_timeline(self, dataset: str) -> Timeline:
         return self.datasets.timeline(dataset)

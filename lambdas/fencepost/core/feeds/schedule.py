@@ -1,8 +1,9 @@
 """When a source is checked, and what its last check left: the validators of each download (so the next request can
 be conditional), the objects each wrote, and the counts a person reads in ``GET /datasets/{name}``.
 
-A source is due when its interval has passed since the last check, at once when its ``_source.json`` changed (its
-validators are forgotten then: the same URL may now mean other files), and never while paused. After a failed check
+A source is due when its interval has passed since the last check, at once when its ``_source.json`` changed, and
+never while paused. Each file's download is kept under a digest of everything the source says of that file, so a
+file whose address, name or members changed is fetched afresh. After a failed check
 the next comes sooner than the interval, doubling from the shortest interval allowed, so a brief outage of the
 publisher costs minutes of staleness, not a day, and a long one is not hammered.
 """
@@ -16,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from fencepost.core.feeds.spec import Source
+from fencepost.core.history import format_instant
 
 
 class Outcome(StrEnum):
@@ -47,18 +49,16 @@ class SourceState:
     failures: int = 0  # failed checks in a row
     checks: int = 0
     unchanged: int = 0  # checks that found nothing new
-    downloads: Mapping[str, Download] = field(default_factory=dict)  # by file URL (as written, placeholders kept)
+    downloads: Mapping[str, Download] = field(default_factory=dict)  # by file (a digest of its address)
+    url: str = ""  # the source's address as anyone may see it (spec.public_url)
+    every: int = 0  # seconds
+    paused: bool = False
 
     def due(self, source: Source, now: int) -> bool:
+        """Whether a check is due (a paused source never is)."""
         if source.paused:
             return False
         return source.digest != self.digest or now >= self.next_check
-
-    def for_source(self, source: Source) -> SourceState:
-        """This state as the next check starts from it: a changed source forgets what its downloads were."""
-        if source.digest == self.digest:
-            return self
-        return dataclasses.replace(self, digest=source.digest, downloads={})
 
     def checked(
         self,
@@ -86,7 +86,29 @@ class SourceState:
             checks=self.checks + 1,
             unchanged=self.unchanged + (outcome is Outcome.UNCHANGED),
             downloads=dict(downloads if downloads is not None else self.downloads),
+            url=source.shown_url(),
+            every=source.every,
         )
+
+    def paused_by(self, source: Source) -> SourceState:
+        """This state once ``source`` (paused) was read: said once, checked no more until it is resumed."""
+        return dataclasses.replace(self, digest=source.digest, paused=True, url=source.shown_url(), every=source.every)
+
+    def to_api(self) -> dict[str, Any]:
+        """What ``GET /datasets/{name}`` shows of the source (``source``)."""
+        return {
+            "url": self.url,
+            "every_seconds": self.every,
+            "paused": self.paused,
+            "outcome": self.outcome or None,
+            "reason": self.reason or None,
+            "last_checked": _shown(self.last_checked),
+            "last_changed": _shown(self.last_changed),
+            "next_check": None if self.paused or self.last_checked is None else _shown(self.next_check),
+            "checks": self.checks,
+            "unchanged": self.unchanged,
+            "failures_in_a_row": self.failures,
+        }
 
     def stale(self, source: Source, now: int) -> bool:
         """No check has found the folder current for three intervals: what the alarm watches."""
@@ -115,3 +137,7 @@ class SourceState:
             for url, entry in (document.get("downloads") or {}).items()
         }
         return cls(**known)
+
+
+def _shown(instant: int | None) -> str | None:
+    return None if instant is None else format_instant(instant / 1000)

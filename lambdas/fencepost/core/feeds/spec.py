@@ -74,8 +74,18 @@ class Source:
     digest: str = ""  # of the document as parsed: a changed source is checked at once, its validators forgotten
 
     def shown_url(self) -> str:
-        """The first file's URL as a person may see it: placeholders left as they are, never a credential."""
-        return self.files[0].url
+        """The first file's address as anyone may see it (``public_url``), and how many more files there are."""
+        more = len(self.files) - 1
+        return public_url(self.files[0].url) + (f" (and {more} more)" if more else "")
+
+
+def public_url(url: str) -> str:
+    """An address as messages, reports and the API show it: without its query (which may carry a key written into
+    it) or a user; placeholders stay placeholders."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}" + ("?..." if parts.query else "")
 
 
 def parse_every(value: Any, where: str, least: int) -> int:

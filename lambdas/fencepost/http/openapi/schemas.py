@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS, Mode
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
+from fencepost.http.openapi.source_status import SourceStatus
 from fencepost.model import DatasetRecord, DiffSummary
 from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED
 
@@ -184,20 +185,21 @@ class BatchResponse(BaseModel):
     )
 
 
-def _served(record: type, name: str) -> type[BaseModel]:
+def _served(record: type, name: str, **more: Any) -> type[BaseModel]:
     """The response model of a record: its served fields under their API names, so the record (in
-    ``fencepost.model``) stays the one definition of what ``GET /datasets/{name}`` answers."""
+    ``fencepost.model``) stays the one definition of what ``GET /datasets/{name}`` answers; ``more`` beside them."""
     hints = typing.get_type_hints(record)
     served: dict[str, Any] = {
         spec.metadata.get("api", spec.name): (hints[spec.name], Field(description=spec.metadata.get("doc")))
         for spec in dataclasses.fields(record)
         if spec.metadata.get("served", True)
     }
-    model: type[BaseModel] = create_model(name, **served)
+    model: type[BaseModel] = create_model(name, **served, **more)
     return model
 
 
-Dataset = _served(DatasetRecord, "Dataset")
+SOURCE = (SourceStatus | None, Field(description="The folder's source (`_source.json`); null when it names none."))
+Dataset = _served(DatasetRecord, "Dataset", source=SOURCE)
 
 
 DatasetList = create_model("DatasetList", datasets=(list[Dataset], ...))  # type: ignore[valid-type]

@@ -1,0 +1,109 @@
+"""A folder that names its source, through the real fetch, loader and lookup handlers on DynamoDB Local and a local
+S3, fed by a real HTTP server on this machine: it goes READY without an upload, refreshes when the release changes,
+does nothing when it does not, and a cut-short, tampered or 90%-shrunk release never replaces the live version."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import sys
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Stack
+from tests.publisher import Publisher
+from tests.support import LambdaContext
+
+
+def drop_list(networks: Iterable[int]) -> bytes:
+    """A list in Spamhaus DROP's text layout: one /20 a line, a comment after ``;``."""
+    lines = ["; Spamhaus DROP List 2026/11/26 - (c) 2026 The Spamhaus Project SLU", "; Last-Modified: today"]
+    lines += [f"{10 + k // 256}.{k % 256}.0.0/20 ; SBL{100000 + k}" for k in networks]
+    return ("\n".join([*lines, "; EOF"]) + "\n").encode()
+
+
+def address(k: int) -> str:
+    return f"{10 + k // 256}.{k % 256}.7.9"
+
+
+@pytest.fixture
+def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The fetch function as ``make run`` wires it (after the stack set its environment): sources may be checked
+    every second, over plain http."""
+    assert stack.bucket
+    monkeypatch.setenv("SOURCE_MIN_EVERY_SECONDS", "1")
+    monkeypatch.setenv("SOURCE_HTTPS_ONLY", "false")
+    monkeypatch.setenv("FETCH_ATTEMPTS", "2")
+    sys.modules.pop("fencepost.handlers.fetch", None)
+    return importlib.import_module("fencepost.handlers.fetch")
+
+
+def check(fetch: ModuleType, stack: Stack, **event: Any) -> dict[str, str]:
+    """One round (or one dataset's check), then every message the loader gets delivered."""
+    result = fetch.handler(event, LambdaContext())
+    stack.drain()
+    return {entry["dataset"]: entry["outcome"] for entry in result["checked"]}
+
+
+def found(stack: Stack, k: int) -> str | None:
+    status, body = stack.get("/lookup", ip=address(k), dataset="drop")
+    return body["data"]["comment"] if status == 200 else None
+
+
+def test_a_source_fed_folder_refreshes_itself_and_refuses_bad_releases(stack: Stack, fetch: ModuleType) -> None:
+    with Publisher() as site:
+        site.publish("/drop.txt", drop_list(range(1000)))
+        stack.put("drop/_source.json", json.dumps({"url": site.url("/drop.txt"), "every": "1h"}))
+        # Ready without an upload
+        assert check(fetch, stack) == {"drop": "CHANGED"}
+        record = stack.dataset("drop")
+        assert (record["status"], record["version"], record["ranges"]) == ("READY", 1, 1000)
+        assert found(stack, 3) == "SBL100003"
+        # Nothing new: a 304, nothing written, nothing built
+        assert check(fetch, stack) == {}  # not due for an hour
+        assert check(fetch, stack, dataset="drop") == {"drop": "UNCHANGED"}
+        assert site.requests("/drop.txt")[-1].status == 304
+        listed = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="drop/_fetched/")["Contents"]
+        assert [entry["Key"] for entry in listed] == ["drop/_fetched/drop.txt"]
+        assert stack.dataset("drop")["load"]["version"] == 1  # no build started
+        # A new release
+        site.publish("/drop.txt", drop_list(range(1010)))
+        assert check(fetch, stack, dataset="drop") == {"drop": "CHANGED"}
+        assert (stack.dataset("drop")["version"], found(stack, 1005)) == (2, "SBL101005")
+        # A release cut short of its length is fetched again, then refused: the folder is untouched
+        site.publish("/drop.txt", drop_list(range(1020)), cut_at=4000)
+        assert check(fetch, stack, dataset="drop") == {"drop": "FAILED"}
+        assert (stack.dataset("drop")["version"], found(stack, 1015)) == (2, None)
+        # A release whose checksum is not the publisher's is refused
+        release = drop_list(range(1020))
+        site.publish("/drop.txt", release[:-40] + b"1.2.3.0/24 ; SBL999999\n; EOF\n")
+        site.publish("/drop.txt.sha256", f"{hashlib.sha256(release).hexdigest()}  drop.txt\n".encode())
+        stack.put(
+            "drop/_source.json",
+            json.dumps({"url": site.url("/drop.txt"), "sha256_url": site.url("/drop.txt.sha256"), "every": "1h"}),
+        )
+        assert check(fetch, stack) == {"drop": "FAILED"}
+        status, shown = stack.get("/datasets/drop")
+        assert status == 200
+        assert "tampered" in shown["source"]["reason"]
+        assert (shown["version"], found(stack, 1)) == (2, "SBL100001")
+        # A release that drops 90% of the list is fetched, then refused by the folder's gates: version 2 answers
+        site.publish("/drop.txt", drop_list(range(101)))
+        site.publish("/drop.txt.sha256", f"{hashlib.sha256(drop_list(range(101))).hexdigest()}  drop.txt\n".encode())
+        assert check(fetch, stack, dataset="drop") == {"drop": "CHANGED"}
+        record = stack.dataset("drop")
+        assert (record["status"], record["version"]) == ("FAILED", 2)
+        assert record["load"]["diff"]["gate"] == "max_removed_percent"
+        assert (found(stack, 500), found(stack, 50)) == ("SBL100500", "SBL100050")
+        source = stack.get("/datasets/drop")[1]["source"]
+        assert (source["outcome"], source["checks"], source["unchanged"], source["failures_in_a_row"]) == (
+            "CHANGED",
+            6,
+            1,
+            0,
+        )
+        assert source["url"].endswith("/drop.txt")
