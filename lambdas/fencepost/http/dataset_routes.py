@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.errors import UnknownDataset, check_dataset_name
@@ -20,6 +20,7 @@ from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.model import DatasetRecord
 from fencepost.reading.caches import LruCache
 
+T = TypeVar("T")
 LISTING_TTL = 5.0  # seconds a listing is answered from a container's cache
 MAX_NAMES = 256  # dataset records (or their absence) kept per container
 
@@ -43,8 +44,7 @@ class Listings:
     ) -> None:
         self.store, self.ttl, self.clock = store, ttl, clock
         self._records: LruCache[str, tuple[float, DatasetRecord | None]] = LruCache(max_names)
-        self._everything: tuple[float, list[DatasetRecord]] | None = None
-        self._sources: tuple[float, dict[str, SourceState]] | None = None
+        self._wholes: dict[str, tuple[float, object]] = {}  # every record, every source state
         self._lock = threading.Lock()
 
     def get(self, name: str) -> DatasetRecord | None:
@@ -60,29 +60,24 @@ class Listings:
 
     def all(self) -> list[DatasetRecord]:
         """Every dataset's record, in name order."""
-        now = self.clock()
-        with self._lock:
-            cached = self._everything
-        if cached is not None and now < cached[0]:
-            return cached[1]
-        records = self.store.list_datasets()
-        if self.ttl > 0:
-            with self._lock:
-                self._everything = (now + self.ttl, records)
-        return records
+        return self._whole("records", self.store.list_datasets)
 
     def sources(self) -> dict[str, SourceState]:
         """What each folder's source's last check found, by dataset (one read of them all)."""
+        return self._whole("sources", self.store.list_source_states)
+
+    def _whole(self, name: str, read: Callable[[], T]) -> T:
+        """A read of a whole partition, kept ``ttl`` seconds under ``name``."""
         now = self.clock()
         with self._lock:
-            cached = self._sources
+            cached = self._wholes.get(name)
         if cached is not None and now < cached[0]:
-            return cached[1]
-        states = self.store.list_source_states()
+            return cast(T, cached[1])
+        found = read()
         if self.ttl > 0:
             with self._lock:
-                self._sources = (now + self.ttl, states)
-        return states
+                self._wholes[name] = (now + self.ttl, found)
+        return found
 
     def answer_all(self) -> HttpResponse:
         """``GET /datasets``: every dataset that is not retired."""
