@@ -11,7 +11,7 @@ SCAN_STAMP := $(SCAN_VENV)/.installed
 NODE_STAMP := node_modules/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install lint fmt test test-slow run rollback bench fuzz plan clean
+.PHONY: help install lint fmt test test-slow run rollback fetch bench fuzz plan clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -26,6 +26,7 @@ help:
 	@echo "make lint-template  cfn-lint (with serverless rules) and checkov over the synthesized templates"
 	@echo "make deploy     deploy to the AWS account of your current credentials (see docs/deploy.md)"
 	@echo "make rollback DATASET=name   serve the previous version of a dataset again (local stack)"
+	@echo "make fetch DATASET=name      check the dataset's source (_source.json) now (local stack)"
 
 $(PY_STAMP): requirements/dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed as python3")'
@@ -84,13 +85,24 @@ plan: $(PY_STAMP)
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 
+# The admin module against the local stack (make run), as local.config sets the functions' environment.
+LOCAL_AWS = http://127.0.0.1:$(or $(AWS_PORT),4566)
+LOCAL_ENV = TABLE_NAME=fencepost-ranges BUCKET_NAME=ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
+	AWS_ENDPOINT_URL_S3=$(LOCAL_AWS) AWS_ENDPOINT_URL_SECRETSMANAGER=$(LOCAL_AWS) SOURCE_MIN_EVERY_SECONDS=1 SOURCE_HTTPS_ONLY=false \
+	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
+
 # Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
 # On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.handlers.admin rollback <dataset>
 rollback: $(PY_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make rollback DATASET=<name>"; exit 2; }
-	TABLE_NAME=fencepost-ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
-	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 \
-	$(PY) -m fencepost.handlers.admin rollback $(DATASET)
+	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin rollback $(DATASET)
+
+# Check a dataset's source (_source.json) now, due or not, on the local stack: a new release is written into its
+# folder (<name>/_fetched/) and built as usual. On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName>
+# .venv/bin/python -m fencepost.handlers.admin fetch <dataset>
+fetch: $(PY_STAMP)
+	@test -n "$(DATASET)" || { echo "usage: make fetch DATASET=<name>"; exit 2; }
+	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin fetch $(DATASET)
 
 clean:
 	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis

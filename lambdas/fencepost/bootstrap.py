@@ -1,23 +1,25 @@
-"""The one place the lookup function is wired: its settings, telemetry, the DynamoDB client and tables, the bucket
-of the diffs (opened on the first request that needs it), the caches and the app. ``handlers.lookup`` calls it once
-per cold start; tests call it with an environment of their own."""
+"""The one place the functions' parts are wired. The lookup function: its settings, telemetry, the DynamoDB client
+and tables, the bucket of the diffs (opened on the first request that needs it), the caches and the app
+(``handlers.lookup`` calls it once per cold start; tests call it with an environment of their own). The check of the
+folders' sources: the bucket, the table, the secret store and the downloads (``handlers.fetch``, and the admin
+module's ``fetch``)."""
 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fencepost.aws.dynamo import Tables, make_client
-from fencepost.http.app import HttpApi, create_app
 from fencepost.observability import Observability
-from fencepost.reading.lookup import Lookup
-from fencepost.settings import LookupSettings
+from fencepost.settings import FetchSettings, LookupSettings
 
 if TYPE_CHECKING:
-    from fencepost.http.app import Files
+    from fencepost.http.app import Files, HttpApi
     from fencepost.http.export_routes import ExportRequests
+    from fencepost.sourcing.check import Checker
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,9 @@ def _export_requests(url: str) -> ExportRequests:
 
 
 def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
+    from fencepost.http.app import create_app
+    from fencepost.reading.lookup import Lookup
+
     settings = LookupSettings.from_env(env)
     obs = Observability(
         service="fencepost-lookup", tracing=settings.tracing, metrics_interval=settings.metrics_interval
@@ -63,4 +68,26 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     exports = None if settings.export_queue is None else _export_requests(settings.export_queue)
     return LookupFunction(
         settings, obs, tables, create_app(settings, lookup, tables, obs, files=files, exports=exports)
+    )
+
+
+def source_checker(settings: FetchSettings) -> Checker:
+    """What checks the folders' sources: the bucket, the table's source states, Secrets Manager (each secret read
+    once per ``Checker.secrets``, which a caller may replace) and the downloads, bounded by the loader's limits."""
+    from fencepost.aws.s3 import make_s3_client
+    from fencepost.aws.secrets import SecretStore
+    from fencepost.aws.source_folders import SourceBucket
+    from fencepost.downloads import Fetcher, FetchPolicy
+    from fencepost.sourcing.check import Checker, CheckRules
+
+    policy = FetchPolicy(
+        timeout=settings.timeout, attempts=settings.attempts, max_wait=settings.max_wait, https_only=settings.https_only
+    )
+    return Checker(
+        folders=SourceBucket(make_s3_client(), settings.bucket),
+        states=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).sources,
+        secrets=SecretStore(),
+        downloads=Fetcher(policy),
+        rules=CheckRules(settings.least_every, settings.https_only, settings.limits.max_object_bytes),
+        clock=lambda: int(time.time() * 1000),
     )

@@ -22,9 +22,10 @@ from tests.support import ROOT, V4_FILE, family_ranges, read_tsv
 
 
 class Running:
-    def __init__(self, process: subprocess.Popen[str], api: str, aws: str, dynamodb_port: int) -> None:
+    def __init__(self, process: subprocess.Popen[str], api: str, aws_port: int, dynamodb_port: int) -> None:
         self.process = process
-        self.dynamodb_port = dynamodb_port
+        self.dynamodb_port, self.aws_port = dynamodb_port, aws_port
+        aws = f"http://127.0.0.1:{aws_port}"
         self.api = api
         self.s3 = local_client(aws, "s3")
 
@@ -65,7 +66,7 @@ def _start(data_dir: Path, *options: str) -> Running:
         except requests.ConnectionError:
             assert time.monotonic() < deadline, "the local stack did not start"
             time.sleep(0.2)
-    return Running(process, api, f"http://127.0.0.1:{ports['--aws-port']}", ports["--dynamodb-port"])
+    return Running(process, api, ports["--aws-port"], ports["--dynamodb-port"])
 
 
 def _stop(running: Running) -> str:

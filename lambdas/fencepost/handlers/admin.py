@@ -1,6 +1,7 @@
-"""Operator commands against the ranges table: ``python -m fencepost.handlers.admin rollback <dataset>``.
+"""Operator commands: ``python -m fencepost.handlers.admin rollback|status|fetch <dataset>``.
 
-The table comes from ``TABLE_NAME`` (and, for the local stack, ``AWS_ENDPOINT_URL_DYNAMODB``).
+The table comes from ``TABLE_NAME`` (and, for the local stack, ``AWS_ENDPOINT_URL_DYNAMODB``); ``fetch`` also needs the
+bucket (``BUCKET_NAME``) and checks the folder's source at once, as the fetch function's schedule would.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import time
 from collections.abc import Sequence
 
 from fencepost.aws.dynamo import Tables, make_client
+from fencepost.bootstrap import source_checker
 from fencepost.core.declared import SettingsError
-from fencepost.errors import Conflict, StoreUnavailable
-from fencepost.settings import TableSettings
+from fencepost.core.feeds.schedule import Outcome
+from fencepost.errors import Conflict, DependencyUnavailable, StoreUnavailable
+from fencepost.settings import FetchSettings, TableSettings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -27,7 +30,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     rollback.add_argument("dataset")
     status = commands.add_parser("status", help="show a dataset's record as the API serves it")
     status.add_argument("dataset")
+    fetch = commands.add_parser("fetch", help="check a dataset's source (_source.json) now, whether due or not")
+    fetch.add_argument("dataset")
     args = parser.parse_args(argv)
+    if args.command == "fetch":
+        return _fetch(args.dataset)
 
     try:
         settings = TableSettings.from_env(os.environ)
@@ -51,6 +58,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _fetch(dataset: str) -> int:
+    try:
+        checker = source_checker(FetchSettings.from_env(os.environ))
+        checked = checker.check(dataset, force=True)
+    except (SettingsError, DependencyUnavailable, StoreUnavailable) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(checked.shown(), indent=2))
+    return 1 if checked.outcome in (Outcome.FAILED, Outcome.INVALID) or checked.outcome is None else 0
 
 
 if __name__ == "__main__":

@@ -50,6 +50,17 @@ class Checked:
     failing: bool = False  # FAILING checks or more failed in a row
     stale: bool = False  # no check found the folder current for three intervals
 
+    def shown(self) -> dict[str, Any]:
+        """As logs and the fetch function's answer show it."""
+        outcome = None if self.outcome is None else self.outcome.value
+        return {
+            "dataset": self.dataset,
+            "outcome": outcome,
+            "reason": self.reason,
+            "written": list(self.written),
+            "deleted": list(self.deleted),
+        }
+
 
 def counts(results: list[Checked]) -> dict[str, int]:
     """A round's figures, as metrics: checks by outcome, and the sources the alarms watch."""
