@@ -29,6 +29,7 @@ class Layout(Enum):
     CIDR = "network"
     RIR = "rir-delegated"
     LIST = "list"
+    DROP_JSON = "spamhaus-drop-json"
 
     @property
     def metadata_from(self) -> int:

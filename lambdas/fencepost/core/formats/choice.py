@@ -23,7 +23,8 @@ from fencepost.core.formats.columns import read_columns
 from fencepost.core.formats.linefiles import LineFormat
 
 WHOLE_SUFFIXES: Final = MMDB_SUFFIXES + ARCHIVE_SUFFIXES
-LINE_FORMATS: Final = (linefiles.RIR, linefiles.LIST)  # in the order they are tried: a list line is no RIR line
+# In the order they are tried: a list line is no RIR line, and a JSON object neither.
+LINE_FORMATS: Final = (linefiles.RIR, linefiles.LIST, linefiles.DROP_JSON)
 COMMENTS: Final = ("#", ";")
 MAX_LEADING_COMMENTS: Final = 10_000  # comment lines before the first entry (FireHOL headers run to ~100)
 
