@@ -88,7 +88,7 @@ bench: install
 # The admin module against the local stack (make run), as local.config sets the functions' environment.
 LOCAL_AWS = http://127.0.0.1:$(or $(AWS_PORT),4566)
 LOCAL_ENV = TABLE_NAME=fencepost-ranges BUCKET_NAME=ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
-	AWS_ENDPOINT_URL_S3=$(LOCAL_AWS) AWS_ENDPOINT_URL_SECRETSMANAGER=$(LOCAL_AWS) SOURCE_MIN_EVERY_SECONDS=1 SOURCE_HTTPS_ONLY=false \
+	AWS_ENDPOINT_URL_S3=$(LOCAL_AWS) AWS_ENDPOINT_URL_SECRETS_MANAGER=$(LOCAL_AWS) SOURCE_MIN_EVERY_SECONDS=1 SOURCE_HTTPS_ONLY=false \
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
 
 # Serve the previous version of a dataset again (run twice to roll forward), on the local stack.

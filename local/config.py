@@ -85,7 +85,7 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb,
         "AWS_ENDPOINT_URL_S3": aws,
         "AWS_ENDPOINT_URL_SQS": aws,
-        "AWS_ENDPOINT_URL_SECRETSMANAGER": aws,
+        "AWS_ENDPOINT_URL_SECRETS_MANAGER": aws,
         "TABLE_NAME": config.table,
         "BUCKET_NAME": config.bucket,
         "CONTROL_QUEUE_URL": queues.control.url,

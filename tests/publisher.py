@@ -88,7 +88,7 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0]
+            path = self.path if self.path in site.routes else self.path.split("?", 1)[0]
             self.seen = Seen(path, dict(self.headers.items()), 0)
             with site.lock:  # seen before it is answered: a test reads it once its answer arrived
                 site.seen.append(self.seen)

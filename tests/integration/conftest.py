@@ -149,3 +149,15 @@ def stack(
     loader, lookup = modules
     control, data = (SqsWorker(sqs, queue.url, queue.arn, loader.handler, timeout=60) for queue in queues)
     return Stack(s3, sqs, ddb, table, name, queues, loader, lookup, control, data)
+
+
+@pytest.fixture
+def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The fetch function as ``make run`` wires it (after the stack set its environment): sources may be checked
+    every second, over plain http; secrets in the local Secrets Manager."""
+    monkeypatch.setenv("SOURCE_MIN_EVERY_SECONDS", "1")
+    monkeypatch.setenv("SOURCE_HTTPS_ONLY", "false")
+    monkeypatch.setenv("FETCH_ATTEMPTS", "2")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", stack.s3.meta.endpoint_url)
+    sys.modules.pop("fencepost.handlers.fetch", None)
+    return importlib.import_module("fencepost.handlers.fetch")

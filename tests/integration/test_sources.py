@@ -5,14 +5,10 @@ does nothing when it does not, and a cut-short, tampered or 90%-shrunk release n
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
-import sys
 from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
-
-import pytest
 
 from tests.integration.conftest import Stack
 from tests.publisher import Publisher
@@ -28,18 +24,6 @@ def drop_list(networks: Iterable[int]) -> bytes:
 
 def address(k: int) -> str:
     return f"{10 + k // 256}.{k % 256}.7.9"
-
-
-@pytest.fixture
-def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """The fetch function as ``make run`` wires it (after the stack set its environment): sources may be checked
-    every second, over plain http."""
-    assert stack.bucket
-    monkeypatch.setenv("SOURCE_MIN_EVERY_SECONDS", "1")
-    monkeypatch.setenv("SOURCE_HTTPS_ONLY", "false")
-    monkeypatch.setenv("FETCH_ATTEMPTS", "2")
-    sys.modules.pop("fencepost.handlers.fetch", None)
-    return importlib.import_module("fencepost.handlers.fetch")
 
 
 def check(fetch: ModuleType, stack: Stack, **event: Any) -> dict[str, str]:

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
-from fencepost.core.feeds.schedule import SourceState
+from fencepost.core.feeds.schedule import Outcome, SourceState
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
-from fencepost.model import DatasetRecord
+from fencepost.model import DatasetRecord, LoadStatus
 from fencepost.reading.caches import LruCache
 
 T = TypeVar("T")
@@ -88,10 +88,19 @@ class Listings:
     def answer_one(self, name: str) -> HttpResponse:
         """``GET /datasets/{name}``."""
         check_dataset_name(name)
-        record = self.get(name)
+        record, sources = self.get(name), self.sources()
+        if (record is None or record.retired) and name in sources:
+            record = _awaited(name, sources[name])  # a source that has not yet written a release
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")
-        return json_response(200, _shown(record, self.sources()), NO_STORE)
+        return json_response(200, _shown(record, sources), NO_STORE)
+
+
+def _awaited(name: str, state: SourceState) -> DatasetRecord:
+    """A dataset whose folder names a source but holds no data yet: LOADING until its first release is written and
+    built, FAILED while its source's checks fail (``source.reason`` says why)."""
+    failed = state.outcome in (Outcome.FAILED, Outcome.INVALID)
+    return DatasetRecord(name=name, status=LoadStatus.FAILED if failed else LoadStatus.LOADING)
 
 
 def _shown(record: DatasetRecord, sources: dict[str, SourceState]) -> dict[str, Any]:

@@ -94,3 +94,16 @@ def test_a_dataset_shows_its_source_and_none_without_one() -> None:
         ("drop", "UNCHANGED"),
     ]
     assert store.reads.count("sources") == 1  # one read of every source, cached as the listing is
+
+
+def test_a_folder_whose_source_never_wrote_a_release_is_shown_with_why() -> None:
+    store = Store()
+    document = b'{"url": "https://e.org/new.txt", "every": "1h"}'
+    source = parse_source(document, "s", least_every=60, https_only=True)
+    state = SourceState().checked(source, Outcome.FAILED, 1_700_000_000_000, least_every=60, reason="answered 404")
+    store.sources["new"] = state
+    shown = json.loads(Listings(store, 5.0, clock=Clock()).answer_one("new").body)
+    assert (shown["name"], shown["status"], shown["version"]) == ("new", "FAILED", None)
+    assert shown["source"]["reason"] == "answered 404"
+    store.sources["new"] = SourceState().checked(source, Outcome.CHANGED, 1_700_000_000_000, least_every=60)
+    assert json.loads(Listings(store, 5.0, clock=Clock()).answer_one("new").body)["status"] == "LOADING"

@@ -1,0 +1,76 @@
+"""Every preset, fed by a release in its publisher's real layout (``tests.releases``) from a local server, through
+the real fetch, loader and lookup handlers: the folder goes READY and answers as the release says. A publisher that
+changed its layout (a member renamed, a column gone) fails its release, the folder untouched."""
+
+from __future__ import annotations
+
+import copy
+import json
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from fencepost.core.feeds.presets import PRESETS
+from local.dynamodb import local_client
+from tests.integration.conftest import Stack
+from tests.integration.test_sources import check
+from tests.publisher import Publisher
+from tests.releases import RELEASES, Release, local_path, maxmind_csv
+
+
+def _serve(site: Publisher, release: Release) -> None:
+    for path, body in release.files.items():
+        site.publish(path, body, auth=release.auth if path.endswith(".sha256") else None)
+    for path, stored in release.redirects.items():  # the download: authenticated, then the storage host
+        site.publish(path, b"", auth=release.auth, redirect=site.url(stored, host="localhost"))
+
+
+def _document(name: str, site: Publisher, secret: str = "") -> dict[str, Any]:
+    """The preset's source, its addresses on the local publisher: what ``{"preset": name}`` expands to."""
+    document: dict[str, Any] = copy.deepcopy(PRESETS[name].source)
+    files = document.get("files") or [document]
+    for entry in files:
+        for field in ("url", "sha256_url"):
+            if field in entry:
+                entry[field] = site.url(local_path(entry[field]))
+    if PRESETS[name].params:
+        document["params"] = {"account_id": "123456", "license_key": {"secret": secret}}
+    return document
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_each_preset_loads_its_publishers_layout(stack: Stack, fetch: ModuleType, name: str) -> None:
+    release = RELEASES[name]()
+    secret = _secret(stack, release.auth[1]) if release.auth is not None else ""
+    with Publisher() as site:
+        _serve(site, release)
+        stack.put(f"{name}/_source.json", json.dumps(_document(name, site, secret)))
+        assert check(fetch, stack) == {name: "CHANGED"}, stack.get(f"/datasets/{name}")[1]["source"]["reason"]
+        record = stack.dataset(name)
+        assert record["status"] == "READY", record["load"]["problems"]
+        assert all(o["key"].startswith(f"{name}/_fetched/") for o in record["objects"])
+        ip, column, value = release.expected
+        status, body = stack.get("/lookup", ip=ip, dataset=name)
+        assert (status, body["data"][column]) == (200, value)
+
+
+def test_a_publishers_changed_layout_fails_its_release(stack: Stack, fetch: ModuleType) -> None:
+    secret = _secret(stack, "test-licence-key")
+    with Publisher() as site:
+        _serve(site, maxmind_csv("Country"))
+        stack.put("geo/_source.json", json.dumps(_document("geolite2-country-csv", site, secret)))
+        assert check(fetch, stack) == {"geo": "CHANGED"}
+        _serve(site, maxmind_csv("Country", places="Places"))  # its locations files renamed, checksum and all
+        assert check(fetch, stack, dataset="geo") == {"geo": "FAILED"}
+        status, shown = stack.get("/datasets/geo")
+        assert "'GeoLite2-Country-Locations-en.csv' matches no member" in shown["source"]["reason"]
+        assert (status, shown["status"], shown["version"]) == (200, "READY", 1)
+        assert stack.get("/lookup", ip="1.0.0.1", dataset="geo")[1]["data"]["country_iso_code"] == "AU"
+
+
+def _secret(stack: Stack, value: str) -> str:
+    """A secret of this stack's own (the local Secrets Manager serves every test); its name."""
+    name = f"maxmind-{stack.bucket}"
+    local_client(stack.s3.meta.endpoint_url, "secretsmanager").create_secret(Name=name, SecretString=value)
+    return name

@@ -1,0 +1,175 @@
+"""Releases in the publishers' real layouts, small, for every preset (``fencepost.core.feeds.presets``): the files at
+the paths the preset fetches, and an address each release answers with what it should say.
+
+Layouts as the publishers document them (cited in the presets): MaxMind's CSV zips hold one dated folder with the
+Blocks files, the Locations files per language and licence files, its databases a dated folder with the ``.mmdb``;
+each download has a SHA-256 file beside it (``<hex>  <dated file name>``) and redirects to a storage host. iptoasn is
+gzipped TSV without a header; the registries' files open with a version line and summaries; Spamhaus publishes JSON
+lines closed by a metadata line; FireHOL a ``#`` header and one network a line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import zipfile
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from tests.mmdb_files import mmdb, tar_gz
+
+DATE = "20261124"
+BLOCKS = {
+    "Country": "network,geoname_id,registered_country_geoname_id,represented_country_geoname_id,is_anonymous_proxy,"
+    "is_satellite_provider,is_anycast",
+    "City": "network,geoname_id,registered_country_geoname_id,represented_country_geoname_id,is_anonymous_proxy,"
+    "is_satellite_provider,postal_code,latitude,longitude,accuracy_radius,is_anycast",
+    "ASN": "network,autonomous_system_number,autonomous_system_organization",
+}
+LOCATIONS = {
+    "Country": "geoname_id,locale_code,continent_code,continent_name,country_iso_code,country_name,"
+    "is_in_european_union",
+    "City": "geoname_id,locale_code,continent_code,continent_name,country_iso_code,country_name,subdivision_1_iso_code,"
+    "subdivision_1_name,subdivision_2_iso_code,subdivision_2_name,city_name,metro_code,time_zone,is_in_european_union",
+}
+ROWS = {
+    "Country": ("1.0.0.0/24,2077456,2077456,,0,0,", "2001:db8::/32,2921044,2921044,,0,0,"),
+    "City": ("1.0.0.0/24,2062367,2077456,,0,0,6157,-34.9,138.6,100,", "2001:db8::/32,2950159,2921044,,0,0,,,,,"),
+    "ASN": ("1.0.0.0/24,13335,CLOUDFLARENET", "2001:db8::/32,3320,Deutsche Telekom AG"),
+}
+PLACES = {
+    "Country": ("2077456,en,OC,Oceania,AU,Australia,0", "2921044,en,EU,Europe,DE,Germany,1"),
+    "City": (
+        '2062367,en,OC,Oceania,AU,Australia,SA,"South Australia",,,Adelaide,,Australia/Adelaide,0',
+        '2950159,en,EU,Europe,DE,Germany,BE,"Land Berlin",,,Berlin,,Europe/Berlin,1',
+    ),
+}
+
+
+@dataclass
+class Release:
+    files: dict[str, bytes]  # path (with query) -> body
+    redirects: dict[str, str] = field(default_factory=dict)  # path -> path it redirects to (MaxMind's storage)
+    auth: tuple[str, str] | None = None  # what the download paths require
+    expected: tuple[str, str, str] = ("", "", "")  # an address, a column, its value
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in members.items():
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+def _maxmind(edition: str, suffix: str, body: bytes, dated: str) -> Release:
+    path = f"/geoip/databases/{edition}/download?suffix={suffix}"
+    stored = f"/r2/{dated}"
+    checksum = f"{hashlib.sha256(body).hexdigest()}  {dated}\n".encode()
+    return Release(
+        files={stored: body, f"{path}.sha256": checksum},
+        redirects={path: stored},
+        auth=("123456", "test-licence-key"),
+    )
+
+
+def maxmind_csv(kind: str, places: str = "Locations") -> Release:
+    """``places``: what the locations files are called (another name: the layout changed)."""
+    edition, folder = f"GeoLite2-{kind}", f"GeoLite2-{kind}-CSV_{DATE}"
+    members = {f"{folder}/COPYRIGHT.txt": b"(c) MaxMind", f"{folder}/LICENSE.txt": b"GeoLite2 EULA"}
+    v4, v6 = ROWS[kind]
+    members[f"{folder}/{edition}-Blocks-IPv4.csv"] = f"{BLOCKS[kind]}\n{v4}\n".encode()
+    members[f"{folder}/{edition}-Blocks-IPv6.csv"] = f"{BLOCKS[kind]}\n{v6}\n".encode()
+    if kind in LOCATIONS:
+        for language in ("de", "en", "es", "fr", "ja", "pt-BR", "ru", "zh-CN"):
+            rows = "\n".join(PLACES[kind])
+            members[f"{folder}/{edition}-{places}-{language}.csv"] = f"{LOCATIONS[kind]}\n{rows}\n".encode()
+    release = _maxmind(f"{edition}-CSV", "zip", _zip(members), f"{folder}.zip")
+    release.expected = {
+        "Country": ("1.0.0.1", "country_iso_code", "AU"),
+        "City": ("1.0.0.1", "city_name", "Adelaide"),
+        "ASN": ("2001:db8::1", "autonomous_system_organization", "Deutsche Telekom AG"),
+    }[kind]
+    return release
+
+
+def maxmind_mmdb(kind: str) -> Release:
+    edition, folder = f"GeoLite2-{kind}", f"GeoLite2-{kind}_{DATE}"
+    record = {"country": {"iso_code": "AU"}} if kind != "ASN" else {"autonomous_system_number": 13335}
+    database = mmdb([("1.0.0.0/24", record)])
+    body = tar_gz(
+        {f"{folder}/COPYRIGHT.txt": b"(c)", f"{folder}/{edition}.mmdb": database, f"{folder}/LICENSE.txt": b"l"}
+    )
+    release = _maxmind(edition, "tar.gz", body, f"{folder}.tar.gz")
+    release.expected = (
+        ("1.0.0.1", "country.iso_code", "AU") if kind != "ASN" else ("1.0.0.1", "autonomous_system_number", "13335")
+    )
+    return release
+
+
+def iptoasn() -> Release:
+    rows = "1.0.0.0\t1.0.0.255\t13335\tUS\tCLOUDFLARENET\n1.0.1.0\t1.0.3.255\t0\tNone\tNot routed\n"
+    rows += "2001:200::\t2001:200:ffff:ffff:ffff:ffff:ffff:ffff\t2500\tJP\tWIDE-BB WIDE Project\n"
+    return Release(
+        {"/data/ip2asn-combined.tsv.gz": gzip.compress(rows.encode())}, expected=("1.0.0.9", "col3", "13335")
+    )
+
+
+def registries() -> Release:
+    files = {}
+    for registry, start, country in (
+        ("arin", "3.0.0.0", "US"),
+        ("ripencc", "2.0.0.0", "FR"),
+        ("apnic", "1.0.0.0", "AU"),
+        ("lacnic", "177.0.0.0", "BR"),
+        ("afrinic", "41.0.0.0", "ZA"),
+    ):
+        banner = "# APNIC statistics\n#\n" if registry == "apnic" else ""
+        text = (
+            f"{banner}2.3|{registry}|{DATE}|2|19830705|{DATE}|+0000\n{registry}|*|ipv4|*|1|summary\n"
+            f"{registry}|*|asn|*|1|summary\n{registry}|{country}|asn|7|1|20000101|allocated|x1\n"
+            f"{registry}|{country}|ipv4|{start}|65536|20000101|allocated|x2\n"
+        )
+        path = {"arin": "/pub/stats/arin/", "ripencc": "/pub/stats/ripencc/", "apnic": "/stats/apnic/"}.get(
+            registry, f"/pub/stats/{registry}/"
+        )
+        files[f"{path}delegated-{registry}-extended-latest"] = text.encode()
+    return Release(files, expected=("177.0.0.9", "cc", "BR"))
+
+
+def spamhaus() -> Release:
+    meta = '{"type":"metadata","timestamp":1764000000,"size":100,"records":%d,"copyright":"(c) 2026 Spamhaus"}\n'
+    v4 = '{"cidr":"1.10.16.0/20","sblid":"SBL256894","rir":"apnic"}\n'
+    v4 += '{"cidr":"1.19.0.0/16","sblid":"SBL434604","rir":"apnic"}\n'
+    v6 = '{"cidr":"2001:678:738::/48","sblid":"SBL635837","rir":"ripencc"}\n'
+    files = {"/drop/drop_v4.json": (v4 + meta % 2).encode(), "/drop/drop_v6.json": (v6 + meta % 1).encode()}
+    return Release(files, expected=("1.19.4.4", "sblid", "SBL434604"))
+
+
+def firehol() -> Release:
+    header = "#\n# firehol_level1\n#\n# ipv4 hash:net ipset\n#\n# Version         : 31105\n#\n"
+    return Release(
+        {"/files/firehol_level1.netset": (header + "0.0.0.0/8\n1.10.16.0/20\n").encode()},
+        expected=("1.10.17.1", "comment", ""),
+    )
+
+
+RELEASES = {
+    "geolite2-country-csv": lambda: maxmind_csv("Country"),
+    "geolite2-city-csv": lambda: maxmind_csv("City"),
+    "geolite2-asn-csv": lambda: maxmind_csv("ASN"),
+    "geolite2-country-mmdb": lambda: maxmind_mmdb("Country"),
+    "geolite2-city-mmdb": lambda: maxmind_mmdb("City"),
+    "geolite2-asn-mmdb": lambda: maxmind_mmdb("ASN"),
+    "iptoasn-combined": iptoasn,
+    "rir-delegated": registries,
+    "spamhaus-drop": spamhaus,
+    "firehol-level1": firehol,
+}
+
+
+def local_path(url: str) -> str:
+    """The path (and query) a preset's address asks for, served by the local publisher."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
