@@ -89,6 +89,8 @@ bench: install
 LOCAL_AWS = http://127.0.0.1:$(or $(AWS_PORT),4566)
 LOCAL_ENV = TABLE_NAME=fencepost-ranges BUCKET_NAME=ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
 	AWS_ENDPOINT_URL_S3=$(LOCAL_AWS) AWS_ENDPOINT_URL_SECRETS_MANAGER=$(LOCAL_AWS) SOURCE_MIN_EVERY_SECONDS=1 SOURCE_HTTPS_ONLY=false \
+	AWS_ENDPOINT_URL_SQS=$(LOCAL_AWS) CONTROL_QUEUE_URL=$(LOCAL_AWS)/123456789012/fencepost-loader-control \
+	DATA_QUEUE_URL=$(LOCAL_AWS)/123456789012/fencepost-loader-data \
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
 
 # Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
@@ -98,11 +100,12 @@ rollback: $(PY_STAMP)
 	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin rollback $(DATASET)
 
 # Check a dataset's source (_source.json) now, due or not, on the local stack: a new release is written into its
-# folder (<name>/_fetched/) and built as usual. On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName>
-# .venv/bin/python -m fencepost.handlers.admin fetch <dataset>
+# folder (<name>/_fetched/) and built as usual. ACCEPT=1: build what the folder holds now past its gates, once (after
+# looking at the refused build's diff). On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName> (and for accept
+# CONTROL_QUEUE_URL, DATA_QUEUE_URL) .venv/bin/python -m fencepost.handlers.admin fetch|accept <dataset>
 fetch: $(PY_STAMP)
-	@test -n "$(DATASET)" || { echo "usage: make fetch DATASET=<name>"; exit 2; }
-	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin fetch $(DATASET)
+	@test -n "$(DATASET)" || { echo "usage: make fetch DATASET=<name> [ACCEPT=1]"; exit 2; }
+	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
 
 clean:
 	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -168,6 +168,7 @@ class DatasetRecord:
     # not a change, so neither a repeated notification nor a reconcile rebuilds them over the rollback.
     held: str | None = bookkeeping(default=None)
     retain_days: int = bookkeeping(default=0)  # the folder's ``retain_days``, as last read (``core.history``)
+    accepted: str | None = bookkeeping(default=None)  # sources a person let past the gates once (admin accept)
 
     @property
     def sources(self) -> str:

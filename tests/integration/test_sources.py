@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
+from fencepost.handlers import admin
 from tests.integration.conftest import Stack
 from tests.publisher import Publisher
 from tests.support import LambdaContext
@@ -91,3 +92,15 @@ def test_a_source_fed_folder_refreshes_itself_and_refuses_bad_releases(stack: St
             0,
         )
         assert source["url"].endswith("/drop.txt")
+        # A person looked at the refused build's diff and accepts it, once: it goes live, saying so
+        assert admin.main(["accept", "drop"]) == 0
+        stack.drain()
+        record = stack.dataset("drop")
+        assert (record["status"], record["version"], record["ranges"]) == ("READY", 4, 101)  # build 3 was refused
+        assert "accepted once" in record["load"]["diff"]["note"]
+        assert (found(stack, 500), found(stack, 50)) == (None, "SBL100050")
+        # The next shrink meets the gates again
+        site.publish("/drop.txt", drop_list(range(5)))
+        site.publish("/drop.txt.sha256", f"{hashlib.sha256(drop_list(range(5))).hexdigest()}  drop.txt\n".encode())
+        assert check(fetch, stack, dataset="drop") == {"drop": "CHANGED"}
+        assert (stack.dataset("drop")["status"], stack.dataset("drop")["version"]) == ("FAILED", 4)

@@ -115,7 +115,8 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     if unknown:
         raise FolderError(f"{where}: exports names unknown formats {unknown}; known: {list(EXPORTS)}")
     try:
-        found["gates"] = Gates(**Gates.parse(document))
+        gates = Gates.parse(document)
+        found["gates"] = Gates(**gates, explicit=frozenset(gates))
     except ValueError as error:
         raise FolderError(f"{where}: {error}") from None
     return found
@@ -183,6 +184,8 @@ def settings_digest(settings: FolderSettings) -> str:
     unset = dataclasses.asdict(FolderSettings())
     unset.pop("retain_days")
     unset.update(unset.pop("gates"))
+    fields.pop("explicit")  # which gates were written is in their values already
+    unset.pop("explicit")
     for name in ADDED_LATER:  # unset (or at their defaults), they leave the digest as it was before they existed
         if fields[name] == unset[name]:
             fields.pop(name)

@@ -15,12 +15,16 @@ Each gate is a folder setting (``_settings.json``) with a default:
 
 A gate that is ``None`` (``null`` in the settings) does not apply. Every decision is exact (fractions, no
 rounding). Growth alone never trips ``max_removed_percent``: what is added is not lost.
+
+A folder fed by its source (``_source.json``: nobody looks at a release before it is built) gets stricter defaults,
+``UNATTENDED``, for each gate its settings leave unset (``Gates.unattended``); what they chose, and why, is in
+``docs/datasets.md`` (measured on publishers' consecutive releases).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Final
 
@@ -31,6 +35,7 @@ MAX_REMOVED_PERCENT: Final = 25.0
 REMOVED_ALLOWANCE: Final = 50
 MIN_RANGES: Final = 1
 NAMES: Final = ("min_ranges", "max_removed_percent", "removed_allowance", "max_change_percent")
+UNATTENDED: Final[dict[str, Any]] = {"max_removed_percent": 10.0, "max_change_percent": 5.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,11 @@ class Gates:
     max_removed_percent: float | None = MAX_REMOVED_PERCENT
     removed_allowance: int = REMOVED_ALLOWANCE
     max_change_percent: float | None = None
+    explicit: frozenset[str] = field(default=frozenset(), compare=False)  # the gates the settings set
+
+    def unattended(self) -> Gates:
+        """These gates for a folder its source feeds: ``UNATTENDED`` for every gate the settings left unset."""
+        return replace(self, **{name: value for name, value in UNATTENDED.items() if name not in self.explicit})
 
     @classmethod
     def parse(cls, document: Mapping[str, Any]) -> dict[str, Any]:

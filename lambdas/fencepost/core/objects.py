@@ -33,7 +33,7 @@ def is_data_key(key: str) -> bool:
     if not key or key.endswith("/"):
         return False  # a folder placeholder
     parts = key.split("/")
-    if len(parts) == 3 and parts[1] == FETCHED_FOLDER:  # what a folder's source fetched is its data
+    if is_fetched(key):  # what a folder's source fetched is its data
         parts = [parts[0], parts[2]]
     return not any(part.startswith(("_", ".")) or not part for part in parts)
 
@@ -134,6 +134,12 @@ def export_key(dataset: str, version: int, extension: str) -> str:
 def building_key(export: str) -> str:
     """The marker an export is being written under ``export``: its writer puts it first, and deletes it last."""
     return f"{export}.building"
+
+
+def is_fetched(key: str) -> bool:
+    """An object a folder's source fetched (``<dataset>/_fetched/<name>``)."""
+    parts = key.split("/")
+    return len(parts) == 3 and parts[1] == FETCHED_FOLDER
 
 
 def source_keys(dataset: str) -> list[str]:

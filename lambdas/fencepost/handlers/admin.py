@@ -1,7 +1,9 @@
-"""Operator commands: ``python -m fencepost.handlers.admin rollback|status|fetch <dataset>``.
+"""Operator commands: ``python -m fencepost.handlers.admin rollback|status|fetch|accept <dataset>``.
 
 The table comes from ``TABLE_NAME`` (and, for the local stack, ``AWS_ENDPOINT_URL_DYNAMODB``); ``fetch`` also needs the
-bucket (``BUCKET_NAME``) and checks the folder's source at once, as the fetch function's schedule would.
+bucket (``BUCKET_NAME``) and checks the folder's source at once, as the fetch function's schedule would; ``accept``
+the bucket and the loader's queues (``CONTROL_QUEUE_URL``, ``DATA_QUEUE_URL``), and builds what the folder holds now
+past its gates, once (after a person looked at the refused build's diff).
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ import time
 from collections.abc import Sequence
 
 from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.s3 import Bucket, make_s3_client
+from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.bootstrap import source_checker
 from fencepost.core.declared import SettingsError
 from fencepost.core.feeds.schedule import Outcome
+from fencepost.core.formats.base import FileError
+from fencepost.core.objects import FolderError
 from fencepost.errors import Conflict, DependencyUnavailable, StoreUnavailable
-from fencepost.settings import FetchSettings, TableSettings
+from fencepost.loading.accepting import accept_once
+from fencepost.loading.messages import Command, dump
+from fencepost.settings import FetchSettings, LoaderSettings, TableSettings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,9 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     status.add_argument("dataset")
     fetch = commands.add_parser("fetch", help="check a dataset's source (_source.json) now, whether due or not")
     fetch.add_argument("dataset")
+    accept = commands.add_parser("accept", help="build what a dataset's folder holds now past its gates, once")
+    accept.add_argument("dataset")
     args = parser.parse_args(argv)
-    if args.command == "fetch":
-        return _fetch(args.dataset)
+    if args.command in ("fetch", "accept"):
+        return _fetch(args.dataset) if args.command == "fetch" else _accept(args.dataset)
 
     try:
         settings = TableSettings.from_env(os.environ)
@@ -69,6 +79,29 @@ def _fetch(dataset: str) -> int:
         return 2
     print(json.dumps(checked.shown(), indent=2))
     return 1 if checked.outcome in (Outcome.FAILED, Outcome.INVALID) or checked.outcome is None else 0
+
+
+def _accept(dataset: str) -> int:
+    try:
+        settings = LoaderSettings.from_env(os.environ)
+        queues = Queues[Command](
+            make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
+        )
+        done = accept_once(
+            dataset,
+            folder=Bucket(make_s3_client(), settings.bucket, settings.limits),
+            datasets=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).datasets,
+            outbox=queues,
+            clock=time.time,
+        )
+    except (SettingsError, DependencyUnavailable, FolderError, FileError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if done is None:
+        print(f"error: no dataset {dataset!r} with data in its folder", file=sys.stderr)
+        return 1
+    print(f"{dataset}: the {done[0]} objects its folder holds now are built past its gates, once (request {done[1]})")
+    return 0
 
 
 if __name__ == "__main__":

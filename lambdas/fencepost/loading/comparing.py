@@ -42,8 +42,8 @@ class Comparison:
         if refused is None:
             return None
         how = (
-            "the live version keeps answering (to accept this change, upload _settings.json again with a higher "
-            f"{refused.gate}, or null for none, then restore it)"
+            "the live version keeps answering (to accept this change once: the admin module's accept, or make fetch "
+            f"DATASET=<name> ACCEPT=1; or upload _settings.json with a higher {refused.gate}, or null for none)"
         )
         return refused.gate, f"{refused.reason}: {how}"
 

@@ -155,6 +155,7 @@ class Planner:
             deadline=delivery.deadline,
             folder=settings,
             baseline=None if record.retired else record.live,
+            accepted=record.accepted == sources,
         )
 
     def _unchanged(self, dataset: str, build: int, record: DatasetRecord, sources: str) -> bool:

@@ -18,7 +18,7 @@ from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
 from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.keys import Directory
-from fencepost.core.objects import report_key, settings_keys
+from fencepost.core.objects import is_fetched, report_key, settings_keys
 from fencepost.core.problems import for_record
 from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
@@ -40,6 +40,8 @@ from fencepost.model import (
     VersionHeader,
     VersionInfo,
 )
+
+ACCEPTED = "accepted once past the folder's gates (the admin module's accept)"
 
 
 class VersionWrites(Protocol):
@@ -79,10 +81,12 @@ class Publisher:
         folder: FolderSettings | None = None,
         baseline: int | None = None,
         dated: str | None = None,
+        accepted: bool = False,
     ) -> bool:
         """Flatten, compare with the ``baseline`` (live) version and apply the ``folder``'s gates, index the columns
         it names, then write the version (and ask for the exports it names, written once the version is live).
-        ``dated``: the date of the dated folder it is built from (``loading.backfilling``). False when it failed."""
+        ``dated``: the date of the dated folder it is built from (``loading.backfilling``); ``accepted``: a person
+        accepted these sources past the gates, once (the admin module's ``accept``). False when it failed."""
         folder = folder or FolderSettings()
         families = read.collector.families
         pieces = {family: families[family].pieces(merge_neighbours=folder.merge_neighbours) for family in FAMILIES}
@@ -95,7 +99,10 @@ class Publisher:
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return False
         comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
-        refusal = comparison.refusal(folder.gates, read.rows)
+        gates = folder.gates.unattended() if any(is_fetched(o.key) for o in objects) else folder.gates
+        refusal = None if accepted else comparison.refusal(gates, read.rows)
+        if accepted:
+            comparison = replace(comparison, summary=replace(comparison.summary, note=ACCEPTED))
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return False

@@ -13,7 +13,8 @@ import pytest
 
 from fencepost.core.addresses import FAMILIES, V4, V6
 from fencepost.core.diffs import Diff, Loss, PieceLine, diff, parse_piece_line, piece_lines
-from fencepost.core.gates import Gates
+from fencepost.core.folders import FolderSettings, settings_digest
+from fencepost.core.gates import UNATTENDED, Gates
 from tests.feeds import drop_list, networks
 from tests.support import V4_FILE, family_ranges, read_tsv
 
@@ -171,3 +172,17 @@ def test_on_the_real_ipv4_file_two_percent_of_rows_changed_passes_and_a_file_cut
     found = _diff(real, cut)
     assert 0.35 < found.loss[V4].pieces_fraction() < 0.45
     assert _refusal(real, cut) is not None
+
+
+def test_a_folder_fed_by_its_source_gets_the_unattended_defaults_for_the_gates_it_left_unset() -> None:
+    def gates(document: str) -> Gates:
+        return FolderSettings.parse(document.encode(), "s").gates
+
+    assert gates("{}").unattended() == Gates(max_removed_percent=10.0, max_change_percent=5.0)
+    assert UNATTENDED == {"max_removed_percent": 10.0, "max_change_percent": 5.0}
+    chosen = gates('{"max_removed_percent": 30, "max_change_percent": null}').unattended()
+    assert (chosen.max_removed_percent, chosen.max_change_percent) == (30.0, None)
+    assert gates('{"min_ranges": 500}').unattended().min_ranges == 500
+    # Which gates were written is no part of a folder's digest: the same values make the same version
+    explicit = FolderSettings.parse(b'{"max_removed_percent": 25}', "s")
+    assert settings_digest(explicit) == settings_digest(FolderSettings.parse(b"{}", "s"))

@@ -148,6 +148,11 @@ class DatasetTable(ServingTable):
         expression = "SET #status = :ready, #load.#phase = :unchanged, #heartbeat = :now, #floor = :build"
         return self.table.applied(_key(name), expression, values, ONLY_LATEST_LOAD)
 
+    def accept(self, name: str, sources: str) -> bool:
+        """Let the build of ``sources`` (a fingerprint, ``core.sources``) past the folder's gates, once; False when
+        there is no such dataset."""
+        return self.table.applied(_key(name), "SET #accepted = :sources", {":sources": sources}, RECORD_EXISTS)
+
     def set_retention(self, name: str, days: int) -> None:
         """The folder's ``retain_days`` as read by its latest load: deletions decide by it (``loading.cleanup``)."""
         self.table.applied(_key(name), "SET #retain_days = :days", {":days": days}, RECORD_EXISTS)
