@@ -6,6 +6,7 @@ SettingsError with the key and what it accepts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -25,6 +26,14 @@ def given(raw: Any) -> bool:
 def text(get: ContextGetter, key: str, default: str) -> str:
     value = get(key)
     return default if value is None else str(value).strip()
+
+
+def matching(get: ContextGetter, key: str, default: str, pattern: str, what: str) -> str:
+    """A text value that must match ``pattern`` whole (``what`` says what it may be)."""
+    value = text(get, key, default)
+    if not re.fullmatch(pattern, value):
+        raise SettingsError(f"{key} must be {what}, not {value!r}")
+    return value
 
 
 def whole(get: ContextGetter, key: str, default: int, *, low: int, high: int | None = None) -> int:

@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Final
 
 import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from infra import nag
+from infra.alarms import PERIOD
 from infra.settings import DeploySettings
 
 # The asset is built for exactly this runtime and architecture (infra.packaging: cp312, manylinux aarch64).
@@ -46,6 +48,7 @@ class PythonFunction(Construct):
         recursive_loop: lambda_.RecursiveLoop = lambda_.RecursiveLoop.TERMINATE,
         reserved_concurrency: int | None = None,
         snap_start: bool = False,
+        ephemeral_mb: int | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
@@ -67,6 +70,7 @@ class PythonFunction(Construct):
             handler=handler,
             description=description,
             memory_size=memory_mb,
+            ephemeral_storage_size=None if ephemeral_mb is None else cdk.Size.mebibytes(ephemeral_mb),
             timeout=timeout,
             role=self.role,
             log_group=self.log_group,
@@ -101,6 +105,17 @@ class PythonFunction(Construct):
                 "X-Ray's PutTraceSegments and PutTelemetryRecords take no resource-level permissions; CDK adds "
                 "them with Resource '*' when tracing is on (-c tracing=on).",
             )
+
+
+def own_metric(service: str, name: str, statistic: str) -> cloudwatch.Metric:
+    """A metric a function writes itself (EMF, under its service dimension), aggregated over the alarms' period."""
+    return cloudwatch.Metric(
+        namespace=METRICS_NAMESPACE,
+        metric_name=name,
+        dimensions_map={"service": service},
+        statistic=statistic,
+        period=PERIOD,
+    )
 
 
 def flag(value: bool) -> str:

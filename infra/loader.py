@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Final
 
 import aws_cdk as cdk
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
@@ -39,7 +38,7 @@ from fencepost.core.objects import EXPORTS_PREFIX, KEPT_FILES
 from fencepost.settings import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
-from infra.functions import METRICS_NAMESPACE, PythonFunction
+from infra.functions import PythonFunction, own_metric
 from infra.notifications import QueueDestination
 from infra.settings import DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOADER_TIMEOUT_MINUTES
@@ -224,7 +223,7 @@ class Loader(Construct):
                     "under _reports/, when the load got that far, names the objects and lines at fault. The live "
                     "version keeps answering. Fix the files and upload them again."
                 ),
-                metric=_loader_metric("LoadsFailed"),
+                metric=own_metric(METRICS_SERVICE, "LoadsFailed", "Sum"),
             ),
             any_in_period(
                 self,
@@ -235,20 +234,9 @@ class Loader(Construct):
                     "loader's errors, timeouts or out-of-memory ends, and at the dead-letter queues, then load the "
                     "dataset again."
                 ),
-                metric=_loader_metric("LoadsStalled"),
+                metric=own_metric(METRICS_SERVICE, "LoadsStalled", "Sum"),
             ),
         ]
-
-
-def _loader_metric(name: str) -> cloudwatch.Metric:
-    """A metric the loader writes (EMF, under its service dimension), summed over PERIOD."""
-    return cloudwatch.Metric(
-        namespace=METRICS_NAMESPACE,
-        metric_name=name,
-        dimensions_map={"service": METRICS_SERVICE},
-        statistic="Sum",
-        period=PERIOD,
-    )
 
 
 def _queue_with_dead_letters(scope: Construct, kind: str) -> tuple[sqs.Queue, sqs.Queue]:

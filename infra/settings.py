@@ -12,21 +12,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
-from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
-from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
 from fencepost.core.declared import Setting
 from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.settings import CACHES, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits
-from infra.context import ContextGetter, SettingsError, choice, given, optional_int, text, whole
+from fencepost.settings import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits
+from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
-
-# What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
-# 4,000 writes per second and 12,000 reads per second"). Warm throughput below this buys nothing and, since warm
-# throughput can never be lowered, is refused at synth. The modes' defaults are the capacity model's
-# (fencepost.capacity), which the planner reads too.
-ON_DEMAND_BASELINE_READ_UNITS: Final = int(ON_DEMAND_NEW_READ_UNITS)
-ON_DEMAND_BASELINE_WRITE_UNITS: Final = int(ON_DEMAND_NEW_WRITE_UNITS)
-
+from infra.table_capacity import TableCapacity, table_capacity
 
 # API stage throttling: steady requests per second and burst. The account default for HTTP APIs is 10,000 rps with a
 # burst of 5,000; a lower cap per stage bounds the bill of a runaway client.
@@ -42,12 +33,8 @@ CONTROL_CONCURRENCY: Final = 2
 # The loader's limits (lines, bytes and rows a build may read; partitions a version may span): the function's
 # defaults, from the files it is known to load (fencepost.core.limits says which).
 LOADER_LIMITS: Final = Limits()
-
-
-class Capacity(StrEnum):
-    ON_DEMAND = "on-demand"
-    PREWARM = "prewarm"
-    WARM = "warm"
+# The secrets a folder's _source.json may name (their names start with it): the fetch function reads no other.
+SOURCE_SECRET_PREFIX: Final = "fencepost/"
 
 
 class Auth(StrEnum):
@@ -56,21 +43,8 @@ class Auth(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class TableCapacity:
-    """How the table is billed and warmed. Only the fields of the chosen mode are used."""
-
-    mode: Capacity = Capacity.ON_DEMAND
-    max_read_units: int | None = None
-    max_write_units: int | None = None
-    prewarm_read_units: int = PREWARM_READ_UNITS
-    prewarm_write_units: int = PREWARM_WRITE_UNITS
-    warm_read_units: int = WARM_READ_UNITS
-    warm_write_units: int = WARM_WRITE_UNITS
-
-
-@dataclass(frozen=True, slots=True)
 class DeploySettings:
-    capacity: TableCapacity = TableCapacity()
+    capacity: TableCapacity = field(default_factory=TableCapacity)
     destroy_on_delete: bool = False
     rate_limit: int = RATE_LIMIT
     burst_limit: int = BURST_LIMIT
@@ -86,6 +60,8 @@ class DeploySettings:
     # Every setting of fencepost.settings' tables as deployed: given with -c, or the stack's default.
     lookup: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOOKUP | CACHES))
     loader: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOADER))
+    fetch: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, FETCH))
+    source_secret_prefix: str = SOURCE_SECRET_PREFIX  # the secrets a _source.json may name (infra.fetcher)
 
     @property
     def tracing(self) -> bool:
@@ -116,6 +92,10 @@ class DeploySettings:
     def loader_environment(self) -> dict[str, str]:
         return environment(LOADER, self.loader) | self.loader_limits.environment()
 
+    def fetch_environment(self) -> dict[str, str]:
+        """The fetch function's settings, and the loader's limits it fetches within (MAX_OBJECT_BYTES)."""
+        return environment(FETCH, self.fetch) | self.loader_limits.environment()
+
     @property
     def loader_log_level(self) -> str:
         """INFO by default: a load's progress, a few lines per chunk of thousands of items."""
@@ -129,18 +109,7 @@ class DeploySettings:
     @classmethod
     def from_context(cls, get: ContextGetter) -> DeploySettings:
         """Read every setting through ``get`` (``app.node.try_get_context``); raise SettingsError on a bad value."""
-        mode = choice(get, "capacity", Capacity, Capacity.ON_DEMAND)
-        _refuse_other_modes_keys(get, mode)
-        capacity = TableCapacity(
-            mode=mode,
-            max_read_units=optional_int(get, "maxReadUnits", low=1),
-            max_write_units=optional_int(get, "maxWriteUnits", low=1),
-            prewarm_read_units=whole(get, "prewarmReadUnits", PREWARM_READ_UNITS, low=1),
-            prewarm_write_units=whole(get, "prewarmWriteUnits", PREWARM_WRITE_UNITS, low=1),
-            warm_read_units=whole(get, "warmReadUnits", WARM_READ_UNITS, low=1),
-            warm_write_units=whole(get, "warmWriteUnits", WARM_WRITE_UNITS, low=1),
-        )
-        _check_capacity(capacity)
+        capacity = table_capacity(get)
         removal = text(get, "removal", "retain").lower()
         if removal not in ("retain", "destroy"):
             raise SettingsError(f"removal must be 'retain' (the default) or 'destroy', not {removal!r}")
@@ -167,6 +136,14 @@ class DeploySettings:
             alarm_email=alarm_email,
             lookup=chosen(get, LOOKUP | CACHES),
             loader=chosen(get, LOADER),
+            fetch=chosen(get, FETCH),
+            source_secret_prefix=matching(
+                get,
+                "sourceSecretPrefix",
+                SOURCE_SECRET_PREFIX,
+                r"[A-Za-z0-9/_+=.@-]{1,256}",
+                "the start of secret names",
+            ),
             loader_limits=_loader_limits(get),
         )
 
@@ -226,61 +203,3 @@ def _camel(name: str) -> str:
 
 
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
-# Context keys only one capacity mode reads. Given with another mode they would be ignored without a word, so the
-# synth refuses them. After a prewarm, the switch back to on-demand must be a deploy that changes nothing else (a
-# failed update rolls the table back to PROVISIONED, billed by the hour), and warm throughput can only go up
-# (DynamoDB refuses a value below the table's current one, and the deploy rolls back): docs/deploy.md.
-MODE_KEYS: Final = {
-    Capacity.PREWARM: ("prewarmReadUnits", "prewarmWriteUnits"),
-    Capacity.WARM: ("warmReadUnits", "warmWriteUnits"),
-}
-
-
-def _refuse_other_modes_keys(get: ContextGetter, mode: Capacity) -> None:
-    for owner, keys in MODE_KEYS.items():
-        named = [key for key in keys if owner is not mode and given(get(key))]
-        if not named:
-            continue
-        if owner is Capacity.WARM:
-            raise SettingsError(
-                f"{' and '.join(named)} set warm throughput, which only -c capacity=warm deploys; with capacity="
-                f"{mode.value} it would be ignored. Warm the table in a deploy of its own, with values at least its "
-                "current warm throughput (aws dynamodb describe-table --query Table.WarmThroughput): DynamoDB "
-                "refuses a lower one. After a prewarm, first switch back to on-demand with a deploy that changes "
-                "nothing else (docs/deploy.md)."
-            )
-        raise SettingsError(
-            f"{' and '.join(named)} size the PROVISIONED table of -c capacity=prewarm; with capacity={mode.value} "
-            "they would be ignored. Leave them out: the switch back to on-demand after a prewarm is a deploy that "
-            "changes nothing else (docs/deploy.md)."
-        )
-
-
-def _check_capacity(capacity: TableCapacity) -> None:
-    caps = capacity.max_read_units is not None or capacity.max_write_units is not None
-    if capacity.mode is Capacity.PREWARM and caps:
-        raise SettingsError(
-            "maxReadUnits/maxWriteUnits cap on-demand throughput; a PROVISIONED (prewarm) table cannot have them. "
-            "Deploy the caps with the second, on-demand step."
-        )
-    if capacity.mode is not Capacity.WARM:
-        return
-    if capacity.warm_read_units < ON_DEMAND_BASELINE_READ_UNITS:
-        raise SettingsError(
-            f"warmReadUnits={capacity.warm_read_units} is below the {ON_DEMAND_BASELINE_READ_UNITS:,} read units/s "
-            "a new on-demand table already serves. Warm throughput can never be lowered, so a smaller value buys "
-            f"nothing: use at least {ON_DEMAND_BASELINE_READ_UNITS} or leave warmReadUnits out."
-        )
-    if capacity.warm_write_units < ON_DEMAND_BASELINE_WRITE_UNITS:
-        raise SettingsError(
-            f"warmWriteUnits={capacity.warm_write_units} is below the {ON_DEMAND_BASELINE_WRITE_UNITS:,} write "
-            "units/s a new on-demand table already serves. Warm throughput can never be lowered, so a smaller value "
-            f"buys nothing: use at least {ON_DEMAND_BASELINE_WRITE_UNITS} or leave warmWriteUnits out."
-        )
-    for key, cap, warm in (
-        ("maxReadUnits", capacity.max_read_units, capacity.warm_read_units),
-        ("maxWriteUnits", capacity.max_write_units, capacity.warm_write_units),
-    ):
-        if cap is not None and cap < warm:
-            raise SettingsError(f"{key}={cap} is below the warm throughput {warm}: the table would throttle first")

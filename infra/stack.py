@@ -14,6 +14,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from infra import nag
+from infra.fetcher import Sources
 from infra.loader import Loader
 from infra.lookup_api import LookupApi
 from infra.settings import DeploySettings
@@ -51,6 +52,14 @@ class FencepostStack(cdk.Stack):
             asset=lambda_asset,
             settings=settings,
         )
+        self.sources = Sources(
+            self,
+            "Sources",
+            table=self.storage.table,
+            bucket=self.storage.bucket,
+            asset=lambda_asset,
+            settings=settings,
+        )
         self.lookup_api.allow_exports(self.loader.data_queue, self.storage.bucket)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()
@@ -78,10 +87,17 @@ class FencepostStack(cdk.Stack):
             value=self.loader.function.log_group.log_group_name,
             description="aws logs tail <this> --follow",
         )
+        cdk.CfnOutput(
+            self,
+            "FetchFunctionName",
+            value=self.sources.function.function_name,
+            description="Check a folder's source now: aws lambda invoke --function-name <this> --payload "
+            '\'{"dataset": "<name>"}\' out.json',
+        )
 
     @property
     def alarms(self) -> list[cloudwatch.Alarm]:
-        return [*self.storage.alarms, *self.lookup_api.alarms, *self.loader.alarms]
+        return [*self.storage.alarms, *self.lookup_api.alarms, *self.loader.alarms, *self.sources.alarms]
 
     def _alarm_notifications(self, email: str | None) -> None:
         if email is None:

@@ -17,7 +17,8 @@ from constructs import Construct
 from fencepost.core.keys import PK, SK
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, sustained
-from infra.settings import Capacity, DeploySettings, TableCapacity
+from infra.settings import DeploySettings
+from infra.table_capacity import Capacity, TableCapacity
 
 TABLE_ID: Final = "RangesTable"
 REPORTS_PREFIX: Final = "_reports/"

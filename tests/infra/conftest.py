@@ -96,6 +96,10 @@ def _logical_ids(stack: FencepostStack) -> dict[str, str]:
         "data_queue": lid(loader.data_queue),
         "data_dead_letters": lid(loader.data_dead_letters),
         "sweep": lid(loader.sweep),
+        "fetch_function": lid(stack.sources.function),
+        "fetch_role": lid(stack.sources.function.role),
+        "fetch_logs": lid(stack.sources.function.log_group),
+        "fetch_schedule": stack.get_logical_id(stack.sources.schedule),
     }
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from infra.application import REPO_ROOT
 from infra.context import SettingsError
-from infra.settings import Auth, Capacity, DeploySettings, TableCapacity
+from infra.settings import Auth, DeploySettings
+from infra.table_capacity import Capacity, TableCapacity
 
 
 def _settings(**context: Any) -> DeploySettings:

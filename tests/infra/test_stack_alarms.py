@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import fencepost
+from infra.fetcher import METRICS_SERVICE as FETCH_SERVICE
 from infra.loader import MAX_RECEIVES
 from tests.infra.conftest import Synth
 from tests.infra.test_stack import DEAD_LETTERS
@@ -48,6 +49,8 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         ("WriteThrottleEvents", ids["table"]),
         ("LoadsFailed", LOADER_SERVICE),
         ("LoadsStalled", LOADER_SERVICE),
+        ("SourcesFailing", FETCH_SERVICE),
+        ("SourcesStale", FETCH_SERVICE),
     }
     for props in alarms.values():
         assert props["Threshold"] == 1
@@ -60,6 +63,18 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         assert parked["Namespace"] == "AWS/SQS"
         assert parked["Statistic"] == "Maximum"
     assert alarms[("5xx", ids["api"])]["Namespace"] == "AWS/ApiGateway"
+
+
+@pytest.mark.parametrize("metric", ["SourcesFailing", "SourcesStale"])
+def test_a_failing_or_stale_source_raises_an_alarm_at_once(default: Synth, metric: str) -> None:
+    # Given the fetch function's own figure at each round (EMF: sources failing, or stale, at that round)
+    props = _alarms(default)[(metric, FETCH_SERVICE)]
+
+    # Then one round that counts one is enough
+    assert props["Namespace"] == "Fencepost"
+    assert props["Dimensions"] == [{"Name": "service", "Value": FETCH_SERVICE}]
+    assert props["Statistic"] == "Maximum"
+    assert props["EvaluationPeriods"] == 1
 
 
 @pytest.mark.parametrize("metric", ["LoadsFailed", "LoadsStalled"])
@@ -220,7 +235,9 @@ def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth)
         "DataDeadLetterQueueUrl",
         "LookupLogGroup",
         "LoaderLogGroup",
+        "FetchFunctionName",
     }
+    assert outputs["FetchFunctionName"]["Value"] == default.ref("fetch_function")
     assert outputs["LookupLogGroup"]["Value"] == default.ref("lookup_logs")
     assert outputs["LoaderLogGroup"]["Value"] == default.ref("loader_logs")
     assert outputs["BucketName"]["Value"] == default.ref("bucket")

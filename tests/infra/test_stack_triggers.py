@@ -130,9 +130,12 @@ def test_sweep_invokes_the_loader_every_five_minutes(default: Synth) -> None:
     assert rule["State"] == "ENABLED"
     assert [target["Arn"] for target in rule["Targets"]] == [default.arn("loader_function")]
     assert [target["RetryPolicy"] for target in rule["Targets"]] == [{"MaximumRetryAttempts": 0}]
-    invoke_config = default.only("AWS::Lambda::EventInvokeConfig")
-    assert invoke_config["FunctionName"] == default.ref("loader_function")
-    assert invoke_config["MaximumRetryAttempts"] == 0
+    configs = [c["Properties"] for c in default.of_type("AWS::Lambda::EventInvokeConfig").values()]
+    assert {
+        "FunctionName": default.ref("loader_function"),
+        "MaximumRetryAttempts": 0,
+        "Qualifier": "$LATEST",
+    } in configs
     permissions = [
         p["Properties"]
         for p in default.of_type("AWS::Lambda::Permission").values()
