@@ -105,7 +105,7 @@ rollback: $(PY_STAMP)
 # CONTROL_QUEUE_URL, DATA_QUEUE_URL) .venv/bin/python -m fencepost.handlers.admin fetch|accept <dataset>
 fetch: $(PY_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make fetch DATASET=<name> [ACCEPT=1]"; exit 2; }
-	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
+	@$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
 
 clean:
 	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis

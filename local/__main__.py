@@ -69,6 +69,23 @@ def _progress(stack: LocalStack, stop: threading.Event) -> None:
             except Exception as error:  # the terminal's progress must outlive any record it cannot describe
                 line = f"(state not shown: {error!r})"
             print(f"[{time.strftime('%H:%M:%S')}] dataset {record.name}: {line}", flush=True)
+        _sources(stack, shown)
+
+
+def _sources(stack: LocalStack, shown: dict[str, tuple[Any, ...]]) -> None:
+    """Print each folder's source when its last check's outcome changes (a release written, a failure, its reason)."""
+    try:
+        states = stack.loader.tables.sources.source_states()  # type: ignore[union-attr]
+    except Exception:
+        return
+    for name, state in states.items():
+        seen = (state.outcome, state.last_changed, state.reason, state.paused)
+        if shown.get(f"source {name}") == seen:
+            continue
+        shown[f"source {name}"] = seen
+        what = "paused" if state.paused else state.outcome + (f": {state.reason}" if state.reason else "")
+        where = f" ({state.url})" if state.url else ""
+        print(f"[{time.strftime('%H:%M:%S')}] source {name}{where}: {what}", flush=True)
 
 
 def _kept(stack: LocalStack) -> str:

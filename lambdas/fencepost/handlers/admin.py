@@ -100,7 +100,8 @@ def _accept(dataset: str) -> int:
     if done is None:
         print(f"error: no dataset {dataset!r} with data in its folder", file=sys.stderr)
         return 1
-    print(f"{dataset}: the {done[0]} objects its folder holds now are built past its gates, once (request {done[1]})")
+    objects = f"{done[0]} object{'s' if done[0] != 1 else ''}"
+    print(f"{dataset}: the {objects} its folder holds now will be built past its gates, once (request {done[1]})")
     return 0
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from fencepost.core.feeds.schedule import Outcome
 from fencepost.downloads import Fetcher, FetchPolicy
-from fencepost.sourcing.check import Checker, CheckRules
+from fencepost.sourcing.check import Checker, CheckRules, counts
 from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
 from tests.publisher import Publisher, lines
 
@@ -185,3 +185,28 @@ def test_an_unusable_source_is_said_once_per_version_of_the_file(world: World) -
     assert world.states.writes == 1
     assert state.failures == 1
     assert "url must be an https:// address" in state.reason
+    assert (state.to_api()["url"], state.to_api()["next_check"]) == (None, None)  # checked again once it changes
+
+
+def test_a_paused_source_is_said_once_and_never_fetched_until_resumed(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.source({"url": world.site.url("/drop.txt"), "every": "1h"})
+    world.checker.check("drop")
+    world.source({"url": world.site.url("/drop.txt"), "every": "1h", "paused": True})
+    for _ in range(3):
+        paused = world.checker.check("drop", force=True)
+        assert (paused.outcome, paused.reason) == (None, "paused: set paused to false to check it")
+    assert world.states.writes == 2  # the first check, then the pause, said once
+    assert world.states.states["drop"].to_api()["paused"] is True
+    assert len(world.site.requests("/drop.txt")) == 1
+    world.source({"url": world.site.url("/drop.txt"), "every": "1h"})  # resumed: checked at once
+    assert world.checker.check("drop").outcome is Outcome.UNCHANGED
+
+
+def test_three_failures_in_a_row_make_a_source_failing(world: World) -> None:
+    world.source({"url": world.site.url("/gone.txt"), "every": "1h"})
+    results = [world.checker.check("drop", force=True) for _ in range(3)]
+    assert [checked.failing for checked in results] == [False, False, True]
+    assert counts(results)["SourcesFailing"] == 1
+    assert counts(results)["SourceChecksFailed"] == 3
+    assert world.states.states["drop"].to_api()["failures_in_a_row"] == 3

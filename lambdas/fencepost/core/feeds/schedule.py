@@ -95,16 +95,18 @@ class SourceState:
         return dataclasses.replace(self, digest=source.digest, paused=True, url=source.shown_url(), every=source.every)
 
     def to_api(self) -> dict[str, Any]:
-        """What ``GET /datasets/{name}`` shows of the source (``source``)."""
+        """What ``GET /datasets/{name}`` shows of the source (``source``): an unusable ``_source.json`` (INVALID) is
+        checked again when it changes, not at a time."""
+        invalid = self.outcome == Outcome.INVALID
         return {
-            "url": self.url,
+            "url": self.url or None,
             "every_seconds": self.every,
             "paused": self.paused,
             "outcome": self.outcome or None,
             "reason": self.reason or None,
             "last_checked": _shown(self.last_checked),
             "last_changed": _shown(self.last_changed),
-            "next_check": None if self.paused or self.last_checked is None else _shown(self.next_check),
+            "next_check": None if self.paused or self.last_checked is None or invalid else _shown(self.next_check),
             "checks": self.checks,
             "unchanged": self.unchanged,
             "failures_in_a_row": self.failures,

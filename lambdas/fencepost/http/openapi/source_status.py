@@ -11,7 +11,10 @@ from fencepost.core.feeds.schedule import Outcome
 
 
 class SourceStatus(BaseModel):
-    url: str = Field(description="The first file's address, without its query (which may hold a key).")
+    url: str | None = Field(
+        description="The first file's address, without its query (which may hold a key); null while the "
+        "`_source.json` cannot be used."
+    )
     every_seconds: int = Field(description="Seconds between checks (`every`).")
     paused: bool = Field(description="`paused` in `_source.json`: not checked until it is resumed.")
     outcome: Literal[tuple(Outcome)] | None = Field(  # type: ignore[valid-type]
@@ -21,7 +24,10 @@ class SourceStatus(BaseModel):
     reason: str | None = Field(description="Why the last check failed.")
     last_checked: str | None = Field(description="When the last check ran (ISO 8601, UTC).")
     last_changed: str | None = Field(description="When a check last wrote a new release.")
-    next_check: str | None = Field(description="When the next check is due (none while paused).")
+    next_check: str | None = Field(
+        description="When the next check is due (none while paused, or while `_source.json` cannot be used: it is "
+        "checked again once it changes)."
+    )
     checks: int = Field(description="Checks so far.")
     unchanged: int = Field(description="Checks that found nothing new (and wrote and built nothing).")
     failures_in_a_row: int = Field(description="Failed checks since the last good one (an alarm watches 3).")
