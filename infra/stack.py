@@ -89,6 +89,12 @@ class FencepostStack(cdk.Stack):
         )
         cdk.CfnOutput(
             self,
+            "FetchLogGroup",
+            value=self.sources.function.log_group.log_group_name,
+            description="aws logs tail <this> --follow",
+        )
+        cdk.CfnOutput(
+            self,
             "FetchFunctionName",
             value=self.sources.function.function_name,
             description="Check a folder's source now: aws lambda invoke --function-name <this> --payload "

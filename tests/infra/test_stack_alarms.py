@@ -236,7 +236,9 @@ def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth)
         "LookupLogGroup",
         "LoaderLogGroup",
         "FetchFunctionName",
+        "FetchLogGroup",
     }
+    assert outputs["FetchLogGroup"]["Value"] == default.ref("fetch_logs")
     assert outputs["FetchFunctionName"]["Value"] == default.ref("fetch_function")
     assert outputs["LookupLogGroup"]["Value"] == default.ref("lookup_logs")
     assert outputs["LoaderLogGroup"]["Value"] == default.ref("loader_logs")
