@@ -39,6 +39,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     status: int
+    target: str = ""  # the path and query as requested
 
 
 class Publisher:
@@ -89,7 +90,7 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             path = self.path if self.path in site.routes else self.path.split("?", 1)[0]
-            self.seen = Seen(path, dict(self.headers.items()), 0)
+            self.seen = Seen(path, dict(self.headers.items()), 0, self.path)
             with site.lock:  # seen before it is answered: a test reads it once its answer arrived
                 site.seen.append(self.seen)
                 route = site.routes.get(path)

@@ -210,3 +210,20 @@ def test_three_failures_in_a_row_make_a_source_failing(world: World) -> None:
     assert counts(results)["SourcesFailing"] == 1
     assert counts(results)["SourceChecksFailed"] == 3
     assert world.states.states["drop"].to_api()["failures_in_a_row"] == 3
+
+
+def test_a_secret_filled_into_the_address_is_sent_and_never_shown(world: World) -> None:
+    world.site.publish("/db.tsv", RELEASE)
+    world.secrets.values["fencepost/key"] = "s3cr3t&v=1"
+    url = world.site.url("/db.tsv") + "?edition=asn&key={license_key}"
+    world.source({"url": url, "name": "db.tsv", "params": {"license_key": {"secret": "fencepost/key"}}})
+    assert world.checker.check("drop").outcome is Outcome.CHANGED
+    (seen,) = world.site.seen
+    assert seen.target == "/db.tsv?edition=asn&key=s3cr3t%26v%3D1"  # filled in, quoted as one value
+    state = world.states.states["drop"]
+    shown = json.dumps(state.to_json()) + json.dumps(state.to_api())
+    assert "s3cr3t" not in shown
+    assert state.to_api()["url"].endswith("/db.tsv?...")
+    world.site.publish("/db.tsv", b"", failures=[(500, None)] * 3)
+    failed = world.checker.check("drop", force=True)
+    assert "s3cr3t" not in failed.reason

@@ -1,0 +1,90 @@
+"""``python -m bench.releases OLD NEW [OLD NEW ...]``: how much a publisher's releases change from one to the next,
+as a build measures it, and what the folder gates decide (the defaults, and the stricter ones of a folder fed by
+its source): the figures behind the unattended gates' defaults (docs/datasets.md). Each file is read by the
+service's own readers, whatever its format (a netset, DROP's JSON lines, a CSV layout...)."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+from fencepost.core.addresses import FAMILIES, V4
+from fencepost.core.build import Collector, ProblemLog
+from fencepost.core.diffs import diff, parse_piece_line, piece_lines
+from fencepost.core.formats.base import ReadOptions
+from fencepost.core.formats.choice import read_ranges
+from fencepost.core.gates import Gates
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    old: str
+    new: str
+    entries: tuple[int, int]
+    removed_pieces: float  # percent, IPv4
+    removed_addresses: float
+    changed_space: float
+    default: str  # the default gates' verdict
+    unattended: str  # the unattended gates'
+
+
+def _pieces(path: Path) -> tuple[int, list[object]]:
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    collector, problems = Collector(), ProblemLog()
+    summary = read_ranges(path.name, data.splitlines(keepends=True), ReadOptions(), collector, problems)
+    families = collector.families
+    pieces = {family: families[family].pieces() for family in FAMILIES}
+    return summary.rows, [parse_piece_line(line) for line in piece_lines(families, pieces)]
+
+
+def _verdict(gates: Gates, rows: int, found: object) -> str:
+    refused = gates.refusal(rows, found, baseline=1)  # type: ignore[arg-type]
+    return "goes live" if refused is None else f"refused ({refused.gate})"
+
+
+def compare(old: Path, new: Path) -> Pair:
+    (old_rows, old_pieces), (new_rows, new_pieces) = _pieces(old), _pieces(new)
+    found = diff(iter(old_pieces), iter(new_pieces))  # type: ignore[arg-type]
+    loss = found.loss[V4]
+    return Pair(
+        old.name,
+        new.name,
+        (old_rows, new_rows),
+        float(loss.pieces_fraction() * 100),
+        float(loss.addresses_fraction() * 100),
+        found.percent_v4,
+        _verdict(Gates(), new_rows, found),
+        _verdict(Gates().unattended(), new_rows, found),
+    )
+
+
+def markdown(pairs: list[Pair]) -> str:
+    lines = [
+        "| releases | entries | removed pieces IPv4 | removed addresses IPv4 | changed space IPv4 | default gates "
+        "| unattended gates |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for p in pairs:
+        lines.append(
+            f"| {p.old} → {p.new} | {p.entries[0]:,} → {p.entries[1]:,} | {p.removed_pieces:.2f}% "
+            f"| {p.removed_addresses:.3f}% | {p.changed_space:.4f}% | {p.default} | {p.unattended} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.releases", description=__doc__)
+    parser.add_argument("files", type=Path, nargs="+", help="releases in pairs: older, newer, older, newer...")
+    args = parser.parse_args(argv)
+    if len(args.files) % 2:
+        parser.error("give the releases in pairs: an older one, then a newer one")
+    print(markdown([compare(old, new) for old, new in zip(args.files[::2], args.files[1::2], strict=True)]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
