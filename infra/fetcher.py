@@ -6,7 +6,8 @@ function's role holds exactly the calls a round makes:
 
 - the bucket: list it (its folders, and each ``_fetched/`` folder), read ``_source.json`` objects, and read, write
   and delete only ``<folder>/_fetched/*`` (``HeadObject`` after an upload, uploads in parts aborted on failure);
-- the table: ``GetItem``/``PutItem`` of the ``#sources`` partition only (``dynamodb:LeadingKeys``);
+- the table: the states of the sources, ``GetItem``/``Query``/``PutItem``/``DeleteItem`` of the ``#sources``
+  partition only (``dynamodb:LeadingKeys``);
 - the secret store: ``GetSecretValue`` of the secrets named under ``sourceSecretPrefix`` (default ``fencepost/``),
   so a ``_source.json`` can only name secrets meant for sources.
 
@@ -85,7 +86,7 @@ class Sources(Construct):
         )
         role.add_to_policy(
             iam.PolicyStatement(
-                actions=["dynamodb:GetItem", "dynamodb:PutItem"],
+                actions=["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"],
                 resources=[table.table_arn],
                 conditions={"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [SOURCES_PK]}},
             )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.feeds.spec import Secret
-from fencepost.core.objects import SOURCE_NAME, fetched_prefix, prefixes_of
+from fencepost.core.objects import DEFAULT_DATASET, SOURCE_NAME, fetched_prefix, prefixes_of
 from fencepost.errors import SecretUnavailable
 
 
@@ -21,7 +21,8 @@ class FakeSourceFolders:
         return '"' + hashlib.md5(self.objects[key]).hexdigest() + '"'
 
     def source_datasets(self) -> list[str]:
-        return sorted({key.split("/")[0] for key in self.objects if key.endswith("/" + SOURCE_NAME)})
+        """Every folder, and the default dataset, as the bucket's adapter lists them."""
+        return sorted({DEFAULT_DATASET, *(key.split("/")[0] for key in self.objects if "/" in key)})
 
     def read_source(self, dataset: str) -> tuple[str, bytes] | None:
         for prefix in prefixes_of(dataset):
@@ -52,9 +53,15 @@ class FakeSourceStates:
     def source_state(self, dataset: str) -> SourceState | None:
         return self.states.get(dataset)
 
+    def source_states(self) -> dict[str, SourceState]:
+        return dict(self.states)
+
     def put_source_state(self, dataset: str, state: SourceState) -> None:
         self.states[dataset] = state
         self.writes += 1
+
+    def forget_source_state(self, dataset: str) -> None:
+        self.states.pop(dataset, None)
 
 
 class FakeSecrets:

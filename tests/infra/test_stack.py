@@ -279,7 +279,7 @@ def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_state
         | _on(_join(default, "bucket", "/_source.json"), "s3:GetObject")
         | _on(_join(default, "bucket", "/*/_source.json"), "s3:GetObject")
         | _on(fetched, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject")
-        | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:PutItem")
+        | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
         | _on(secrets, "secretsmanager:GetSecretValue")
     )
     # and its table calls only ever reach the #sources partition

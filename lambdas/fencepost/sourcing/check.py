@@ -37,6 +37,7 @@ class CheckRules:
     max_bytes: int = 512 << 20  # the loader's largest object: no download or member may be larger
 
 
+NO_SOURCE = "the folder has no _source.json"
 FAILING = 3  # failed checks in a row that make a source failing (what its alarm watches)
 
 
@@ -90,16 +91,30 @@ class Checker:
     workdir: Path | None = None
 
     def check_due(self) -> list[Checked]:
-        """Every source whose check is due, one after the other."""
-        return [self.check(dataset) for dataset in self.folders.source_datasets()]
+        """Every source whose check is due, one after the other (their states read in one go); the state of a
+        source whose ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's
+        data until someone deletes them)."""
+        known = self.states.source_states()
+        results = [self._check(dataset, False, known.get(dataset)) for dataset in self.folders.source_datasets()]
+        named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
+        for dataset in sorted(set(known) - named):
+            self.states.forget_source_state(dataset)
+        return results
 
     def check(self, dataset: str, *, force: bool = False) -> Checked:
         """Check ``dataset``'s source if it is due (or ``force``), and record what the check found."""
+        state = self.states.source_state(dataset)
+        checked = self._check(dataset, force, state)
+        if checked.reason == NO_SOURCE and state is not None:
+            self.states.forget_source_state(dataset)
+        return checked
+
+    def _check(self, dataset: str, force: bool, known: SourceState | None) -> Checked:
         found = self.folders.read_source(dataset)
         if found is None:
-            return Checked(dataset, None, "the folder has no _source.json")
+            return Checked(dataset, None, NO_SOURCE)
         key, raw = found
-        state = self.states.source_state(dataset) or SourceState()
+        state = known or SourceState()
         try:
             source = parse_source(raw, key, least_every=self.rules.least_every, https_only=self.rules.https_only)
         except FolderError as error:

@@ -35,7 +35,13 @@ class SourceFolders(Protocol):
 class SourceStates(Protocol):
     def source_state(self, dataset: str) -> SourceState | None: ...
 
+    def source_states(self) -> dict[str, SourceState]:
+        """Every dataset's, by name (one read)."""
+        ...
+
     def put_source_state(self, dataset: str, state: SourceState) -> None: ...
+
+    def forget_source_state(self, dataset: str) -> None: ...
 
 
 class Secrets(Protocol):

@@ -56,7 +56,7 @@ def test_a_release_lands_then_an_unchanged_one_writes_nothing(world: World) -> N
     assert world.folders.objects["drop/_fetched/drop.txt"] == RELEASE
     assert world.checker.check("drop").outcome is None  # not due
     world.now += 3600 * 1000
-    again = world.checker.check_due()
+    again = [checked for checked in world.checker.check_due() if checked.outcome is not None]
     assert [checked.outcome for checked in again] == [Outcome.UNCHANGED]
     assert world.site.requests("/drop.txt")[-1].status == 304
     assert world.folders.puts == ["drop/_fetched/drop.txt"]  # nothing written the second time
@@ -227,3 +227,13 @@ def test_a_secret_filled_into_the_address_is_sent_and_never_shown(world: World) 
     world.site.publish("/db.tsv", b"", failures=[(500, None)] * 3)
     failed = world.checker.check("drop", force=True)
     assert "s3cr3t" not in failed.reason
+
+
+def test_a_source_removed_from_its_folder_is_forgotten_and_its_data_kept(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.source({"url": world.site.url("/drop.txt")})
+    world.checker.check_due()
+    del world.folders.objects["drop/_source.json"]
+    assert {checked.outcome for checked in world.checker.check_due()} == {None}  # no folder names a source
+    assert world.states.states == {}
+    assert world.folders.objects == {"drop/_fetched/drop.txt": RELEASE}  # the folder's data stays

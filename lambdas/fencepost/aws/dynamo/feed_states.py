@@ -28,6 +28,10 @@ class SourceStateTable:
         document = json.dumps(state.to_json(), separators=(",", ":"))
         self.table.put({**_key(dataset), "name": {"S": dataset}, "state": {"S": document}})
 
+    def forget_source_state(self, dataset: str) -> None:
+        """A folder that no longer names a source: its state goes (``GET /datasets/{name}`` shows none)."""
+        self.table.delete(_key(dataset))
+
 
 def _key(dataset: str) -> Item:
     return {"PK": {"S": SOURCES_PK}, "SK": {"N": str(dataset_id(dataset))}}
