@@ -32,7 +32,7 @@ from fencepost.core.keys import SOURCES_PK
 from fencepost.core.objects import FETCHED_FOLDER, SOURCE_NAME
 from fencepost.sourcing.check import FAILING
 from infra import nag
-from infra.alarms import any_in_period
+from infra.alarms import PERIOD, any_in_period
 from infra.functions import PythonFunction, own_metric
 from infra.settings import DeploySettings
 
@@ -112,6 +112,13 @@ class Sources(Construct):
         ):
             nag.acknowledge(role, f"AwsSolutions-IAM5[Resource::{resource}]", reason)
         self.alarms = [
+            any_in_period(
+                self,
+                "FetchErrorsAlarm",
+                description="The fetch function failed (an unhandled error, a timeout or out of memory): a round of "
+                "the sources was cut short, and the sources after it wait for the next round.",
+                metric=self.function.metric_errors(statistic="Sum", period=PERIOD),
+            ),
             any_in_period(
                 self,
                 "SourcesFailingAlarm",

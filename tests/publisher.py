@@ -11,6 +11,7 @@ import hashlib
 import ipaddress
 import ssl
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +29,7 @@ class Route:
     auth: tuple[str, str] | None = None
     cut_at: int | None = None  # send the full Content-Length, then only this many bytes
     no_length: bool = False  # no Content-Length: the body ends when the connection closes
+    trickle: float = 0.0  # seconds between the body's bytes, sent one at a time (a server that crawls)
 
     @property
     def tag(self) -> str:
@@ -121,8 +123,18 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
             if not route.no_length:
                 self.send_header("Content-Length", str(len(route.body)))
             self.end_headers()
-            self.wfile.write(route.body if route.cut_at is None else route.body[: route.cut_at])
+            self._body(route)
             return 200
+
+        def _body(self, route: Route) -> None:
+            body = route.body if route.cut_at is None else route.body[: route.cut_at]
+            if not route.trickle:
+                self.wfile.write(body)
+                return
+            for at in range(len(body)):
+                self.wfile.write(body[at : at + 1])
+                self.wfile.flush()
+                time.sleep(route.trickle)
 
         def _unchanged(self, route: Route) -> bool:
             tag = self.headers.get("If-None-Match")

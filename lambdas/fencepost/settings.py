@@ -117,6 +117,8 @@ FETCH: Final[dict[str, Setting[Any]]] = {
     "timeout": Setting("FETCH_TIMEOUT_SECONDS", 30.0, 1.0, 300.0, "seconds to connect, and between two reads"),
     "attempts": Setting("FETCH_ATTEMPTS", 4, 1, 10, "tries of a download that fails with a 5xx, a 429 or no answer"),
     "max_wait": Setting("FETCH_MAX_WAIT_SECONDS", 120.0, 0.0, 600.0, "the longest Retry-After a check waits"),
+    # A round starts every 5 minutes: it stops starting checks, and its downloads stop, before the next one starts.
+    "round_seconds": Setting("FETCH_ROUND_SECONDS", 240.0, 10.0, 840.0, "seconds a scheduled round may take"),
     "tracing": TRACING,
 }
 
@@ -264,6 +266,7 @@ class FetchSettings:
     timeout: float = FETCH["timeout"].default
     attempts: int = FETCH["attempts"].default
     max_wait: float = FETCH["max_wait"].default
+    round_seconds: float = FETCH["round_seconds"].default
     tracing: bool = FETCH["tracing"].default
     limits: Limits = field(default_factory=Limits)
 

@@ -45,6 +45,7 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         ("5xx", ids["api"]),
         ("Errors", ids["lookup_function"]),
         ("Errors", ids["loader_function"]),
+        ("Errors", ids["fetch_function"]),
         ("ReadThrottleEvents", ids["table"]),
         ("WriteThrottleEvents", ids["table"]),
         ("LoadsFailed", LOADER_SERVICE),

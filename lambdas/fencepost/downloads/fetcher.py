@@ -9,7 +9,8 @@
   commonly redirects to a storage host with its own signed address);
 - bounded: a body longer than ``max_bytes`` (announced or read) fails before anything is kept, and a body cut short
   of its ``Content-Length`` fails;
-- streamed into a file in ``directory``, hashed (SHA-256) as it is read.
+- streamed into a file in ``directory``, hashed (SHA-256) as it is read, within a deadline the caller gives (a server
+  that trickles a byte a minute is stopped there, not at the function's timeout).
 
 Every failure is a ``FetchError`` whose message names the address as the source wrote it (``{license_key}`` left
 as a placeholder): no credential reaches a message, a log or a report.
@@ -99,13 +100,15 @@ class Fetcher:
         self.user_agent = user_agent or "fencepost (feed refresh)"
         self.tls = tls
 
-    def get(self, request: Request, directory: Path) -> Fetched:
-        """Fetch ``request`` into a new file in ``directory``; retried as the policy says."""
+    def get(self, request: Request, directory: Path, *, deadline: float | None = None) -> Fetched:
+        """Fetch ``request`` into a new file in ``directory``; retried as the policy says. ``deadline`` (a
+        monotonic instant): the download fails rather than run past it, however slowly the server trickles."""
         wait = self.policy.backoff
         for attempt in range(1, self.policy.attempts + 1):
             try:
-                return self._once(request, directory)
+                return self._once(request, directory, deadline)
             except _Retry as retry:
+                pause = retry.after if retry.after is not None else wait
                 if attempt == self.policy.attempts:
                     raise FetchError(f"{request.shown}: {retry.reason} ({attempt} attempts)") from None
                 if retry.after is not None and retry.after > self.policy.max_wait:
@@ -113,20 +116,25 @@ class Fetcher:
                         f"{request.shown}: {retry.reason}, and asked to wait {retry.after:.0f} s "
                         f"(more than {self.policy.max_wait:.0f} s): checked again later"
                     ) from None
-                self.sleep(retry.after if retry.after is not None else wait)
+                if deadline is not None and time.monotonic() + pause >= deadline:
+                    raise FetchError(f"{request.shown}: {retry.reason}; no time left to try again") from None
+                self.sleep(pause)
                 wait *= 2
         raise AssertionError("unreachable")
 
-    def text(self, url: str, shown: str, auth: tuple[str, str] | None, directory: Path) -> str:
+    def text(
+        self, url: str, shown: str, auth: tuple[str, str] | None, directory: Path, *, deadline: float | None = None
+    ) -> str:
         """A small text document (a checksum file): at most 64 KB."""
-        fetched = self.get(Request(url=url, shown=shown, auth=auth, max_bytes=64 << 10), directory)
+        request = Request(url=url, shown=shown, auth=auth, max_bytes=64 << 10)
+        fetched = self.get(request, directory, deadline=deadline)
         assert fetched.path is not None
         try:
             return fetched.path.read_bytes().decode("utf-8", "replace")
         finally:
             fetched.path.unlink(missing_ok=True)
 
-    def _once(self, request: Request, directory: Path) -> Fetched:
+    def _once(self, request: Request, directory: Path, deadline: float | None) -> Fetched:
         if self.policy.https_only and urlsplit(request.url).scheme != "https":
             raise FetchError(f"{request.shown}: only https addresses are fetched here")
         opener = urllib.request.build_opener(
@@ -146,7 +154,7 @@ class Fetcher:
         except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
             raise _Retry(f"no answer ({_why(error)})") from None
         with response:
-            return self._body(request, response, directory)
+            return self._body(request, response, directory, deadline)
 
     def _request(self, request: Request) -> urllib.request.Request:
         made = urllib.request.Request(
@@ -161,7 +169,7 @@ class Fetcher:
             made.add_unredirected_header("Authorization", f"Basic {token}")  # never sent on to a redirect
         return made
 
-    def _body(self, request: Request, response: Any, directory: Path) -> Fetched:
+    def _body(self, request: Request, response: Any, directory: Path, deadline: float | None) -> Fetched:
         announced = response.headers.get("Content-Length")
         length = int(announced) if announced and announced.isdigit() else None
         if length is not None and length > request.max_bytes:
@@ -173,7 +181,7 @@ class Fetcher:
         path = Path(handle.name)
         try:
             with handle:
-                size = _copy(response, handle, digest, request)
+                size = _copy(response, handle, digest, request, deadline)
             if length is not None and size != length:
                 raise _Retry(f"the body ended after {size:,} of {length:,} bytes")
         except BaseException:
@@ -188,11 +196,13 @@ class Fetcher:
         )
 
 
-def _copy(response: Any, handle: IO[bytes], digest: Any, request: Request) -> int:
+def _copy(response: Any, handle: IO[bytes], digest: Any, request: Request, deadline: float | None) -> int:
     size = 0
     while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise FetchError(f"{request.shown}: the download did not finish in the time the check has ({size:,} bytes)")
         try:
-            chunk = response.read(CHUNK)
+            chunk = response.read1(CHUNK)  # what has arrived (read() would wait for a whole chunk)
         except http.client.IncompleteRead as error:
             raise _Retry(f"the body ended after {size + len(error.partial):,} bytes, short of its length") from None
         except (OSError, http.client.HTTPException) as error:
@@ -203,7 +213,10 @@ def _copy(response: Any, handle: IO[bytes], digest: Any, request: Request) -> in
         if size > request.max_bytes:
             raise FetchError(f"{request.shown}: the body is more than max_bytes ({request.max_bytes:,} bytes)")
         digest.update(chunk)
-        handle.write(chunk)
+        try:
+            handle.write(chunk)
+        except OSError as error:  # a full disk: the check fails, the folder untouched
+            raise FetchError(f"{request.shown}: the download could not be kept ({type(error).__name__})") from None
 
 
 class _Retry(Exception):

@@ -10,6 +10,7 @@ entries is refused.
 from __future__ import annotations
 
 import fnmatch
+import lzma
 import re
 import tarfile
 import tempfile
@@ -41,12 +42,22 @@ def unpack(
             copy = _copy(stream, max_bytes, directory, f"{shown}: member {name}")
             for pattern in wanted:
                 kept[pattern].append((name, copy))
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError, ValueError) as error:
-        _discard(kept)
-        raise FetchError(f"{shown}: not a readable {kind} archive ({type(error).__name__})") from None
     except FetchError:
         _discard(kept)
         raise
+    except (
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        EOFError,
+        zlib.error,
+        lzma.LZMAError,
+        OSError,
+        ValueError,
+        RuntimeError,  # an encrypted member
+        NotImplementedError,  # a compression zipfile cannot read
+    ) as error:
+        _discard(kept)
+        raise FetchError(f"{shown}: not a readable {kind} archive ({type(error).__name__})") from None
     wrong = {pattern: [name for name, _ in found] for pattern, found in kept.items() if len(found) != 1}
     if wrong:
         _discard(kept)

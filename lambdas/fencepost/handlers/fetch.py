@@ -3,22 +3,32 @@ once (``{"dataset": "geo"}``, as the admin module's ``fetch`` asks); wired in ``
 
 from __future__ import annotations
 
+import tempfile
+import time
+from pathlib import Path
 from typing import Any
 
 from fencepost.aws.secrets import SecretStore
 from fencepost.bootstrap import source_checker
 from fencepost.observability import Observability
 from fencepost.settings import FetchSettings
-from fencepost.sourcing.check import counts
+from fencepost.sourcing.check import clear_work, counts
 
 settings = FetchSettings.from_env()
 obs = Observability(service="fencepost-fetch", tracing=settings.tracing)
 checker = source_checker(settings)
 
 
-def _handle(event: dict[str, Any], _context: Any) -> dict[str, Any]:
+MARGIN = 30.0  # seconds kept back from the invocation's time (a tenth of a short one): the check under way is recorded
+
+
+def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    clear_work(Path(tempfile.gettempdir()))  # what a round killed by its timeout left in this container's /tmp
     checker.secrets = SecretStore()  # secrets read afresh each invocation: a rotated key is used at the next round
     dataset = event.get("dataset") if isinstance(event, dict) else None
+    remaining = context.get_remaining_time_in_millis() / 1000
+    left = remaining - min(MARGIN, remaining / 10)
+    checker.deadline = time.monotonic() + (left if isinstance(dataset, str) else min(left, settings.round_seconds))
     results = [checker.check(dataset, force=True)] if isinstance(dataset, str) else checker.check_due()
     for checked in results:
         if checked.outcome is not None:

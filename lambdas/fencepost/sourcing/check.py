@@ -10,10 +10,13 @@ written.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import re
+import shutil
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +41,7 @@ class CheckRules:
 
 
 NO_SOURCE = "the folder has no _source.json"
+WORK_PREFIX = "fetch-"  # a check's folder for its downloads (a round killed by its timeout leaves it: see clear_work)
 FAILING = 3  # failed checks in a row that make a source failing (what its alarm watches)
 
 
@@ -89,16 +93,23 @@ class Checker:
     rules: CheckRules
     clock: Callable[[], int]  # now, in ms
     workdir: Path | None = None
+    deadline: float | None = None  # a monotonic instant: no download runs past it, no check starts after it
 
     def check_due(self) -> list[Checked]:
         """Every source whose check is due, one after the other (their states read in one go); the state of a
         source whose ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's
         data until someone deletes them)."""
         known = self.states.source_states()
-        results = [self._check(dataset, False, known.get(dataset)) for dataset in self.folders.source_datasets()]
+        folders = self.folders.source_datasets()
+        results = []
+        for dataset in folders:
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                break  # the round's time is up: the sources left are checked at the next round, still due
+            results.append(self._check(dataset, False, known.get(dataset)))
         named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
-        for dataset in sorted(set(known) - named):
-            self.states.forget_source_state(dataset)
+        if len(results) == len(folders):
+            for dataset in sorted(set(known) - named):
+                self.states.forget_source_state(dataset)
         return results
 
     def check(self, dataset: str, *, force: bool = False) -> Checked:
@@ -119,7 +130,8 @@ class Checker:
             source = parse_source(raw, key, least_every=self.rules.least_every, https_only=self.rules.https_only)
         except FolderError as error:
             checked, state = self._invalid(dataset, state, raw, str(error))
-            return dataclasses.replace(checked, failing=state.failures >= FAILING)
+            stale = state.stale_after(state.every, self.clock())
+            return dataclasses.replace(checked, failing=True, stale=stale)  # unusable until someone fixes it
         if source.paused:
             if not state.paused or state.digest != source.digest:
                 state = self._record(dataset, state.paused_by(source))
@@ -127,15 +139,20 @@ class Checker:
         if not force and not state.due(source, self.clock()):
             return self._watched(Checked(dataset, None, "not due"), state, source)
         try:
-            with tempfile.TemporaryDirectory(dir=self.workdir, prefix="fetch-") as directory:
+            with tempfile.TemporaryDirectory(dir=self.workdir, prefix=WORK_PREFIX) as directory:
                 checked, state = self._fetch(dataset, source, state, Path(directory))
         except (FetchError, SecretUnavailable) as error:
-            state = self._record(dataset, self._checked(state, source, Outcome.FAILED, reason=str(error)))
-            checked = Checked(dataset, Outcome.FAILED, str(error))
-        return self._watched(checked, state, source)
+            reason = str(error)
+        except Exception as error:  # a bucket, table or disk failure, or a bug: one source's, never the round's
+            reason = f"the check failed ({type(error).__name__}): the folder is untouched; the next check retries"
+        else:
+            return self._watched(checked, state, source)
+        state = self._record(dataset, self._checked(state, source, Outcome.FAILED, reason=reason))
+        return self._watched(Checked(dataset, Outcome.FAILED, reason), state, source)
 
     def _watched(self, checked: Checked, state: SourceState, source: Source) -> Checked:
-        return dataclasses.replace(checked, failing=state.failures >= FAILING, stale=state.stale(source, self.clock()))
+        stale = not source.paused and state.stale_after(source.every, self.clock())
+        return dataclasses.replace(checked, failing=state.failures >= FAILING, stale=stale)
 
     def _checked(self, state: SourceState, source: Source, outcome: Outcome, **found: Any) -> SourceState:
         return state.checked(source, outcome, self.clock(), least_every=self.rules.least_every, **found)
@@ -147,7 +164,8 @@ class Checker:
         auth = (params[source.basic_auth[0]], params[source.basic_auth[1]]) if source.basic_auth else None
         limit = min(source.max_bytes or self.rules.max_bytes, self.rules.max_bytes)
         for feed in source.files:
-            prior = state.downloads.get(_file_id(feed))
+            file_id = _file_id(feed, params)
+            prior = state.downloads.get(file_id)
             intact = prior is not None and all(present.get(k) == etag for k, etag in prior.objects)
             request = Request(
                 url=_filled(feed.url, params),
@@ -157,21 +175,19 @@ class Checker:
                 last_modified=prior.last_modified if intact and prior else None,
                 max_bytes=limit,
             )
-            fetched = self.downloads.get(request, directory)
+            fetched = self.downloads.get(request, directory, deadline=self.deadline)
             if fetched.path is None and (prior is None or not intact):
                 raise FetchError(
                     f"{public_url(feed.url)}: answered 304 Not Modified to a request that was not conditional"
                 )
             if prior is not None and (fetched.path is None or (intact and fetched.sha256 == prior.sha256)):
-                staged.downloads[_file_id(feed)] = Download(
-                    fetched.etag, fetched.last_modified, prior.sha256, prior.objects
-                )
+                staged.downloads[file_id] = Download(fetched.etag, fetched.last_modified, prior.sha256, prior.objects)
                 continue
             assert fetched.path is not None
             self._verify(feed, fetched.sha256, params, auth, directory)
             named = [(feed.name, fetched.path)] if feed.unpack is None else self._unpacked(feed, fetched.path, limit)
-            staged.files[_file_id(feed)] = [(fetched_prefix(dataset) + name, path) for name, path in named]
-            staged.downloads[_file_id(feed)] = Download(fetched.etag, fetched.last_modified, fetched.sha256)
+            staged.files[file_id] = [(fetched_prefix(dataset) + name, path) for name, path in named]
+            staged.downloads[file_id] = Download(fetched.etag, fetched.last_modified, fetched.sha256)
         if not staged.files and set(present) <= {key for d in staged.downloads.values() for key, _ in d.objects}:
             state = self._checked(state, source, Outcome.UNCHANGED, downloads=staged.downloads)
             return Checked(dataset, Outcome.UNCHANGED), self._record(dataset, state)
@@ -184,13 +200,10 @@ class Checker:
         if len(set(keys)) != len(keys):
             raise FetchError(f"{source.shown_url()}: two files of the release have one name")
         downloads: dict[str, Download] = {}
-        for feed in source.files:
-            download = staged.downloads[_file_id(feed)]
-            objects = staged.files.get(_file_id(feed))
-            if objects is not None:
-                written = tuple((key, self.folders.put_fetched(key, path)) for key, path in objects)
-                download = dataclasses.replace(download, objects=written)
-            downloads[_file_id(feed)] = download
+        for file_id, fetched in staged.downloads.items():  # in the source's order
+            objects = staged.files.get(file_id)
+            written = None if objects is None else tuple((k, self.folders.put_fetched(k, path)) for k, path in objects)
+            downloads[file_id] = fetched if written is None else dataclasses.replace(fetched, objects=written)
         kept = {key for download in downloads.values() for key, _ in download.objects}
         gone = sorted(set(present) - kept)
         if gone:
@@ -210,7 +223,7 @@ class Checker:
         if feed.sha256_url is None:
             return
         shown = public_url(feed.sha256_url)
-        text = self.downloads.text(_filled(feed.sha256_url, params), shown, auth, directory)
+        text = self.downloads.text(_filled(feed.sha256_url, params), shown, auth, directory, deadline=self.deadline)
         found = _SHA256.search(text)
         if found is None:
             raise FetchError(f"{shown}: holds no SHA-256 checksum")
@@ -229,10 +242,12 @@ class Checker:
     def _invalid(self, dataset: str, state: SourceState, raw: bytes, reason: str) -> tuple[Checked, SourceState]:
         digest = "invalid:" + hashlib.sha256(raw).hexdigest()[:16]
         if state.digest != digest:  # said once per version of the file, not at every tick
+            now = self.clock()
             state = dataclasses.replace(
                 state,
                 digest=digest,
-                last_checked=self.clock(),
+                first_checked=state.first_checked if state.first_checked is not None else now,
+                last_checked=now,
                 outcome=Outcome.INVALID.value,
                 reason=reason,
                 failures=state.failures + 1,
@@ -246,10 +261,19 @@ class Checker:
         return state
 
 
-def _file_id(feed: FeedFile) -> str:
-    """What a file's download is kept under in the table: a digest of all the source says of it (its address may
-    hold a key; a changed name or member list makes another file)."""
-    return hashlib.sha256(repr(feed).encode()).hexdigest()[:16]
+def _file_id(feed: FeedFile, params: Mapping[str, str]) -> str:
+    """What a file's download is kept under in the table: a digest of all the source says of it and of its address
+    as fetched (which may hold a key): a changed parameter, name or member list makes another file, fetched afresh."""
+    return hashlib.sha256(f"{feed!r}\n{_filled(feed.url, params)}".encode()).hexdigest()[:16]
+
+
+def clear_work(directory: Path, older_than: float = 900.0) -> None:
+    """Remove what checks killed by a timeout left in ``directory`` (their downloads): folders untouched for longer
+    than the function may run, so a check under way elsewhere (``make fetch`` beside ``make run``) keeps its own."""
+    for leftover in directory.glob(f"{WORK_PREFIX}*"):
+        with contextlib.suppress(OSError):
+            if time.time() - leftover.stat().st_mtime > older_than:
+                shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _filled(url: str, params: Mapping[str, str]) -> str:

@@ -63,16 +63,23 @@ def test_a_paused_source_is_never_due_and_never_stale() -> None:
     assert state.to_api()["paused"] is True
     assert state.to_api()["next_check"] is None
     assert not state.due(feed, 100 * HOUR)
-    assert not state.stale(feed, 100 * HOUR)
 
 
 def test_stale_after_three_intervals_without_a_good_check() -> None:
     feed = source()
-    assert not SourceState().stale(feed, 10 * HOUR)  # never checked: nothing to say yet
+    assert not SourceState().stale_after(3600, 10 * HOUR)  # never checked: nothing to say yet
     state = SourceState().checked(feed, Outcome.UNCHANGED, 0, least_every=60)
     state = state.checked(feed, Outcome.FAILED, 2 * HOUR, least_every=60)
-    assert not state.stale(feed, 3 * HOUR)
-    assert state.stale(feed, 3 * HOUR + 1)
+    assert not state.stale_after(3600, 3 * HOUR)
+    assert state.stale_after(3600, 3 * HOUR + 1)
+
+
+def test_a_new_source_that_fails_is_stale_only_three_intervals_after_its_first_check() -> None:
+    feed = source()
+    state = SourceState().checked(feed, Outcome.FAILED, 5 * HOUR, least_every=60)
+    assert state.first_checked == 5 * HOUR
+    assert not state.stale_after(3600, 5 * HOUR + 1)  # one failure of a new source: failing soon, not stale
+    assert state.stale_after(3600, 8 * HOUR + 1)
 
 
 def test_the_state_survives_its_json() -> None:

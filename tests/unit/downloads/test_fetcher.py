@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import ssl
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -167,3 +168,22 @@ def test_redirects_are_followed_over_https_and_never_down_to_http(tmp_path: Path
         assert plain.requests("/file") == []
         with pytest.raises(FetchError, match="no answer"):  # a certificate nobody vouches for
             Fetcher(FetchPolicy(attempts=1)).get(Request(url=secure.url("/file"), shown="file"), downloads)
+
+
+def test_a_server_that_crawls_is_stopped_at_the_deadline(site: Publisher, tmp_path: Path) -> None:
+    site.publish("/list.txt", BODY[:200], trickle=0.05)  # each byte well inside the read timeout
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"did not finish in the time the check has"):
+        Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=started + 0.5)
+    assert time.monotonic() - started < 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_retry_starts_that_would_end_past_the_deadline(site: Publisher, tmp_path: Path) -> None:
+    site.publish("/list.txt", BODY, failures=[(503, "30")])
+    sleeps = Sleeps()
+    with pytest.raises(FetchError, match="no time left to try again"):
+        Fetcher(LOCAL, sleep=sleeps).get(
+            Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=time.monotonic() + 5
+        )
+    assert sleeps == []

@@ -90,3 +90,20 @@ def test_a_damaged_archive_is_a_failure_with_a_reason(tmp_path: Path, kind: str)
     damaged.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     with pytest.raises(FetchError, match=rf"geo: not a readable {kind} archive"):
         unpack(damaged, kind, PATTERNS, max_bytes=1 << 20, directory=tmp_path, shown="geo")
+
+
+def test_an_encrypted_member_is_a_failure_with_a_reason(tmp_path: Path) -> None:
+    plain = zipped(tmp_path, {"a/x-Blocks-IPv4.csv": BLOCKS, "a/x-Locations-en.csv": LOCATIONS}).read_bytes()
+    # Mark every member encrypted (bit 0 of the flags, in the local and the central headers): zipfile then refuses
+    # to read one without a password
+    data = bytearray(plain)
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at != -1:
+            data[at + offset] |= 0x1
+            at = data.find(signature, at + 4)
+    path = tmp_path / "locked.zip"
+    path.write_bytes(bytes(data))
+    with pytest.raises(FetchError, match=r"geo: not a readable zip archive \(RuntimeError\)"):
+        unpack(path, "zip", PATTERNS, max_bytes=1 << 20, directory=tmp_path, shown="geo")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["locked.zip", "release.zip"]

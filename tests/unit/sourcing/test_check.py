@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +16,7 @@ import pytest
 
 from fencepost.core.feeds.schedule import Outcome
 from fencepost.downloads import Fetcher, FetchPolicy
-from fencepost.sourcing.check import Checker, CheckRules, counts
+from fencepost.sourcing.check import Checker, CheckRules, clear_work, counts
 from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
 from tests.publisher import Publisher, lines
 
@@ -237,3 +239,56 @@ def test_a_source_removed_from_its_folder_is_forgotten_and_its_data_kept(world: 
     assert {checked.outcome for checked in world.checker.check_due()} == {None}  # no folder names a source
     assert world.states.states == {}
     assert world.folders.objects == {"drop/_fetched/drop.txt": RELEASE}  # the folder's data stays
+
+
+def test_a_failure_of_one_source_is_its_own_and_the_round_goes_on(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    for dataset in ("aaa", "zzz"):
+        world.source({"url": world.site.url("/drop.txt")}, dataset=dataset)
+    put = world.folders.put_fetched
+
+    def failing(key: str, path: Path) -> str:
+        if key.startswith("aaa/"):
+            raise OSError("the bucket went away")
+        return put(key, path)
+
+    monkeypatch.setattr(world.folders, "put_fetched", failing)
+    outcomes = {c.dataset: c for c in world.checker.check_due() if c.outcome is not None}
+    assert outcomes["aaa"].outcome is Outcome.FAILED
+    assert outcomes["aaa"].reason.startswith("the check failed (OSError)")
+    assert outcomes["zzz"].outcome is Outcome.CHANGED
+    assert world.states.states["aaa"].failures == 1  # recorded: the next check comes sooner, not at every round
+
+
+def test_a_round_past_its_time_checks_no_more_and_forgets_nothing(world: World) -> None:
+    world.site.publish("/drop.txt", RELEASE)
+    world.source({"url": world.site.url("/drop.txt")})
+    world.checker.check_due()
+    del world.folders.objects["drop/_source.json"]
+    world.checker.deadline = time.monotonic() - 1
+    assert world.checker.check_due() == []
+    assert "drop" in world.states.states  # not every folder was looked at: nothing is forgotten
+
+
+def test_a_changed_parameter_is_another_file_fetched_afresh(world: World) -> None:
+    world.site.publish("/level1.txt", RELEASE)
+    world.site.publish("/level2.txt", NEXT)  # the same Last-Modified: a request reusing level1's would get a 304
+    url = world.site.url("/{list}.txt")
+    world.source({"url": url, "name": "list.txt", "params": {"list": "level1"}})
+    world.checker.check("drop")
+    world.source({"url": url, "name": "list.txt", "params": {"list": "level2"}})
+    assert world.checker.check("drop").outcome is Outcome.CHANGED
+    assert "If-Modified-Since" not in world.site.requests("/level2.txt")[0].headers
+    assert world.folders.objects["drop/_fetched/list.txt"] == NEXT
+
+
+def test_what_a_killed_check_left_is_cleared_and_a_check_under_way_kept(tmp_path: Path) -> None:
+    old, new = tmp_path / "fetch-old", tmp_path / "fetch-new"
+    for folder in (old, new):
+        folder.mkdir()
+        (folder / "download").write_bytes(b"x")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    clear_work(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fetch-new"]

@@ -40,7 +40,8 @@ class Download:
 @dataclass(frozen=True, slots=True)
 class SourceState:
     digest: str = ""  # the source the downloads were made for
-    last_checked: int | None = None  # instants in ms
+    first_checked: int | None = None  # instants in ms
+    last_checked: int | None = None
     last_changed: int | None = None
     last_ok: int | None = None  # the last check that found the folder current (changed or unchanged)
     next_check: int = 0
@@ -76,6 +77,7 @@ class SourceState:
         wait = source.every if not failed else min(source.every, least_every * 2 ** min(failures - 1, 20))
         return SourceState(
             digest=source.digest,
+            first_checked=self.first_checked if self.first_checked is not None else now,
             last_checked=now,
             last_changed=now if outcome is Outcome.CHANGED else self.last_changed,
             last_ok=self.last_ok if failed else now,
@@ -112,11 +114,11 @@ class SourceState:
             "failures_in_a_row": self.failures,
         }
 
-    def stale(self, source: Source, now: int) -> bool:
-        """No check has found the folder current for three intervals: what the alarm watches."""
-        if source.paused or self.last_checked is None:
-            return False
-        return now - (self.last_ok if self.last_ok is not None else 0) > 3 * source.every * 1000
+    def stale_after(self, every: int, now: int) -> bool:
+        """No check has found the folder current for three intervals of ``every`` seconds since the last good one
+        (or since the first check, for a source that never had one): what the alarm watches."""
+        since = self.last_ok if self.last_ok is not None else self.first_checked
+        return since is not None and every > 0 and now - since > 3 * every * 1000
 
     def to_json(self) -> dict[str, Any]:
         document = dataclasses.asdict(self)

@@ -198,9 +198,13 @@ def _file(entry: Any, where: str, https_only: bool) -> FeedFile:
 
 
 def _url(value: Any, where: str, https_only: bool) -> str:
-    parts = urlsplit(value) if isinstance(value, str) and len(value) <= 2048 else None
-    if parts is None or parts.scheme not in ("https", "http") or not parts.hostname:
-        raise FolderError(f"{where}: url must be an https:// address")
+    try:
+        parts = urlsplit(value) if isinstance(value, str) and len(value) <= 2048 and value.isascii() else None
+        _ = parts and parts.port  # a port that is not a number raises here, not in a check
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("https", "http") or not parts.hostname or any(c in value for c in " \t\n"):
+        raise FolderError(f"{where}: url must be an https:// address (ASCII, no spaces: percent-encode the rest)")
     if https_only and parts.scheme != "https":
         raise FolderError(f"{where}: url must be https:// (plain http could be changed on the way)")
     if parts.username is not None or parts.password is not None:
@@ -210,10 +214,13 @@ def _url(value: Any, where: str, https_only: bool) -> str:
 
 def _placeholders(url: str, where: str) -> list[str]:
     try:
-        names = [field for _, field, _, _ in string.Formatter().parse(url) if field is not None]
+        fields = [
+            (name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(url) if name is not None
+        ]
     except ValueError:
         raise FolderError(f"{where}: {url!r} has an unmatched brace") from None
-    if not all(_PARAM.fullmatch(name) for name in names):
+    names = [name for name, _, _ in fields]
+    if not all(_PARAM.fullmatch(name) and not spec and conversion is None for name, spec, conversion in fields):
         raise FolderError(f"{where}: placeholders in {url!r} must be plain names such as {{license_key}}")
     return names
 
