@@ -99,8 +99,15 @@ def test_a_source_fed_folder_refreshes_itself_and_refuses_bad_releases(stack: St
         assert (record["status"], record["version"], record["ranges"]) == ("READY", 4, 101)  # build 3 was refused
         assert "accepted once" in record["load"]["diff"]["note"]
         assert (found(stack, 500), found(stack, 50)) == (None, "SBL100050")
+        assert admin.main(["accept", "drop"]) == 1  # nothing refused now: nothing to accept
         # The next shrink meets the gates again
         site.publish("/drop.txt", drop_list(range(5)))
         site.publish("/drop.txt.sha256", f"{hashlib.sha256(drop_list(range(5))).hexdigest()}  drop.txt\n".encode())
         assert check(fetch, stack, dataset="drop") == {"drop": "CHANGED"}
+        assert (stack.dataset("drop")["status"], stack.dataset("drop")["version"]) == ("FAILED", 4)
+        assert admin.main(["accept", "drop", "3"]) == 1  # not the build refused last
+        # A release written since the refusal (nobody looked at it) is never let through by accepting the refusal
+        stack.put("drop/_fetched/drop.txt", drop_list(range(3)))
+        assert admin.main(["accept", "drop"]) == 1
+        stack.drain()
         assert (stack.dataset("drop")["status"], stack.dataset("drop")["version"]) == ("FAILED", 4)

@@ -24,7 +24,7 @@ from fencepost.core.feeds.schedule import Outcome
 from fencepost.core.formats.base import FileError
 from fencepost.core.objects import FolderError
 from fencepost.errors import Conflict, DependencyUnavailable, StoreUnavailable
-from fencepost.loading.accepting import accept_once
+from fencepost.loading.accepting import NotAccepted, accept_once
 from fencepost.loading.messages import Command, dump
 from fencepost.settings import FetchSettings, LoaderSettings, TableSettings
 
@@ -40,11 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     status.add_argument("dataset")
     fetch = commands.add_parser("fetch", help="check a dataset's source (_source.json) now, whether due or not")
     fetch.add_argument("dataset")
-    accept = commands.add_parser("accept", help="build what a dataset's folder holds now past its gates, once")
+    accept = commands.add_parser("accept", help="let the build a gate refused last go live, once")
     accept.add_argument("dataset")
+    accept.add_argument("build", type=int, nargs="?", help="the refused build (default: the latest)")
     args = parser.parse_args(argv)
     if args.command in ("fetch", "accept"):
-        return _fetch(args.dataset) if args.command == "fetch" else _accept(args.dataset)
+        return _fetch(args.dataset) if args.command == "fetch" else _accept(args.dataset, args.build)
 
     try:
         settings = TableSettings.from_env(os.environ)
@@ -81,27 +82,30 @@ def _fetch(dataset: str) -> int:
     return 1 if checked.outcome in (Outcome.FAILED, Outcome.INVALID) or checked.outcome is None else 0
 
 
-def _accept(dataset: str) -> int:
+def _accept(dataset: str, build: int | None) -> int:
     try:
         settings = LoaderSettings.from_env(os.environ)
         queues = Queues[Command](
             make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
         )
+        bucket = Bucket(make_s3_client(), settings.bucket, settings.limits)
         done = accept_once(
             dataset,
-            folder=Bucket(make_s3_client(), settings.bucket, settings.limits),
+            folder=bucket,
+            reports=bucket,
             datasets=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).datasets,
             outbox=queues,
             clock=time.time,
+            build=build,
         )
+    except NotAccepted as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 1
     except (SettingsError, DependencyUnavailable, FolderError, FileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if done is None:
-        print(f"error: no dataset {dataset!r} with data in its folder", file=sys.stderr)
-        return 1
-    objects = f"{done[0]} object{'s' if done[0] != 1 else ''}"
-    print(f"{dataset}: the {objects} its folder holds now will be built past its gates, once (request {done[1]})")
+    objects = f"{done.objects} object{'s' if done.objects != 1 else ''}"
+    print(f"{dataset}: build {done.build} ({objects}, refused by {done.gate}) is built again past the gates, once")
     return 0
 
 

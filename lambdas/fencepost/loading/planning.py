@@ -17,6 +17,7 @@ from fencepost.core.pauses import gc_paused
 from fencepost.core.rules import RuleError, apply_rules, check_named
 from fencepost.core.sources import fingerprint
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
+from fencepost.loading.accepting import acceptance
 from fencepost.loading.backfilling import Backfill
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
@@ -155,7 +156,7 @@ class Planner:
             deadline=delivery.deadline,
             folder=settings,
             baseline=None if record.retired else record.live,
-            accepted=record.accepted == sources,
+            accepted=record.accepted == acceptance(record.planned, sources),
         )
 
     def _unchanged(self, dataset: str, build: int, record: DatasetRecord, sources: str) -> bool:
