@@ -68,9 +68,9 @@ def test_a_folder_fed_by_its_source_through_make_run(tmp_path: Path) -> None:
             status, body = running.get("/datasets/drop")
             assert (status, body["version"], body["status"]) == (200, 2, "READY")
             site.publish("/drop.txt", drop_list(range(540)))
-            fetched = _make_fetch(running)
+            fetched = _make_fetch(running)  # (make run's own round may have fetched it first: then it is unchanged)
             assert fetched.returncode == 0, fetched.stdout + fetched.stderr
-            assert '"outcome": "CHANGED"' in fetched.stdout
+            assert '"outcome": "CHANGED"' in fetched.stdout or '"outcome": "UNCHANGED"' in fetched.stdout
             running.wait_ready("drop", 3)
     finally:
         _stop(running)

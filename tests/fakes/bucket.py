@@ -17,7 +17,15 @@ from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
 from fencepost.core.members import gzip_members
-from fencepost.core.objects import FolderError, dated_of, is_data_key, prefixes_of, settings_keys
+from fencepost.core.objects import (
+    FolderError,
+    being_written,
+    dated_of,
+    is_data_key,
+    prefixes_of,
+    release_key,
+    settings_keys,
+)
 from fencepost.model import ObjectRef
 from tests.fakes.kernel import Faults, port
 
@@ -78,6 +86,10 @@ class FakeBucket:
     @port
     def list_data(self, dataset: str) -> list[ObjectRef]:
         return self.data(dataset)
+
+    @port
+    def release_unfinished(self, dataset: str) -> bool:
+        return being_written(self.document(release_key(dataset)))
 
     @port
     def list_dated(self, dataset: str) -> dict[str, list[ObjectRef]]:

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.feeds.spec import Secret
-from fencepost.core.objects import DEFAULT_DATASET, SOURCE_NAME, fetched_prefix, prefixes_of
+from fencepost.core.objects import (
+    DEFAULT_DATASET,
+    SOURCE_NAME,
+    fetched_prefix,
+    is_fetched,
+    prefixes_of,
+    release_document,
+    release_key,
+)
 from fencepost.errors import SecretUnavailable
 
 
@@ -16,6 +25,7 @@ class FakeSourceFolders:
         self.objects: dict[str, bytes] = {}
         self.puts: list[str] = []
         self.deletes: list[str] = []
+        self.releases: list[dict[str, str] | None] = []
 
     def etag(self, key: str) -> str:
         return '"' + hashlib.md5(self.objects[key]).hexdigest() + '"'
@@ -32,12 +42,16 @@ class FakeSourceFolders:
 
     def fetched_objects(self, dataset: str) -> dict[str, str]:
         prefix = fetched_prefix(dataset)
-        return {key: self.etag(key) for key in self.objects if key.startswith(prefix)}
+        return {key: self.etag(key) for key in self.objects if key.startswith(prefix) and is_fetched(key)}
 
     def put_fetched(self, key: str, path: Path) -> str:
         self.objects[key] = path.read_bytes()
         self.puts.append(key)
         return self.etag(key)
+
+    def put_release(self, dataset: str, objects: dict[str, str] | None) -> None:
+        self.objects[release_key(dataset)] = json.dumps(release_document(objects)).encode()
+        self.releases.append(objects)
 
     def delete_fetched(self, keys: list[str]) -> None:
         for key in keys:

@@ -53,7 +53,7 @@ def test_a_source_fed_folder_refreshes_itself_and_refuses_bad_releases(stack: St
         assert check(fetch, stack, dataset="drop") == {"drop": "UNCHANGED"}
         assert site.requests("/drop.txt")[-1].status == 304
         listed = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="drop/_fetched/")["Contents"]
-        assert [entry["Key"] for entry in listed] == ["drop/_fetched/drop.txt"]
+        assert [entry["Key"] for entry in listed] == ["drop/_fetched/_release.json", "drop/_fetched/drop.txt"]
         assert stack.dataset("drop")["load"]["version"] == 1  # no build started
         # A new release
         site.publish("/drop.txt", drop_list(range(1010)))

@@ -25,7 +25,16 @@ from fencepost.core.formats.base import FileError
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.limits import Limits
 from fencepost.core.members import gzip_members
-from fencepost.core.objects import FolderError, dated_of, dated_prefixes, is_data_key, prefixes_of, settings_keys
+from fencepost.core.objects import (
+    FolderError,
+    being_written,
+    dated_of,
+    dated_prefixes,
+    is_data_key,
+    prefixes_of,
+    release_key,
+    settings_keys,
+)
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
 
@@ -246,6 +255,9 @@ class Bucket:
         if len(data) > limit:
             raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")
         return data
+
+    def release_unfinished(self, dataset: str) -> bool:
+        return being_written(self.get_json(release_key(dataset)))
 
     def get_json(self, key: str) -> Any:
         raw = self._get(key)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws.s3 import BucketUnavailable, object_refs
 from fencepost.core.keys import is_dataset_name
-from fencepost.core.objects import DEFAULT_DATASET, fetched_prefix, source_keys
+from fencepost.core.objects import (
+    DEFAULT_DATASET,
+    fetched_prefix,
+    is_fetched,
+    release_document,
+    release_key,
+    source_keys,
+)
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -45,13 +53,22 @@ class SourceBucket:
         return None
 
     def fetched_objects(self, dataset: str) -> dict[str, str]:
-        return {ref.key: ref.etag for ref in object_refs(self.client, self.name, fetched_prefix(dataset))}
+        found = object_refs(self.client, self.name, fetched_prefix(dataset))
+        return {ref.key: ref.etag for ref in found if is_fetched(ref.key)}
 
     def put_fetched(self, key: str, path: Path) -> str:
         """Upload the file (in parts when large) and return its ETag as a listing shows it."""
         try:
             self.client.upload_file(str(path), self.name, key)
             return self.client.head_object(Bucket=self.name, Key=key)["ETag"].strip('"')
+        except (ClientError, BotoCoreError) as error:
+            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+
+    def put_release(self, dataset: str, objects: dict[str, str] | None) -> None:
+        key = release_key(dataset)
+        body = json.dumps(release_document(objects), sort_keys=True).encode()
+        try:
+            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/json")
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be written: {error}") from error
 

@@ -4,7 +4,9 @@ where a build keeps its report, its pieces and its changes.
 ``geo/v4.csv`` and ``geo/v6.csv.gz`` make the dataset ``geo``; objects at the bucket root, or in ``default/``, make
 the dataset ``default``. A key with any path segment starting with ``_`` or ``.`` is not data (reports and settings
 live there) and never starts a load, except ``<dataset>/_fetched/<name>``: the objects a folder's source
-(``_source.json``, ``core.feeds``) fetched, which are the folder's data like any other.
+(``_source.json``, ``core.feeds``) fetched, which are the folder's data like any other; its release manifest
+``<dataset>/_fetched/_release.json`` is no data, but its writing (as a release starts, and once it is written)
+tells the loader when a release is whole.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ SETTINGS_NAME = "_settings.json"
 SOURCE_NAME = "_source.json"  # where a folder's data is published (core.feeds)
 REPORTS_PREFIX = "_reports/"
 FETCHED_FOLDER = "_fetched"  # <dataset>/_fetched/<name>: the objects a folder's _source.json fetches
+RELEASE_NAME = "_release.json"  # <dataset>/_fetched/_release.json: what the source's last release wrote, written last
 EXPORTS_PREFIX = "_exports/"
 # The files a build keeps beside its report, as key patterns under ``REPORTS_PREFIX`` (IAM grants are made of them):
 # all are deleted with their version. The lookup function reads them all: the changes (the latest build's diff), the
@@ -97,6 +100,28 @@ def settings_owner(key: str) -> str | None:
     return folder if is_dataset_name(folder) else None
 
 
+def release_key(dataset: str) -> str:
+    return fetched_prefix(dataset) + RELEASE_NAME
+
+
+def release_owner(key: str) -> str | None:
+    """The dataset whose release manifest ``key`` is (its writing ends a release: a build is due); None otherwise."""
+    parts = key.split("/")
+    if len(parts) != 3 or parts[1:] != [FETCHED_FOLDER, RELEASE_NAME] or not is_dataset_name(parts[0]):
+        return None
+    return parts[0]
+
+
+def release_document(objects: dict[str, str] | None) -> dict[str, object]:
+    """A release manifest: ``objects`` (key to ETag) once the release is written, None while it is being written."""
+    return {"complete": objects is not None, "objects": objects or {}}
+
+
+def being_written(document: object) -> bool:
+    """Whether a release manifest (None: none) says its release is being written."""
+    return isinstance(document, dict) and document.get("complete") is False
+
+
 def report_key(dataset: str, build: int) -> str:
     return f"{REPORTS_PREFIX}{dataset}/{build}.json"
 
@@ -137,9 +162,9 @@ def building_key(export: str) -> str:
 
 
 def is_fetched(key: str) -> bool:
-    """An object a folder's source fetched (``<dataset>/_fetched/<name>``)."""
+    """An object a folder's source fetched (``<dataset>/_fetched/<name>``; not its release manifest)."""
     parts = key.split("/")
-    return len(parts) == 3 and parts[1] == FETCHED_FOLDER
+    return len(parts) == 3 and parts[1] == FETCHED_FOLDER and bool(parts[2]) and not parts[2].startswith(("_", "."))
 
 
 def source_keys(dataset: str) -> list[str]:

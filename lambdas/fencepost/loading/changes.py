@@ -12,7 +12,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.objects import REPORTS_PREFIX, FolderError, dataset_of, dated_of, settings_owner
+from fencepost.core.objects import REPORTS_PREFIX, FolderError, dataset_of, dated_of, release_owner, settings_owner
 from fencepost.loading.messages import BuildRequested, ObjectsChanged
 from fencepost.loading.ports import Clock, Documents, Outbox, Telemetry
 from fencepost.loading.reports import iso
@@ -36,7 +36,7 @@ class Changes:
         for key in message.keys:
             try:
                 dated = dated_of(key)
-                dataset = dated[0] if dated else dataset_of(key) or settings_owner(key)
+                dataset = dated[0] if dated else dataset_of(key) or settings_owner(key) or release_owner(key)
             except FolderError as error:
                 self._reject(key, str(error))
                 continue

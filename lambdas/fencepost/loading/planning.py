@@ -131,6 +131,10 @@ class Planner:
             )
 
         objects = self.folder.list_data(dataset)
+        if self.folder.release_unfinished(dataset):  # no build of half a release: the manifest's last write builds it
+            self.telemetry.logger.info("build skipped: the source is writing a release", extra={"dataset": dataset})
+            self.failures.abandon(dataset, build)
+            return
         sources = fingerprint(((o.key, o.etag) for o in objects), settings_digest(settings))
         # Changed live files go first (a long backfill never holds up a reload); the dated folders resume after
         live_changed = bool(objects) and (

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from fencepost.core.feeds.schedule import Download, Outcome, SourceState
 from fencepost.core.feeds.spec import FeedFile, Source, parse_source, public_url
-from fencepost.core.objects import FolderError, fetched_prefix
+from fencepost.core.objects import FolderError, fetched_prefix, release_key
 from fencepost.downloads import FetchError, Request, unpack
 from fencepost.errors import SecretUnavailable
 from fencepost.sourcing.needs import Downloads, Secrets, SourceFolders, SourceStates
@@ -109,7 +109,7 @@ class Checker:
         named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
         if len(results) == len(folders):
             for dataset in sorted(set(known) - named):
-                self.states.forget_source_state(dataset)
+                self._forget(dataset)
         return results
 
     def check(self, dataset: str, *, force: bool = False) -> Checked:
@@ -117,8 +117,14 @@ class Checker:
         state = self.states.source_state(dataset)
         checked = self._check(dataset, force, state)
         if checked.reason == NO_SOURCE and state is not None:
-            self.states.forget_source_state(dataset)
+            self._forget(dataset)
         return checked
+
+    def _forget(self, dataset: str) -> None:
+        """A folder that no longer names a source: its state goes, and its release manifest (a release cut short
+        would otherwise keep every build of the folder waiting)."""
+        self.folders.delete_fetched([release_key(dataset)])
+        self.states.forget_source_state(dataset)
 
     def _check(self, dataset: str, force: bool, known: SourceState | None) -> Checked:
         found = self.folders.read_source(dataset)
@@ -199,6 +205,7 @@ class Checker:
         keys = [key for objects in staged.files.values() for key, _ in objects]
         if len(set(keys)) != len(keys):
             raise FetchError(f"{source.shown_url()}: two files of the release have one name")
+        self.folders.put_release(dataset, None)  # written first and last: no build of half a release
         downloads: dict[str, Download] = {}
         for file_id, fetched in staged.downloads.items():  # in the source's order
             objects = staged.files.get(file_id)
@@ -208,6 +215,7 @@ class Checker:
         gone = sorted(set(present) - kept)
         if gone:
             self.folders.delete_fetched(gone)
+        self.folders.put_release(dataset, {key: etag for d in downloads.values() for key, etag in d.objects})
         state = self._record(dataset, self._checked(state, source, Outcome.CHANGED, downloads=downloads))
         return Checked(dataset, Outcome.CHANGED, written=tuple(keys), deleted=tuple(gone)), state
 

@@ -31,6 +31,10 @@ class SourceFolders(Protocol):
 
     def delete_fetched(self, keys: list[str]) -> None: ...
 
+    def put_release(self, dataset: str, objects: dict[str, str] | None) -> None:
+        """The release manifest: None as a release starts being written, its objects (key to ETag) once written."""
+        ...
+
 
 class SourceStates(Protocol):
     def source_state(self, dataset: str) -> SourceState | None: ...

@@ -62,6 +62,8 @@ def test_a_release_lands_then_an_unchanged_one_writes_nothing(world: World) -> N
     assert [checked.outcome for checked in again] == [Outcome.UNCHANGED]
     assert world.site.requests("/drop.txt")[-1].status == 304
     assert world.folders.puts == ["drop/_fetched/drop.txt"]  # nothing written the second time
+    # The release's manifest was written as it started and once it was written, and not since
+    assert world.folders.releases == [None, {"drop/_fetched/drop.txt": world.folders.etag("drop/_fetched/drop.txt")}]
     state = world.states.states["drop"]
     assert (state.checks, state.unchanged, state.last_changed, state.last_checked) == (2, 1, 1_000_000, world.now)
 
@@ -155,7 +157,7 @@ def test_a_file_the_source_no_longer_names_is_deleted(world: World) -> None:
     checked = world.checker.check("drop")
     assert checked.outcome is Outcome.CHANGED
     assert checked.deleted == ("drop/_fetched/b.txt",)
-    assert sorted(world.folders.objects) == ["drop/_fetched/a.txt", "drop/_source.json"]
+    assert sorted(world.folders.objects) == ["drop/_fetched/_release.json", "drop/_fetched/a.txt", "drop/_source.json"]
 
 
 def test_credentials_come_from_the_secret_store_and_never_reach_a_reason(world: World) -> None:
@@ -238,7 +240,7 @@ def test_a_source_removed_from_its_folder_is_forgotten_and_its_data_kept(world: 
     del world.folders.objects["drop/_source.json"]
     assert {checked.outcome for checked in world.checker.check_due()} == {None}  # no folder names a source
     assert world.states.states == {}
-    assert world.folders.objects == {"drop/_fetched/drop.txt": RELEASE}  # the folder's data stays
+    assert world.folders.objects["drop/_fetched/drop.txt"] == RELEASE  # the folder's data stays
 
 
 def test_a_failure_of_one_source_is_its_own_and_the_round_goes_on(

@@ -1,0 +1,48 @@
+"""A release a folder's source writes is built whole: while its manifest says it is being written, no build is made
+of half of it; the manifest written last builds it."""
+
+from __future__ import annotations
+
+import json
+
+from fencepost.core.objects import release_document, release_key
+from fencepost.model import LoadStatus
+from tests.fakes import DATASET, World
+from tests.unit.loading.test_load_state_machine import A, B, tsv
+
+BLOCKS, PLACES = f"{DATASET}/_fetched/part-1.tsv", f"{DATASET}/_fetched/part-2.tsv"
+
+
+def test_a_release_being_written_is_not_built_until_its_manifest_says_it_is_whole() -> None:
+    world = World()
+    manifest = release_key(DATASET)
+    # The source starts a release: its manifest first, then its objects one at a time, each notified
+    world.upload(manifest, json.dumps(release_document(None)))
+    world.upload(BLOCKS, tsv(A))
+    world.settle()
+    assert world.record().live is None  # half a release: nothing built
+    world.upload(PLACES, tsv(B))
+    world.settle()
+    assert world.record().live is None
+    # The manifest, written last, lists what the release wrote: now it is built, whole
+    etags = {ref.key: ref.etag for ref in world.bucket.list_data(DATASET)}
+    world.upload(manifest, json.dumps(release_document(etags)))
+    world.settle()
+    record = world.record()
+    assert record.status == LoadStatus.READY
+    assert record.live is not None
+    assert sorted(o.key for o in record.objects) == [BLOCKS, PLACES]
+
+
+def test_a_folder_changed_beside_a_whole_release_is_built_as_any_upload() -> None:
+    world = World()
+    world.upload(BLOCKS, tsv(A))
+    etags = {ref.key: ref.etag for ref in world.bucket.list_data(DATASET)}
+    world.upload(release_key(DATASET), json.dumps(release_document(etags)))
+    world.settle()
+    first = world.record().live
+    assert first is not None
+    world.upload(PLACES, tsv(B))  # put there by hand: the manifest says no release is being written
+    world.settle()
+    assert world.record().live != first
+    assert sorted(o.key for o in world.record().objects) == [BLOCKS, PLACES]
