@@ -80,10 +80,12 @@ class Listings:
         return found
 
     def answer_all(self) -> HttpResponse:
-        """``GET /datasets``: every dataset that is not retired."""
+        """``GET /datasets``: every dataset that is not retired, and every folder whose source wrote nothing yet."""
         sources = self.sources()
-        records = [_shown(record, sources) for record in self.all() if not record.retired]
-        return json_response(200, {"datasets": records}, NO_STORE)
+        records = {record.name: record for record in self.all() if not record.retired}
+        awaited = [_awaited(name, state) for name, state in sources.items() if name not in records]
+        shown = [_shown(record, sources) for record in sorted([*records.values(), *awaited], key=lambda r: r.name)]
+        return json_response(200, {"datasets": shown}, NO_STORE)
 
     def answer_one(self, name: str) -> HttpResponse:
         """``GET /datasets/{name}``."""
