@@ -12,7 +12,7 @@ from fencepost.core.formats.base import FileError
 from fencepost.core.history import keep_until
 from fencepost.core.items import ItemTooLarge
 from fencepost.core.joins import JoinError, folder_join
-from fencepost.core.objects import FolderError, settings_keys
+from fencepost.core.objects import FolderError, is_fetched, settings_keys
 from fencepost.core.pauses import gc_paused
 from fencepost.core.rules import RuleError, apply_rules, check_named
 from fencepost.core.sources import fingerprint
@@ -131,7 +131,8 @@ class Planner:
             )
 
         objects = self.folder.list_data(dataset)
-        if self.folder.release_unfinished(dataset):  # no build of half a release: the manifest's last write builds it
+        # No build of half a release (the manifest's last write builds it); a folder no source writes costs no read
+        if any(is_fetched(o.key) for o in objects) and self.folder.release_unfinished(dataset):
             self.telemetry.logger.info("build skipped: the source is writing a release", extra={"dataset": dataset})
             self.failures.abandon(dataset, build)
             return
