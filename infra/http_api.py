@@ -6,7 +6,9 @@ made here with throttling and access logging.
 With ``-c auth=iam`` the ``$default`` route carries the IAM authorizer, and it also catches ``OPTIONS``: a browser's
 CORS preflight, unsigned by definition, would be refused (403) before the API's CORS configuration could answer
 it. So an ``OPTIONS /{proxy+}`` route without authorization (a more specific route wins over ``$default``) brings
-preflights to the function, which answers 204 and nothing else (``fencepost.http.cors``).
+preflights to the function, which answers 204 and nothing else (``fencepost.http.cors``). ``GET /console`` and
+``GET /console/{asset}`` are unsigned too: the console's static files, which hold no data; the page's own requests
+to the API are refused unsigned, and it says so (``fencepost.http.console``).
 
 Its resources are made in the scope given (the ``LookupApi`` construct), under the ids they always had, so that
 an existing stack keeps its API and URL.
@@ -60,6 +62,7 @@ class HttpApiFront:
             ),
         )
         self.preflight_route: apigwv2.HttpRoute | None = None
+        self.console_routes: list[apigwv2.HttpRoute] = []
         if settings.auth is Auth.IAM:
             (self.preflight_route,) = self.api.add_routes(
                 path="/{proxy+}",
@@ -73,6 +76,24 @@ class HttpApiFront:
                 "CORS preflights are unsigned by definition (the Fetch standard sends no credentials with them); "
                 "this route takes OPTIONS only, and the function answers it with 204 and the CORS policy, no data.",
             )
+            self.console_routes = self.api.add_routes(
+                path="/console",
+                methods=[apigwv2.HttpMethod.GET],
+                integration=integration,
+                authorizer=apigwv2.HttpNoneAuthorizer(),
+            ) + self.api.add_routes(
+                path="/console/{asset}",
+                methods=[apigwv2.HttpMethod.GET],
+                integration=integration,
+                authorizer=apigwv2.HttpNoneAuthorizer(),
+            )
+            for route in self.console_routes:
+                nag.acknowledge(
+                    route,
+                    "AwsSolutions-APIG4",
+                    "The web console's page and its two files: static, the same for every caller, no data. A browser "
+                    "cannot sign requests, so the page loads unsigned and tells the reader how to reach the API.",
+                )
         removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN
         access_logs = logs.LogGroup(scope, "AccessLogs", retention=LOG_RETENTION, removal_policy=removal)
         self.stage = apigwv2.HttpStage(

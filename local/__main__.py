@@ -108,6 +108,7 @@ def _banner(stack: LocalStack) -> str:
     return f"""
 Fencepost is running locally.
   HTTP API        {api}   (OpenAPI: {api}/openapi.json)
+  Console         {api}/console   (open it in a browser)
   S3 and SQS      {s3}   (bucket: {stack.config.bucket})
   DynamoDB        {stack.dynamodb_endpoint if stack.dynamodb else ""}   (table: {stack.config.table}, {_kept(stack)})
   Capacity        {_capacity(stack)}

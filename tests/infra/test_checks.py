@@ -56,7 +56,9 @@ def test_cdk_nag_acknowledgments_are_the_expected_ones(synthesize: Synthesize) -
     }
 
 
-def test_iam_auth_acknowledges_no_authorization_except_on_the_preflight_route(synthesize: Synthesize) -> None:
+def test_iam_auth_acknowledges_no_authorization_except_on_the_preflight_and_console_routes(
+    synthesize: Synthesize,
+) -> None:
     findings = _nag(synthesize(real=True, **ALL_OPTIONS))["suppressedViolations"]
     unauthorized = {
         construct["constructPath"]
@@ -65,7 +67,11 @@ def test_iam_auth_acknowledges_no_authorization_except_on_the_preflight_route(sy
         for construct in finding["violatingConstructs"]
     }
 
-    assert unauthorized == {"Fencepost/LookupApi/HttpApi/OPTIONS--{proxy+}/Resource"}
+    assert unauthorized == {
+        "Fencepost/LookupApi/HttpApi/OPTIONS--{proxy+}/Resource",
+        "Fencepost/LookupApi/HttpApi/GET--console/Resource",
+        "Fencepost/LookupApi/HttpApi/GET--console--{asset}/Resource",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(CONTEXTS))

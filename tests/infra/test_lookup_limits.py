@@ -113,11 +113,14 @@ def test_with_iam_auth_an_unauthenticated_options_route_brings_preflights_to_the
     # Given -c auth=iam / When synthesized
     routes = _routes(synthesize(auth="iam"))
 
-    # Then every request needs a signature, except OPTIONS on any path, which goes to the same integration
-    assert set(routes) == {"$default", "OPTIONS /{proxy+}"}
+    # Then every request needs a signature, except OPTIONS on any path and the console's static files (GET only),
+    # which go to the same integration
+    unsigned = ("OPTIONS /{proxy+}", "GET /console", "GET /console/{asset}")
+    assert set(routes) == {"$default", *unsigned}
     assert routes["$default"]["AuthorizationType"] == "AWS_IAM"
-    assert routes["OPTIONS /{proxy+}"]["AuthorizationType"] == "NONE"
-    assert routes["OPTIONS /{proxy+}"]["Target"] == routes["$default"]["Target"]
+    for key in unsigned:
+        assert routes[key]["AuthorizationType"] == "NONE"
+        assert routes[key]["Target"] == routes["$default"]["Target"]
 
 
 def test_without_auth_the_default_route_takes_everything(synthesize: Synthesize) -> None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
     from fencepost.http.between_routes import VersionDiff
+    from fencepost.http.console import Console
     from fencepost.http.export_routes import ExportLinks, ExportRequests, Exports
     from fencepost.http.value_routes import ValueListing
     from fencepost.http.where_routes import WhereListing
@@ -72,8 +73,14 @@ class HttpApi:
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         http = (event.get("requestContext") or {}).get("http") or {}
-        if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
-            return self.answer(self.served["get_lookup"], event).payload()
+        if http.get("method") == "GET":
+            path = str(event.get("rawPath", ""))
+            if path == "/lookup":
+                return self.answer(self.served["get_lookup"], event).payload()
+            if path == "/console":  # compressed files: answered here, Powertools' responses being text
+                return self.answer(self.served["console"], event).payload()
+            if path.startswith("/console/") and path.count("/") == 2:
+                return self.answer(self.served["console_asset"], event, asset=path[9:]).payload()
         result: dict[str, Any] = self.resolver.resolve(event, context)
         return result
 
@@ -192,7 +199,7 @@ def create_app(
     lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
-    versions = VersionListing(datasets, history.timeline)
+    versions = VersionListing(datasets, history.timeline, lookup.version)
 
     rare = _RareRoutes(settings, history, listings, datasets.list_builds, files=files, requests=exports, pool=pool)
     diffs = DiffListing(
@@ -212,6 +219,7 @@ def create_app(
         return text_response(200, ranges.answer(name, query), NO_STORE)
 
     document = functools.cache(lambda: _openapi(settings.max_batch))  # built on its first request, then kept
+    console = functools.cache(_console)  # its files read on its first request, then kept
 
     served: dict[str, RouteFunction] = {
         "get_lookup": lambda event: lookups.get(_query(event), _source_ip(event), event.get("headers") or {}),
@@ -227,6 +235,8 @@ def create_app(
         "get_value": lambda event, name, column, value: rare.values.answer_one(name, column, value, _query(event)),
         "get_export": lambda event, name: rare.exports.answer(name, _query(event)),
         "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
+        "console": lambda event: console().answer_page(event.get("headers") or {}),
+        "console_asset": lambda event, asset: console().answer_asset(asset, event.get("headers") or {}),
     }
     return HttpApi(served, refusals, settings.cors_origins)
 
@@ -235,6 +245,12 @@ def _between(cursor: str | None) -> bool:
     """Whether a diff's cursor pages the diff between two versions (``http.between_routes``)."""
     fields = None if cursor is None else decode_token(cursor, 10)
     return fields is not None and fields[0] == BETWEEN_TAG
+
+
+def _console() -> Console:
+    from fencepost.http.console import Console
+
+    return Console()
 
 
 def _openapi(max_batch: int) -> str:

@@ -23,6 +23,7 @@ class HttpResponse:
     body: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str | None = JSON
+    base64: bool = False  # ``body`` is bytes in base64 (a compressed console file)
 
     def __post_init__(self) -> None:
         if self.content_type is not None:
@@ -33,7 +34,7 @@ class HttpResponse:
         return {
             "statusCode": self.status_code,
             "body": self.body,
-            "isBase64Encoded": False,
+            "isBase64Encoded": self.base64,
             "headers": self.headers,
             "cookies": [],
         }

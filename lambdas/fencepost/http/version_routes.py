@@ -9,6 +9,7 @@ rollback target, or inside the folder's ``retain_days``; a deleted one is not (i
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -18,7 +19,7 @@ from fencepost.core.paging import decode_token, encode_token
 from fencepost.errors import InvalidRequest, UnknownDataset, check_dataset_name
 from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text
-from fencepost.model import BuildRecord, BuildState, DatasetRecord
+from fencepost.model import BuildRecord, BuildState, DatasetRecord, VersionInfo
 
 _TAG = "versions"
 
@@ -46,8 +47,13 @@ class VersionListing:
     """``timeline``: a dataset's history as lookups read it (``fencepost.reading.past.History.timeline``: cached
     for the cache TTL, and counting a live version loaded before histories were kept)."""
 
-    def __init__(self, store: VersionSource, timeline: Callable[[str], Timeline]) -> None:
-        self.store, self.timeline = store, timeline
+    def __init__(
+        self,
+        store: VersionSource,
+        timeline: Callable[[str], Timeline],
+        version: Callable[[str, int], VersionInfo] | None = None,
+    ) -> None:
+        self.store, self.timeline, self.version = store, timeline, version
 
     def answer(self, name: str, query: Mapping[str, str]) -> str:
         check_dataset_name(name)
@@ -80,9 +86,21 @@ class VersionListing:
         cursor = None
         if more and last is not None:
             cursor = encode_token([_TAG, name, round(periods[last][-1].start * 1000), last])
-        body = {"dataset": name, "live": record.live, "retain_days": record.retain_days, "versions": versions}
+        body: dict[str, Any] = {"dataset": name, "live": record.live, "retain_days": record.retain_days}
+        body |= self._columns(record)
+        body["versions"] = versions
         dated = [_dated(state, timeline, builds) for state in self.store.list_dated(name)]
         return json_text({**body, "dated": dated, "next": cursor})
+
+    def _columns(self, record: DatasetRecord) -> dict[str, list[str] | None]:
+        """The live version's data columns and indexed columns (``values`` routes take these); null when none is."""
+        info = None
+        if record.live is not None and self.version is not None:
+            with contextlib.suppress(UnknownDataset):
+                info = self.version(record.name, record.live)
+        if info is None:
+            return {"columns": None, "indexed": None}
+        return {"columns": list(info.columns), "indexed": list(info.indexed)}
 
 
 def _dated(state: Dated, timeline: Timeline, builds: dict[int, BuildRecord]) -> dict[str, Any]:

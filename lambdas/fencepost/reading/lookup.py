@@ -105,7 +105,7 @@ class Lookup:
 
     def version_of(self, pointer: LivePointer) -> VersionInfo:
         """The version a live pointer names (cached), or ``UnknownDataset``."""
-        return self._version(pointer.dataset, pointer.version)
+        return self.version(pointer.dataset, pointer.version)
 
     def cache_sizes(self) -> dict[str, int]:
         """How much is cached: live pointers, unknown names, versions and the versions' estimated bytes."""
@@ -118,7 +118,8 @@ class Lookup:
             "range_bytes": self.ranges.bytes,
         }
 
-    def _version(self, dataset: str, version: int) -> VersionInfo:
+    def version(self, dataset: str, version: int) -> VersionInfo:
+        """One version of ``dataset`` (cached), or ``UnknownDataset`` when it cannot be read."""
         key = (dataset, version)
         info = self._versions.get(key)
         if info is None:

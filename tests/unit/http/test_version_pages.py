@@ -12,7 +12,7 @@ from fencepost.core.backfill import Dated
 from fencepost.core.history import Event, Timeline, format_instant
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.http.version_routes import VersionListing
-from fencepost.model import BuildRecord, BuildState, DatasetRecord, ObjectRef
+from fencepost.model import BuildRecord, BuildState, DatasetRecord, ObjectRef, VersionInfo
 
 DAY = 86_400.0
 T0 = 1_790_000_000.0
@@ -116,3 +116,29 @@ def test_dated_folders_are_listed_with_what_became_of_each() -> None:
     ]
     assert page["dated"][1]["reason"] == "the build failed: see the report of version 7"
     assert [(v["version"], v["dated"]) for v in page["versions"]][-1] == (6, "2026-09-01")
+
+
+def test_the_live_versions_columns_and_indexed_columns_are_listed() -> None:
+    store = Store()
+    asked: list[tuple[str, int]] = []
+
+    def version(dataset: str, number: int) -> VersionInfo:
+        asked.append((dataset, number))
+        return VersionInfo(dataset, number, ("asn", "country"), {}, indexed=("country",))
+
+    page = json.loads(VersionListing(store, store.get_timeline, version).answer("geo", {}))
+    assert (page["columns"], page["indexed"], asked) == (["asn", "country"], ["country"], [("geo", 5)])
+    store.record = DatasetRecord("geo", live=None)  # nothing served: nothing to name
+    empty = json.loads(VersionListing(store, store.get_timeline, version).answer("geo", {}))
+    assert (empty["columns"], empty["indexed"], len(asked)) == (None, None, 1)
+
+
+def test_a_live_version_that_cannot_be_read_lists_no_columns() -> None:
+    store = Store()
+
+    def unreadable(dataset: str, number: int) -> VersionInfo:
+        raise UnknownDataset(f"version {number} of dataset {dataset!r} is not readable")
+
+    page = json.loads(VersionListing(store, store.get_timeline, unreadable).answer("geo", {}))
+    assert (page["columns"], page["indexed"]) == (None, None)
+    assert [version["version"] for version in page["versions"]] == [5, 2, 4, 3]

@@ -39,6 +39,11 @@ class VersionList(BaseModel):
     dataset: str
     live: int | None = Field(description="The live version; null when nothing is served.")
     retain_days: int = Field(description="The folder's `retain_days`: how long versions stay kept after live.")
+    columns: list[str] | None = Field(description="The live version's data columns; null when nothing is served.")
+    indexed: list[str] | None = Field(
+        description="The live version's indexed columns (`GET /datasets/{name}/values/{column}` takes these); null "
+        "when nothing is served."
+    )
     versions: list[KeptVersion]
     dated: list[DatedFolder] = Field(description="Every dated folder, by date, with what became of it.")
     next: str | None = Field(description="The cursor of the next page; null on the last page.")

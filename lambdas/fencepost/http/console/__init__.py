@@ -1,0 +1,87 @@
+"""The web console: one page, one stylesheet and one script, served by the lookup function at ``GET /console``.
+
+The page reads only the public API, from the same origin, so it adds no privilege and no data path: every number it
+shows is an API answer. The files sit beside this module and ship in the function's package; no build step. Each
+answer carries a Content-Security-Policy that allows only these files (no inline script or style, no other origin:
+``connect-src 'self'``), is compressed when the browser accepts gzip, and has a strong ``ETag`` (304 on
+``If-None-Match``). The page names the assets with their digest (``?v=``), so a deploy changes their URLs and the
+assets themselves can be kept for a year.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from fencepost.errors import NotFound
+from fencepost.http.responses import HttpResponse
+
+HERE: Final = Path(__file__).parent
+PAGE: Final = "console.html"
+ASSETS: Final = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
+POLICY: Final = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+SECURITY: Final = {
+    "Content-Security-Policy": POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+PAGE_CACHE: Final = "no-cache"  # revalidated at each visit: a deploy shows at once
+ASSET_CACHE: Final = "public, max-age=31536000, immutable"  # named by digest: a new deploy names new URLs
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    content_type: str
+    raw: bytes
+    packed: bytes  # gzip
+    tag: str
+    cache: str
+
+    @classmethod
+    def of(cls, data: bytes, content_type: str, cache: str) -> _File:
+        tag = '"' + hashlib.sha256(data).hexdigest()[:20] + '"'
+        return cls(content_type, data, gzip.compress(data, 9, mtime=0), tag, cache)
+
+    def answer(self, headers: dict[str, str]) -> HttpResponse:
+        sent = {**SECURITY, "Cache-Control": self.cache, "ETag": self.tag, "Vary": "Accept-Encoding"}
+        if self.tag in {tag.strip() for tag in headers.get("if-none-match", "").split(",")}:
+            return HttpResponse(304, "", sent, None)
+        if "gzip" in headers.get("accept-encoding", "").lower():
+            body = base64.b64encode(self.packed).decode()
+            return HttpResponse(200, body, {**sent, "Content-Encoding": "gzip"}, self.content_type, base64=True)
+        return HttpResponse(200, self.raw.decode(), sent, self.content_type)
+
+
+class Console:
+    """The console's files, read once from ``folder`` (its page names each asset with its digest)."""
+
+    def __init__(self, folder: Path = HERE) -> None:
+        assets = {name: (folder / name).read_bytes() for name in ASSETS}
+        page = (folder / PAGE).read_text()
+        for name, data in assets.items():
+            page = page.replace(f'"{name}"', f'"console/{name}?v={hashlib.sha256(data).hexdigest()[:12]}"')
+        self.files = {name: _File.of(data, ASSETS[name], ASSET_CACHE) for name, data in assets.items()}
+        self.page = _File.of(page.encode(), "text/html; charset=utf-8", PAGE_CACHE)
+
+    def sizes(self) -> dict[str, tuple[int, int]]:
+        """Each file's bytes as written and gzipped."""
+        files = {PAGE: self.page, **self.files}
+        return {name: (len(file.raw), len(file.packed)) for name, file in files.items()}
+
+    def answer_page(self, headers: dict[str, str]) -> HttpResponse:
+        return self.page.answer(headers)
+
+    def answer_asset(self, name: str, headers: dict[str, str]) -> HttpResponse:
+        """The asset, or ``NotFound``."""
+        file = self.files.get(name)
+        if file is None:
+            path = f"/console/{name[:100]}"
+            raise NotFound(f"no such path: {path}", path=path)
+        return file.answer(headers)

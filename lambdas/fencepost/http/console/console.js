@@ -1,0 +1,417 @@
+// Fencepost's console: reads the public API of the origin it is served from and shows it. Every value from the API
+// is inserted as text (element.append of a string, textContent), never as HTML.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const IDLE_MS = 5000; // the dataset list's refresh while nothing loads
+  const LOADING_MS = 1000; // ... and while something is LOADING
+  const state = { datasets: [], selected: null, timer: null, seen: {}, rates: {}, changes: null, values: null };
+
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "class") node.className = value;
+      else if (name === "text") node.textContent = String(value);
+      else node.setAttribute(name, String(value));
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+  const number = (value) => (typeof value === "number" ? value.toLocaleString("en-US") : "—");
+  const when = (text) =>
+    text ? String(text).replace("T", " ").replace(/\.\d+/, "").replace(/(Z|\+00:00)$/, " UTC") : "—";
+  const fill = (body, rows) => body.replaceChildren(...rows);
+  const quote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
+
+  class Refused extends Error {}
+
+  async function api(path, options) {
+    let response;
+    try {
+      response = await fetch(path, { headers: { accept: "application/json" }, ...options });
+    } catch (error) {
+      throw new Refused("the API did not answer (" + error.message + ")");
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (_) {
+      body = null;
+    }
+    if (response.status === 403 && !(body && body.error)) {
+      notice(
+        "This deployment requires SigV4-signed requests (auth=iam), and a browser cannot sign them. Open the " +
+          "console through a local signing proxy instead (docs/deploy.md, 'The web console'), or deploy with " +
+          "auth=none behind your own access control."
+      );
+      throw new Refused("refused: requests must be signed (auth=iam)");
+    }
+    return { status: response.status, body };
+  }
+  const problem = (answer) => {
+    const error = answer.body && answer.body.error;
+    return error ? error.code + ": " + error.message : "HTTP " + answer.status;
+  };
+  function notice(text) {
+    $("notice").textContent = text;
+    $("notice").hidden = false;
+  }
+
+  // -- lookups ---------------------------------------------------------------------------------------------
+
+  function chosenDatasets() {
+    return [...document.querySelectorAll("#dataset-boxes input:checked")].map((box) => box.value);
+  }
+
+  function lookupRequest(addresses) {
+    const names = chosenDatasets();
+    const mode = $("mode").value;
+    const base = new URL("lookup", location.href);
+    if (addresses.length === 1) {
+      const query = new URLSearchParams({ ip: addresses[0] });
+      if (names.length) query.set("dataset", names.join(","));
+      if (names.length > 1 && mode !== "all") query.set("mode", mode);
+      const url = base.href + "?" + query.toString();
+      return { url, json: url, curl: "curl " + quote(url), options: {} };
+    }
+    const body = { ips: addresses };
+    if (names.length === 1) body.dataset = names[0];
+    if (names.length > 1) {
+      body.datasets = names;
+      body.mode = mode;
+    }
+    const text = JSON.stringify(body);
+    const options = { method: "POST", body: text, headers: { "content-type": "application/json" } };
+    const curl = "curl -X POST " + quote(base.href) + " -H 'content-type: application/json' -d " + quote(text);
+    return { url: base.href, json: null, curl, options };
+  }
+
+  function answerRows(result) {
+    if (Array.isArray(result.answers)) return result.answers.map((answer) => ({ ...answer, ip: result.ip }));
+    return [result];
+  }
+
+  function renderAnswers(results) {
+    const rows = results.flatMap(answerRows);
+    const columns = [];
+    for (const row of rows) for (const key of Object.keys(row.data || {})) if (!columns.includes(key)) columns.push(key);
+    const head = ["Address", "Result", "Dataset", "Version", "Range", "Network", ...columns, "Gap or reserved"];
+    fill($("answers").tHead, [el("tr", {}, ...head.map((name) => el("th", { scope: "col" }, name)))]);
+    const body = rows.map((row) => {
+      const error = row.error;
+      const result = error ? (error.code === "NOT_FOUND" ? "not found" : error.code) : "found";
+      const range = row.range ? row.range.start + " – " + row.range.end : "—";
+      const network = row.match ? row.match.network : "—";
+      const notes = [];
+      if (row.gap) notes.push("gap " + row.gap.start + " – " + row.gap.end);
+      if (row.reserved) notes.push("reserved: " + row.reserved.name + " (" + row.reserved.network + ")");
+      const cells = [row.ip, el("span", { class: "badge " + (error ? "miss" : "hit") }, result), row.dataset || "—"];
+      cells.push(row.version === undefined ? "—" : row.version, range, network);
+      for (const column of columns) cells.push(row.data && column in row.data ? row.data[column] : "");
+      cells.push(notes.join("; ") || "—");
+      return el("tr", { class: error ? "miss" : null }, ...cells.map((cell) => el("td", {}, cell)));
+    });
+    fill($("answers").tBodies[0], body);
+    $("answers").hidden = false;
+    return rows.length;
+  }
+
+  async function lookUp(text) {
+    const addresses = text.split(/[\s,]+/).filter(Boolean);
+    const status = $("lookup-status");
+    if (!addresses.length) {
+      status.textContent = "Type an address, me, or a list of addresses.";
+      return;
+    }
+    const request = lookupRequest(addresses);
+    $("lookup-links").hidden = false;
+    $("json-link").hidden = request.json === null;
+    if (request.json) $("json-link").href = request.json;
+    $("curl-line").value = request.curl;
+    status.textContent = "Looking up…";
+    try {
+      const answer = await api(request.url, request.options);
+      const body = answer.body || {};
+      const found = Array.isArray(body.results) ? body.results : body.ip ? [body] : null;
+      if (!found) {
+        status.textContent = "Refused: " + problem(answer);
+        $("answers").hidden = true;
+        return;
+      }
+      const rows = renderAnswers(found);
+      status.textContent = rows + (rows === 1 ? " answer." : " answers.");
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  }
+
+  function renderChoices() {
+    const boxes = $("dataset-boxes");
+    const names = state.datasets.filter((d) => d.version !== null).map((d) => d.name);
+    const shown = [...boxes.querySelectorAll("input")].map((box) => box.value);
+    if (names.join("\n") === shown.join("\n")) return;
+    const checked = new Set(chosenDatasets());
+    fill(
+      boxes,
+      names.map((name) =>
+        el("label", { class: "check" }, el("input", { type: "checkbox", value: name, checked: checked.has(name) }), name)
+      )
+    );
+  }
+
+  // -- the dataset list ------------------------------------------------------------------------------------
+
+  function progressOf(load) {
+    if (load.phase === "writing" && load.rows_read > 0) {
+      const label = "items written of the build " + load.version;
+      return el("progress", { max: load.rows_read, value: Math.min(load.items_written, load.rows_read), "aria-label": label });
+    }
+    return el("progress", { "aria-label": "reading the build " + load.version });
+  }
+
+  function loadCell(dataset) {
+    const load = dataset.load || {};
+    if (dataset.status === "LOADING") {
+      if (load.version === null || load.version === undefined) return el("span", {}, "waiting to build");
+      const counts = number(load.rows_read) + " rows read, " + number(load.items_written) + " items written";
+      return el("div", {}, "build " + load.version + ": " + load.phase, progressOf(load), el("div", { class: "small" }, counts));
+    }
+    if (dataset.status === "FAILED") {
+      const first = (load.problems || [])[0];
+      const reason = first ? first.reason : dataset.source && dataset.source.reason ? dataset.source.reason : "see the report";
+      return el("div", {}, "build " + (load.version === null ? "—" : load.version) + " failed: ", el("span", { class: "reason" }, reason));
+    }
+    return el("span", {}, load.phase === "unchanged" ? "unchanged" : "build " + load.version + " " + (load.phase || ""));
+  }
+
+  function sourceCell(source) {
+    if (!source) return "—";
+    const outcome = source.paused ? "paused" : source.outcome || "not checked yet";
+    return el("div", {}, outcome, el("div", { class: "small" }, "next check " + when(source.next_check)));
+  }
+
+  function datasetRow(dataset) {
+    const button = el("button", { type: "button", class: "link", "aria-controls": "detail" }, dataset.name);
+    button.addEventListener("click", () => select(dataset.name));
+    const status = el("span", { class: "badge " + String(dataset.status).toLowerCase() }, dataset.status);
+    const cells = [button, status, dataset.version === null ? "—" : dataset.version, number(dataset.ranges)];
+    cells.push(when(dataset.loaded_at), loadCell(dataset), sourceCell(dataset.source));
+    return el("tr", { "data-name": dataset.name, "aria-current": dataset.name === state.selected ? "true" : null },
+      ...cells.map((cell, index) => el(index ? "td" : "th", index ? {} : { scope: "row" }, cell)));
+  }
+
+  function schedule() {
+    clearTimeout(state.timer);
+    if (document.hidden) return;
+    const loading = state.datasets.some((dataset) => dataset.status === "LOADING");
+    state.timer = setTimeout(refresh, loading ? LOADING_MS : IDLE_MS);
+  }
+
+  async function refresh() {
+    clearTimeout(state.timer);
+    try {
+      const answer = await api("datasets");
+      if (answer.status !== 200) throw new Refused("The datasets could not be read: " + problem(answer));
+      state.datasets = answer.body.datasets;
+      fill($("dataset-table").tBodies[0], state.datasets.map(datasetRow));
+      const loading = state.datasets.filter((d) => d.status === "LOADING").length;
+      $("datasets-status").textContent =
+        state.datasets.length + " datasets" + (loading ? ", " + loading + " loading" : "") + "; read at " + new Date().toLocaleTimeString();
+      renderChoices();
+      noteRates();
+      if (state.selected) showDetail(false);
+    } catch (error) {
+      $("datasets-status").textContent = error.message;
+    } finally {
+      schedule();
+    }
+  }
+
+  // -- one dataset -----------------------------------------------------------------------------------------
+
+  function select(name) {
+    state.selected = name;
+    state.seen = {};
+    for (const row of document.querySelectorAll("#dataset-table tbody tr")) {
+      row.setAttribute("aria-current", row.dataset.name === name ? "true" : "false");
+    }
+    showDetail(true);
+    $("detail").hidden = false;
+    $("detail-title").focus();
+  }
+
+  function figures(diff) {
+    const rows = [
+      ["baseline version", diff.baseline], ["added", number(diff.added)], ["removed", number(diff.removed)],
+      ["changed", number(diff.changed)], ["unchanged", number(diff.unchanged)],
+      ["IPv4 space changed", diff.changed_percent_ipv4 + " %"], ["IPv6 space changed", diff.changed_percent_ipv6 + " %"],
+      ["IPv4 pieces removed", diff.removed_percent_pieces_ipv4 + " % of " + number(diff.live_pieces_ipv4)],
+      ["IPv6 pieces removed", diff.removed_percent_pieces_ipv6 + " % of " + number(diff.live_pieces_ipv6)],
+      ["IPv4 addresses removed", diff.removed_percent_addresses_ipv4 + " %"],
+    ];
+    return el("table", { class: "figures" }, el("caption", {}, "Against the live version"),
+      el("tbody", {}, ...rows.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value)))));
+  }
+
+  function renderLoad(dataset) {
+    const load = dataset.load || {};
+    const parts = [el("p", {}, "Status ", el("span", { class: "badge " + dataset.status.toLowerCase() }, dataset.status),
+      " · latest build " + (load.version === null ? "—" : load.version) + " (" + load.phase + ") · " +
+      number(load.rows_read) + " rows read, " + number(load.items_written) + " items written")];
+    if (load.report) parts.push(el("p", { class: "small" }, "Report: " + load.report));
+    if (load.diff && load.diff.gate) parts.push(el("p", { class: "gate" }, "Refused by a gate: " + load.diff.gate));
+    if (load.diff && load.diff.baseline !== null) parts.push(figures(load.diff));
+    if ((load.problems || []).length) {
+      const rows = load.problems.map((p) => el("tr", {}, el("td", {}, p.object || "—"), el("td", {}, p.line === null ? "—" : p.line), el("td", { class: "reason" }, p.reason)));
+      parts.push(el("div", { class: "scroll" }, el("table", { id: "problems" }, el("caption", {}, "Problems"),
+        el("thead", {}, el("tr", {}, ...["Object", "Line", "Reason"].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, ...rows))));
+    }
+    fill($("detail-load"), parts);
+  }
+
+  function renderSource(source) {
+    if (!source) return fill($("detail-source"), [el("p", {}, "No source: the folder is loaded from what is uploaded to it.")]);
+    const facts = [["address", source.url || "—"], ["every", source.every_seconds + " s"], ["last outcome", source.paused ? "paused" : source.outcome || "—"],
+      ["reason", source.reason || "—"], ["last checked", when(source.last_checked)], ["last changed", when(source.last_changed)],
+      ["next check", when(source.next_check)], ["checks", source.checks + " (" + source.unchanged + " unchanged, " + source.failures_in_a_row + " failed in a row)"]];
+    fill($("detail-source"), [el("table", { class: "figures" }, el("caption", {}, "Source (_source.json)"),
+      el("tbody", {}, ...facts.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value)))))]);
+  }
+
+  function noteRates() {
+    const now = Date.now() / 1000;
+    for (const dataset of state.datasets) {
+      const load = dataset.load || {};
+      if (dataset.status !== "LOADING" || load.phase !== "writing") continue;
+      const points = (state.rates[dataset.name] ||= { build: load.version, points: [] });
+      if (points.build !== load.version) Object.assign(points, { build: load.version, points: [] });
+      const last = points.points[points.points.length - 1];
+      if (!last || last.items !== load.items_written) points.points.push({ t: now, items: load.items_written });
+    }
+  }
+
+  function renderRate(name) {
+    const record = state.rates[name];
+    const points = record ? record.points : [];
+    if (points.length < 2) {
+      return fill($("rate"), [el("p", {}, "Items written a second, as this page sees them while a load writes: none watched yet.")]);
+    }
+    const rates = points.slice(1).map((p, i) => ({ t: p.t - points[0].t, r: (p.items - points[i].items) / Math.max(0.001, p.t - points[i].t) }));
+    const top = Math.max(...rates.map((p) => p.r), 1), span = Math.max(rates[rates.length - 1].t, 1);
+    const svgNS = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(svgNS, "svg");
+    svg.setAttribute("viewBox", "0 0 300 100");
+    svg.setAttribute("role", "img");
+    const summary = "Build " + record.build + ": up to " + Math.round(top).toLocaleString("en-US") + " items written a second over " + Math.round(span) + " s";
+    svg.setAttribute("aria-label", summary);
+    const line = document.createElementNS(svgNS, "polyline");
+    line.setAttribute("points", rates.map((p) => (p.t / span * 300).toFixed(1) + "," + (100 - p.r / top * 95).toFixed(1)).join(" "));
+    svg.append(line);
+    fill($("rate"), [svg, el("p", { class: "small" }, summary + " (as this page saw them between refreshes)")]);
+  }
+
+  async function showDetail(fresh) {
+    const name = state.selected;
+    const dataset = state.datasets.find((d) => d.name === name);
+    if (!dataset) return;
+    $("detail-title").textContent = "Dataset " + name;
+    $("detail-title").setAttribute("tabindex", "-1");
+    renderLoad(dataset);
+    renderSource(dataset.source);
+    renderRate(name);
+    const key = dataset.version + "/" + (dataset.load && dataset.load.version) + "/" + dataset.status;
+    if (!fresh && state.seen.key === key) return;
+    state.seen.key = key;
+    await Promise.all([showVersions(name), showChanges(name, null)]);
+  }
+
+  async function showVersions(name) {
+    const answer = await api("datasets/" + encodeURIComponent(name) + "/versions?limit=20").catch((e) => ({ status: 0, body: null, error: e }));
+    if (answer.status !== 200) {
+      $("versions-status").textContent = answer.error ? answer.error.message : "Versions: " + problem(answer);
+      $("versions").hidden = true;
+      return;
+    }
+    const page = answer.body;
+    $("versions-status").textContent = page.versions.length ? "Live version: " + (page.live === null ? "none" : page.live) + "; kept " + page.retain_days + " days after live." : "No version kept yet.";
+    fill($("versions").tBodies[0], page.versions.map((v) => el("tr", {}, el("th", { scope: "row" }, v.version + (v.version === page.live ? " (live)" : "")),
+      el("td", {}, v.live.map((p) => when(p.from) + " → " + (p.until ? when(p.until) : "now")).join("; ") || "—"), el("td", {}, number(v.ranges)),
+      el("td", {}, when(v.kept_until)), el("td", {}, v.dated || "—"))));
+    $("versions").hidden = !page.versions.length;
+    const columns = page.indexed || [];
+    fill($("value-column"), columns.map((c) => el("option", { value: c }, c)));
+    $("values-form").hidden = !columns.length;
+    if (!columns.length) $("values-status").textContent = "No indexed column (a folder names them in _settings.json: \"index\": [...]).";
+    else if (!$("values").hidden || !$("values-status").textContent.startsWith("Values")) $("values-status").textContent = "";
+  }
+
+  async function showChanges(name, cursor) {
+    const query = "datasets/" + encodeURIComponent(name) + "/diff?limit=50" + (cursor ? "&cursor=" + encodeURIComponent(cursor) : "");
+    const answer = await api(query).catch((e) => ({ status: 0, error: e }));
+    if (answer.status !== 200) {
+      $("diff-status").textContent = answer.error ? answer.error.message : "Changes: " + problem(answer);
+      $("changes").hidden = $("changes-more").hidden = true;
+      return;
+    }
+    const page = answer.body, diff = page.diff;
+    let summary = "Build " + page.version + " (" + page.status + "): ";
+    if (!diff) summary += "not compared yet.";
+    else if (diff.baseline === null) summary += diff.note || "a first version: nothing to compare with.";
+    else summary += "against version " + diff.baseline + ": " + number(diff.added) + " added, " + number(diff.removed) + " removed, " + number(diff.changed) + " changed.";
+    $("diff-status").textContent = summary;
+    const rows = page.changes.map((c) => el("tr", {}, el("td", {}, c.start), el("td", {}, c.end), el("td", {}, c.change),
+      el("td", {}, c.data ? Object.entries(c.data).map(([k, v]) => k + "=" + v).join(", ") : "not found")));
+    if (cursor) $("changes").tBodies[0].append(...rows);
+    else fill($("changes").tBodies[0], rows);
+    $("changes").hidden = !$("changes").tBodies[0].rows.length;
+    state.changes = page.next;
+    $("changes-more").hidden = !page.next;
+  }
+
+  async function showValues(cursor) {
+    const name = state.selected, column = $("value-column").value, sort = $("value-sort").value;
+    if (!column) return;
+    const path = "datasets/" + encodeURIComponent(name) + "/values/" + encodeURIComponent(column);
+    const answer = await api(path + "?limit=100&sort=" + sort + (cursor ? "&cursor=" + encodeURIComponent(cursor) : "")).catch((e) => ({ status: 0, error: e }));
+    if (answer.status !== 200) {
+      $("values-status").textContent = answer.error ? answer.error.message : "Values: " + problem(answer);
+      return;
+    }
+    const page = answer.body;
+    $("values-status").textContent = "Values of " + column + " in version " + page.version + ": " + number(page.distinct) + " distinct.";
+    const rows = page.values.map((v) => {
+      const where = "ranges?dataset=" + encodeURIComponent(name) + "&where=" + encodeURIComponent(column + ":" + v.value);
+      const links = el("span", {}, el("a", { href: where }, "ranges"), " · ", el("a", { href: where + "&format=cidr" }, "CIDR list"));
+      return el("tr", {}, el("th", { scope: "row" }, v.value), el("td", {}, number(v.pieces)), el("td", {}, number(v.ipv4_addresses)), el("td", {}, number(v.ipv6_64s)), el("td", {}, links));
+    });
+    if (cursor) $("values").tBodies[0].append(...rows);
+    else fill($("values").tBodies[0], rows);
+    $("values").hidden = false;
+    state.values = page.next;
+    $("values-more").hidden = !page.next;
+  }
+
+  // -- wiring ----------------------------------------------------------------------------------------------
+
+  $("lookup-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    lookUp($("ips").value);
+  });
+  $("dataset-boxes").addEventListener("change", () => ($("mode").disabled = chosenDatasets().length < 2));
+  $("mode").disabled = true;
+  $("me-button").addEventListener("click", () => {
+    $("ips").value = "me";
+    lookUp("me");
+  });
+  $("changes-more").addEventListener("click", () => showChanges(state.selected, state.changes));
+  $("values-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    showValues(null);
+  });
+  $("values-more").addEventListener("click", () => showValues(state.values));
+  document.addEventListener("visibilitychange", () => (document.hidden ? clearTimeout(state.timer) : refresh()));
+  refresh();
+})();

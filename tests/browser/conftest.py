@@ -1,0 +1,131 @@
+"""Browser tests of the console: Playwright driving headless Chromium (Debian's ``chromium``, or ``CHROMIUM=path``)
+against ``python -m local``, the stack ``make run`` starts.
+
+Skipped, with the reason in pytest's summary, when Chromium or Playwright is missing; CI installs Chromium
+(``.ci/run``), so there they always run. Screenshots of each state go to ``test-artifacts/console/``
+(``CONSOLE_ARTIFACTS`` to move them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_local_stack import Running, _start, _stop
+from tests.support import ROOT
+
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(os.environ.get("CONSOLE_ARTIFACTS", ROOT / "test-artifacts" / "console"))
+# Headless, and none of Chromium's own traffic (this machine's network is closed: it would be refused, many at a time)
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def _missing() -> str | None:
+    if CHROMIUM is None:
+        return "no Chromium: install Debian's chromium package (apt install chromium) or set CHROMIUM=<path>"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (make install installs it from requirements/dev.txt)"
+    return None
+
+
+MISSING = _missing()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if MISSING is None:
+        return
+    if os.environ.get("CI") == "true":  # .ci/run installs Chromium: a CI run that cannot drive it fails
+        raise pytest.UsageError(f"CI must run the browser tests: {MISSING}")
+    for item in items:
+        if "tests/browser/" in str(item.path):
+            item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {MISSING}"))
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    running = _start(tmp_path_factory.mktemp("console"))
+    try:
+        running.wait_ready("sample", 1)
+        yield running
+    finally:
+        output = _stop(running)
+        assert f"Console         {running.api}/console" in output
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=list(FLAGS))
+        yield launched
+        launched.close()
+
+
+class Watched:
+    """A page, what its console and the network said, and whatever dialog a script tried to open."""
+
+    def __init__(self, page: Any, api: str) -> None:
+        self.page, self.api = page, api
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.requests: list[tuple[float, str]] = []
+        self.failed: list[tuple[int, str]] = []  # responses 400 and up
+        page.on("console", self._console)
+        page.on("response", self._response)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("dialog", self._dialog)
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self.failed.append((response.status, response.url))
+
+    def _console(self, message: Any) -> None:
+        # Chromium logs every 4xx a fetch gets ("Failed to load resource"): the API's refusals (a NOT_FOUND lookup)
+        # are answers the page shows, checked through ``failed`` instead
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.errors.append(message.text)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self) -> Any:
+        self.page.goto(f"{self.api}/console")
+        self.page.wait_for_selector("#dataset-table tbody tr")
+        return self.page
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def watched(browser: Any, stack: Running) -> Iterator[Watched]:
+    import time
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    seen = Watched(page, stack.api)
+    page.on("request", lambda request: seen.requests.append((time.monotonic(), request.url)))
+    yield seen
+    context.close()
+    assert seen.errors == [], "the page logged errors"
+    assert [(status, url) for status, url in seen.failed if "/console" in url or status >= 500] == []
+    assert seen.dialogs == [], "a script opened a dialog"

@@ -1,0 +1,119 @@
+"""``GET /console`` and its two files, as the lookup function serves them: a policy that allows only them, nothing
+inline, compressed when the browser takes gzip, revalidated by a strong tag, and under the weight budget."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import re
+from html.parser import HTMLParser
+from types import ModuleType
+from typing import Any
+
+from fencepost.http.console import ASSETS, HERE, Console
+from tests.support import LambdaContext, event
+
+BUDGET = 100 * 1024  # the page and its files, gzip
+
+
+def _get(module: ModuleType, path: str, **headers: str) -> dict[str, Any]:
+    ev = event("console-get")
+    ev["rawPath"] = ev["requestContext"]["http"]["path"] = path
+    ev["headers"] = headers
+    answer: dict[str, Any] = module.handler(ev, LambdaContext())
+    return answer
+
+
+def _body(answer: dict[str, Any]) -> bytes:
+    raw = answer["body"].encode()
+    return gzip.decompress(base64.b64decode(raw)) if answer["isBase64Encoded"] else raw
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[dict[str, str | None]] = []
+        self.styles: list[dict[str, str | None]] = []
+        self.inline: list[str] = []  # script text, style elements, style or event attributes
+        self.ids: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        self.ids += [found["id"] or ""] if "id" in found else []
+        self.inline += [f"{tag} {name}" for name in found if name == "style" or name.startswith("on")]
+        if tag == "script":
+            self.scripts.append(found)
+            self._in_script = True
+        if tag == "style":
+            self.inline.append("a style element")
+        if tag == "link" and found.get("rel") == "stylesheet":
+            self.styles.append(found)
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = self._in_script and tag != "script"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script and data.strip():
+            self.inline.append(f"script text {data[:40]!r}")
+
+
+def test_the_page_allows_only_its_own_files_and_inlines_nothing(lookup_handler: ModuleType) -> None:
+    answer = _get(lookup_handler, "/console")
+    assert answer["statusCode"] == 200
+    headers = answer["headers"]
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    policy = dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
+    assert (policy["default-src"], policy["script-src"], policy["style-src"]) == ("'none'", "'self'", "'self'")
+    assert (policy["connect-src"], policy["frame-ancestors"]) == ("'self'", "'none'")
+    assert "unsafe" not in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    page = _Page()
+    page.feed(_body(answer).decode())
+    assert page.inline == []
+    assert [script["src"] for script in page.scripts] == [f"console/console.js?v={_digest('console.js')}"]
+    assert [style["href"] for style in page.styles] == [f"console/console.css?v={_digest('console.css')}"]
+    assert len(page.ids) == len(set(page.ids))
+
+
+def _digest(name: str) -> str:
+    import hashlib
+
+    return hashlib.sha256((HERE / name).read_bytes()).hexdigest()[:12]
+
+
+def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: ModuleType) -> None:
+    for name, content_type in ASSETS.items():
+        plain = _get(lookup_handler, f"/console/{name}")
+        packed = _get(lookup_handler, f"/console/{name}", **{"accept-encoding": "gzip, br"})
+        assert (plain["statusCode"], packed["statusCode"]) == (200, 200)
+        assert plain["headers"]["Content-Type"] == packed["headers"]["Content-Type"] == content_type
+        assert "Content-Encoding" not in plain["headers"]
+        assert packed["headers"]["Content-Encoding"] == "gzip"
+        assert _body(plain) == _body(packed) == (HERE / name).read_bytes()
+        assert plain["headers"]["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_a_tag_sent_back_is_answered_304_and_an_unknown_file_404(lookup_handler: ModuleType) -> None:
+    first = _get(lookup_handler, "/console")
+    again = _get(lookup_handler, "/console", **{"if-none-match": first["headers"]["ETag"]})
+    assert (again["statusCode"], again["body"]) == (304, "")
+    assert again["headers"]["ETag"] == first["headers"]["ETag"]
+    assert first["headers"]["Cache-Control"] == "no-cache"
+    missing = _get(lookup_handler, "/console/console.map")
+    assert missing["statusCode"] == 404
+    assert '"NOT_FOUND"' in missing["body"]
+    nested = _get(lookup_handler, "/console/a/console.js")
+    assert nested["statusCode"] == 404
+
+
+def test_the_page_and_its_files_weigh_under_the_budget() -> None:
+    sizes = Console().sizes()
+    assert set(sizes) == {"console.html", *ASSETS}
+    assert sum(packed for _, packed in sizes.values()) <= BUDGET
+
+
+def test_the_script_never_writes_markup() -> None:
+    """Values from the API reach the page as text only: the script has no way of writing HTML."""
+    script = (HERE / "console.js").read_text()
+    assert re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function", script) == []
