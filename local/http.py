@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+Local = Callable[[], Any]  # a document only the local stack has (``GET /local/...``), as JSON
 
 # API Gateway refuses bodies over 10 MB itself (413) before the function sees them.
 MAX_BODY = 10 * 1024 * 1024
@@ -81,8 +82,10 @@ class _Context:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-def serve(handler: Handler, host: str, port: int) -> ThreadingHTTPServer:
-    """Start the front in a background thread; ``server.shutdown()`` stops it."""
+def serve(handler: Handler, host: str, port: int, local: dict[str, Local] | None = None) -> ThreadingHTTPServer:
+    """Start the front in a background thread; ``server.shutdown()`` stops it. ``local``: paths the front answers
+    itself, with JSON, before the function sees them (what the local stack alone knows: the capacity emulator's)."""
+    own = dict(local or {})
 
     class Request(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -93,6 +96,11 @@ def serve(handler: Handler, host: str, port: int) -> ThreadingHTTPServer:
                 self._send(413, {"content-type": "application/json"}, b'{"message":"Request Entity Too Large"}')
                 return
             body = self.rfile.read(length) if length else b""
+            path = urlsplit(self.path).path
+            if self.command == "GET" and path in own:
+                headers_out = {"content-type": "application/json", "cache-control": "no-store"}
+                self._send(200, headers_out, dumps(own[path]()).encode())
+                return
             headers: dict[str, str] = {}
             for name, value in self.headers.items():
                 key = name.lower()

@@ -32,6 +32,8 @@ from local.resources import Queues, create_bucket, create_queues
 from local.storage import MEMORY_ROOT, WorkingCopy
 from local.worker import LambdaContext, SqsWorker
 
+CAPACITY_PATH = "/local/capacity"  # the emulator's last seconds, for the console (``LocalStack.capacity_heat``)
+
 
 def every(stop: threading.Event, seconds: float, call: Callable[[], Any], what: str) -> None:
     """``call`` every ``seconds`` until ``stop`` is set, as a schedule would."""
@@ -115,8 +117,14 @@ class LocalStack:
         if config.http_port is not None:
             from local.http import serve
 
-            self.http = serve(self.lookup.handler, "127.0.0.1", config.http_port)
+            self.http = serve(self.lookup.handler, "127.0.0.1", config.http_port, {CAPACITY_PATH: self.capacity_heat})
         return self
+
+    def capacity_heat(self) -> dict[str, Any]:
+        """What the console shows of the capacity emulator: its last seconds, or how to turn it on."""
+        if self.front is None:
+            return {"emulated": False, "hint": "make run CAPACITY=on-demand-new emulates DynamoDB's partitions"}
+        return self.front.heat()
 
     def _start_dynamodb(self) -> None:
         """DynamoDB Local (its table in memory or on disk), and the capacity emulator in front of it if asked."""

@@ -6,8 +6,9 @@ forwarded (``accounting``): what DynamoDB would refuse is refused here, in Dynam
 refused items come back in ``UnprocessedItems`` / ``UnprocessedKeys``. ``ReturnConsumedCapacity`` answers carry
 the model's units. The loader, the lookup function, the AWS CLI and any SDK see what DynamoDB would answer.
 
-What each partition accepted and refused is logged every ``LOG_EVERY`` seconds while requests come, and written a
-line a second to ``capacity.jsonl`` (``make run``: ``var/capacity.jsonl``).
+What each partition accepted and refused is logged every ``LOG_EVERY`` seconds while requests come, written a
+line a second to ``capacity.jsonl`` (``make run``: ``var/capacity.jsonl``), and the last ``RECENT_SECONDS`` lines are
+kept for the console (``make run`` serves them at ``GET /local/capacity``: ``heat``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,6 +29,7 @@ from fencepost.capacity.table import Second
 from local.capacity.operations import Operations, Reply
 
 LOG_EVERY: Final = 10.0
+RECENT_SECONDS: Final = 120  # lines kept for ``heat`` (all tables together)
 FORWARDED: Final = ("content-type", "x-amz-target", "authorization", "x-amz-date", "x-amz-security-token")
 
 
@@ -47,6 +50,7 @@ class CapacityFront:
         self._server: ThreadingHTTPServer | None = None
         self._local = threading.local()
         self._window: dict[str, list[Second]] = {}
+        self._recent: deque[dict[str, Any]] = deque(maxlen=RECENT_SECONDS)
         self._logged = time.monotonic()
         self._lock = threading.Lock()
 
@@ -117,21 +121,28 @@ class CapacityFront:
 
     # -- what each second held ---------------------------------------------------------------------------------
 
+    def heat(self) -> dict[str, Any]:
+        """The last seconds, each partition's units accepted and refused (``GET /local/capacity`` under make run)."""
+        with self._lock:
+            seconds = list(self._recent)
+        return {"emulated": True, "mode": self.describe(), "seconds": seconds}
+
     def _second(self, table: str, second: Second) -> None:
         with self._lock:
+            line = {
+                "table": table,
+                "second": second.second,
+                "partitions": second.table_partitions,
+                "write": second.write,
+                "write_throttled": second.write_throttled,
+                "read": second.read,
+                "by_partition": [
+                    {key: value for key, value in vars_of(p).items() if value or key in ("index", "number")}
+                    for p in second.partitions
+                ],
+            }
+            self._recent.append(line)
             if self.record is not None:
-                line = {
-                    "table": table,
-                    "second": second.second,
-                    "partitions": second.table_partitions,
-                    "write": second.write,
-                    "write_throttled": second.write_throttled,
-                    "read": second.read,
-                    "by_partition": [
-                        {key: value for key, value in vars_of(p).items() if value or key in ("index", "number")}
-                        for p in second.partitions
-                    ],
-                }
                 with self.record.open("a") as handle:
                     handle.write(json.dumps(line, separators=(",", ":")) + "\n")
             self._window.setdefault(table, []).append(second)

@@ -1,5 +1,5 @@
 """Browser tests of the console: Playwright driving headless Chromium (Debian's ``chromium``, or ``CHROMIUM=path``)
-against ``python -m local``, the stack ``make run`` starts.
+against ``python -m local``, the stack ``make run`` starts (``CAPACITY=on-demand-new``: the emulated partitions).
 
 Skipped, with the reason in pytest's summary, when Chromium or Playwright is missing; CI installs Chromium
 (``.ci/run``), so there they always run. Screenshots of each state go to ``test-artifacts/console/``
@@ -59,7 +59,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    running = _start(tmp_path_factory.mktemp("console"))
+    # make run CAPACITY=on-demand-new: DynamoDB's partitions emulated, which the console shows
+    running = _start(tmp_path_factory.mktemp("console"), "--capacity", "on-demand-new")
     try:
         running.wait_ready("sample", 1)
         yield running

@@ -121,6 +121,12 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) < 1.6
     watched.shot("ready")
+    # The emulator's last minute: the load's writes on the table's partitions
+    page.locator("#busiest tbody tr").first.wait_for()
+    assert page.locator("#heat rect").count() > 0
+    assert "partitions; last second" in page.inner_text("#capacity-status")
+    page.locator("#capacity").scroll_into_view_if_needed()
+    watched.shot("capacity")
 
 
 def test_a_bad_file_shows_failed_with_its_line_and_reason(watched: Watched, stack: Running, tmp_path: Path) -> None:

@@ -134,6 +134,13 @@ def test_a_hot_key_range_throttles_while_the_rest_of_the_table_does_not(front: t
                     refused[key] += len(batch)
     assert refused[hot] >= 3 * 25
     assert refused[cold] == 0
+    # What the console shows of it (GET /local/capacity): the seconds of this table, the hot partition's refusals
+    _next_second()
+    client.describe_table(TableName=table)  # a request in a new second closes the last one
+    shown = [line for line in capacity.heat()["seconds"] if line["table"] == table]
+    cells = [cell for line in shown for cell in line["by_partition"] if not cell["index"]]
+    assert sum(cell.get("write_throttled", 0) for cell in cells) > 0
+    assert len({cell["number"] for cell in cells if cell.get("write_throttled")}) == 1
 
 
 def test_a_throttled_gsi_throttles_the_table_s_writes(front: tuple[CapacityFront, Recorder]) -> None:

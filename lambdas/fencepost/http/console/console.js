@@ -5,7 +5,7 @@
   const $ = (id) => document.getElementById(id);
   const IDLE_MS = 5000; // the dataset list's refresh while nothing loads
   const LOADING_MS = 1000; // ... and while something is LOADING
-  const state = { datasets: [], selected: null, timer: null, seen: {}, rates: {}, changes: null, values: null };
+  const state = { datasets: [], selected: null, timer: null, seen: {}, rates: {}, changes: null, values: null, capacity: null };
 
   function el(tag, attributes, ...children) {
     const node = document.createElement(tag);
@@ -223,6 +223,7 @@
       renderChoices();
       noteRates();
       if (state.selected) showDetail(false);
+      await refreshCapacity();
     } catch (error) {
       $("datasets-status").textContent = error.message;
     } finally {
@@ -392,6 +393,67 @@
     $("values").hidden = false;
     state.values = page.next;
     $("values-more").hidden = !page.next;
+  }
+
+  // -- the capacity emulator (make run only: GET /local/capacity is the local stack's, not the service's) --------
+
+  async function refreshCapacity() {
+    if (state.capacity === false) return;
+    const answer = await api("local/capacity").catch(() => null);
+    if (!answer || answer.status !== 200 || !answer.body || !("emulated" in answer.body)) {
+      state.capacity = false; // deployed: there is no emulator, and the page never asks again
+      return;
+    }
+    state.capacity = true;
+    $("capacity").hidden = false;
+    if (!answer.body.emulated) $("capacity-status").textContent = "DynamoDB Local has no partitions: " + answer.body.hint + ".";
+    else renderHeat(answer.body);
+  }
+
+  function renderHeat(body) {
+    const table = body.seconds.length ? body.seconds[body.seconds.length - 1].table : null;
+    const seconds = body.seconds.filter((s) => s.table === table).slice(-60);
+    if (!seconds.length) {
+      $("capacity-status").textContent = "Emulated (" + body.mode + "): no request in the last two minutes.";
+      return;
+    }
+    const last = seconds[seconds.length - 1], first = last.second - 59;
+    const cells = [], totals = new Map();
+    for (const second of seconds) {
+      for (const p of second.by_partition) {
+        if (p.index) continue;
+        const accepted = p.write || 0, throttled = p.write_throttled || 0;
+        cells.push({ n: p.number, t: second.second, accepted, throttled });
+        if (second.second > last.second - 10) {
+          const sum = totals.get(p.number) || [0, 0];
+          totals.set(p.number, [sum[0] + accepted / 10, sum[1] + throttled / 10]);
+        }
+      }
+    }
+    const numbers = [...new Set(cells.map((c) => c.n))].sort((a, b) => a - b);
+    const top = Math.max(1, ...cells.map((c) => c.accepted + c.throttled));
+    const svgNS = "http://www.w3.org/2000/svg", svg = document.createElementNS(svgNS, "svg");
+    svg.setAttribute("viewBox", "0 0 300 " + Math.max(8, numbers.length * 8));
+    svg.setAttribute("role", "img");
+    const summary = "Write units a second on each of the table's " + last.partitions + " partitions (rows) over the last 60 seconds (columns)";
+    svg.setAttribute("aria-label", summary);
+    for (const cell of cells) {
+      const rect = document.createElementNS(svgNS, "rect");
+      const size = { x: (cell.t - first) * 5, y: numbers.indexOf(cell.n) * 8, width: 5, height: 7 };
+      for (const [name, value] of Object.entries(size)) rect.setAttribute(name, String(value));
+      rect.setAttribute("fill-opacity", (0.15 + 0.85 * (cell.accepted + cell.throttled) / top).toFixed(2));
+      if (cell.throttled) rect.setAttribute("class", "throttled");
+      const title = document.createElementNS(svgNS, "title");
+      title.textContent = "partition " + cell.n + ": " + Math.round(cell.accepted) + " accepted, " + Math.round(cell.throttled) + " throttled";
+      rect.append(title);
+      svg.append(rect);
+    }
+    fill($("heat"), [svg, el("p", { class: "small" }, summary + "; darker is busier, red cells refused writes.")]);
+    $("capacity-status").textContent = "Emulated (" + body.mode + "): " + last.partitions + " partitions; last second " +
+      number(Math.round(last.write)) + " write units accepted, " + number(Math.round(last.write_throttled)) + " throttled, " + number(Math.round(last.read)) + " read units.";
+    const busiest = [...totals.entries()].sort((a, b) => b[1][0] + b[1][1] - a[1][0] - a[1][1]).slice(0, 8);
+    fill($("busiest").tBodies[0], busiest.map(([n, [ok, no]]) => el("tr", {}, el("th", { scope: "row" }, "#" + n), el("td", {}, number(Math.round(ok))), el("td", {}, number(Math.round(no))))));
+    $("busiest").hidden = !busiest.length;
   }
 
   // -- wiring ----------------------------------------------------------------------------------------------
