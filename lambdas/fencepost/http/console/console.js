@@ -246,14 +246,15 @@
 
   function figures(diff) {
     const rows = [
-      ["baseline version", diff.baseline], ["added", number(diff.added)], ["removed", number(diff.removed)],
+      ["added", number(diff.added)], ["removed", number(diff.removed)],
       ["changed", number(diff.changed)], ["unchanged", number(diff.unchanged)],
       ["IPv4 space changed", diff.changed_percent_ipv4 + " %"], ["IPv6 space changed", diff.changed_percent_ipv6 + " %"],
       ["IPv4 pieces removed", diff.removed_percent_pieces_ipv4 + " % of " + number(diff.live_pieces_ipv4)],
       ["IPv6 pieces removed", diff.removed_percent_pieces_ipv6 + " % of " + number(diff.live_pieces_ipv6)],
       ["IPv4 addresses removed", diff.removed_percent_addresses_ipv4 + " %"],
     ];
-    return el("table", { class: "figures" }, el("caption", {}, "Against the live version"),
+    const caption = "Against version " + diff.baseline + ", live when this build was made";
+    return el("table", { class: "figures" }, el("caption", {}, caption),
       el("tbody", {}, ...rows.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value)))));
   }
 
