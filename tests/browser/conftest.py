@@ -35,7 +35,7 @@ FLAGS = (
 
 
 def _missing() -> str | None:
-    if CHROMIUM is None:
+    if CHROMIUM is None or not Path(CHROMIUM).is_file():
         return "no Chromium: install Debian's chromium package (apt install chromium) or set CHROMIUM=<path>"
     try:
         import playwright.sync_api  # noqa: F401

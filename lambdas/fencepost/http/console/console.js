@@ -360,7 +360,9 @@
     }
     const page = answer.body, diff = page.diff;
     let summary = "Build " + page.version + " (" + page.status + "): ";
-    if (!diff) summary += "not compared yet.";
+    const latest = state.datasets.find((d) => d.name === name);
+    if (!diff && latest && latest.load && latest.load.phase === "unchanged") summary += "the folder held what the live version was built from: nothing built.";
+    else if (!diff) summary += "not compared yet.";
     else if (diff.baseline === null) summary += diff.note || "a first version: nothing to compare with.";
     else summary += "against version " + diff.baseline + ": " + number(diff.added) + " added, " + number(diff.removed) + " removed, " + number(diff.changed) + " changed.";
     $("diff-status").textContent = summary;
