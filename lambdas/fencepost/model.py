@@ -142,6 +142,7 @@ class LoadState:
     problems: list[Problem] = field(default_factory=list)
     report: str | None = None
     diff: DiffSummary | None = None  # against the live version, once the build has compared itself with it
+    items: int = documented("The items the build writes in all, known once it writes (0 before).", default=0)
 
 
 @dataclass(slots=True)

@@ -107,13 +107,16 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
         status = _status(page, "uploaded")
         if status and (not seen or seen[-1] != status):
             seen.append(status)
-        if status.endswith("LOADING") and not shot and _row(page, "uploaded").locator("progress").count():
+        bar = _row(page, "uploaded").locator("progress[max]")
+        if status.endswith("LOADING") and not shot and bar.count():
+            assert int(bar.get_attribute("max") or 0) >= len(rows)  # the build's items, known once it writes
             watched.shot("loading")
             shot = True
         if status.endswith("READY"):
             break
         page.wait_for_timeout(100)
     assert [status.split()[-1] for status in seen] == ["LOADING", "READY"]
+    assert shot, "no progress bar was seen while the build wrote"
     assert page.evaluate("window.notReloaded") is True
     assert _row(page, "uploaded").locator("td").nth(2).inner_text() == f"{len(rows):,}"
     # While it loaded, the list was read about once a second (the listing itself is cached up to 5 s per container)

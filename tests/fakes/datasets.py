@@ -52,6 +52,7 @@ def _load_fields(
     phase: Phase | None = None,
     rows_read: int | None = None,
     items_written: int | None = None,
+    items: int | None = None,
     problems: list[Problem] | None = None,
     report: str | None = None,
     diff: DiffSummary | None = None,
@@ -63,6 +64,8 @@ def _load_fields(
         load.rows_read = rows_read
     if items_written is not None:
         load.items_written = items_written
+    if items is not None:
+        load.items = items
     if problems is not None:
         load.problems = list(problems)
     if report is not None:
@@ -119,6 +122,7 @@ class FakeDatasets(FakeServing):
         phase: Phase | None = None,
         rows_read: int | None = None,
         items_written: int | None = None,
+        items: int | None = None,
         problems: list[Problem] | None = None,
         report: str | None = None,
         diff: DiffSummary | None = None,
@@ -130,7 +134,7 @@ class FakeDatasets(FakeServing):
         record.heartbeat = now
         load = record.load
         _load_fields(load, phase=phase, rows_read=rows_read, items_written=items_written, problems=problems)
-        _load_fields(load, report=report, diff=diff)
+        _load_fields(load, report=report, diff=diff, items=items)
         self._write(record)
         return True
 

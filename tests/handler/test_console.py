@@ -16,10 +16,12 @@ from tests.support import LambdaContext, event
 BUDGET = 100 * 1024  # the page and its files, gzip
 
 
-def _get(module: ModuleType, path: str, **headers: str) -> dict[str, Any]:
+def _get(module: ModuleType, path: str, query: dict[str, str] | None = None, /, **headers: str) -> dict[str, Any]:
     ev = event("console-get")
     ev["rawPath"] = ev["requestContext"]["http"]["path"] = path
     ev["headers"] = headers
+    if query:
+        ev["queryStringParameters"] = query
     answer: dict[str, Any] = module.handler(ev, LambdaContext())
     return answer
 
@@ -79,19 +81,31 @@ def test_the_page_allows_only_its_own_files_and_inlines_nothing(lookup_handler: 
 def _digest(name: str) -> str:
     import hashlib
 
-    return hashlib.sha256((HERE / name).read_bytes()).hexdigest()[:12]
+    return hashlib.sha256((HERE / name).read_bytes()).hexdigest()[:20]
 
 
 def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: ModuleType) -> None:
     for name, content_type in ASSETS.items():
-        plain = _get(lookup_handler, f"/console/{name}")
-        packed = _get(lookup_handler, f"/console/{name}", **{"accept-encoding": "gzip, br"})
+        named = {"v": _digest(name)}
+        plain = _get(lookup_handler, f"/console/{name}", named)
+        packed = _get(lookup_handler, f"/console/{name}", named, **{"accept-encoding": "gzip, br"})
+        refused = _get(lookup_handler, f"/console/{name}", named, **{"accept-encoding": "br, gzip;q=0"})
         assert (plain["statusCode"], packed["statusCode"]) == (200, 200)
         assert plain["headers"]["Content-Type"] == packed["headers"]["Content-Type"] == content_type
         assert "Content-Encoding" not in plain["headers"]
+        assert "Content-Encoding" not in refused["headers"]
         assert packed["headers"]["Content-Encoding"] == "gzip"
-        assert _body(plain) == _body(packed) == (HERE / name).read_bytes()
+        assert _body(plain) == _body(packed) == _body(refused) == (HERE / name).read_bytes()
+        assert packed["headers"]["ETag"] != plain["headers"]["ETag"]  # one strong tag per encoding
         assert plain["headers"]["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_a_file_is_kept_a_year_only_under_its_own_digest(lookup_handler: ModuleType) -> None:
+    """While a deploy rolls out, a new page may ask an older function: what it answers must not be kept long."""
+    for query in (None, {"v": "0" * 20}):
+        answer = _get(lookup_handler, "/console/console.js", query)
+        assert answer["statusCode"] == 200
+        assert answer["headers"]["Cache-Control"] == "no-cache"
 
 
 def test_a_tag_sent_back_is_answered_304_and_an_unknown_file_404(lookup_handler: ModuleType) -> None:
@@ -99,6 +113,10 @@ def test_a_tag_sent_back_is_answered_304_and_an_unknown_file_404(lookup_handler:
     again = _get(lookup_handler, "/console", **{"if-none-match": first["headers"]["ETag"]})
     assert (again["statusCode"], again["body"]) == (304, "")
     assert again["headers"]["ETag"] == first["headers"]["ETag"]
+    packed = _get(lookup_handler, "/console", **{"accept-encoding": "gzip"})
+    for sent in (f"W/{first['headers']['ETag']}", f'"x", {packed["headers"]["ETag"]}', "*"):  # compared weakly
+        assert _get(lookup_handler, "/console", **{"if-none-match": sent})["statusCode"] == 304
+    assert _get(lookup_handler, "/console", **{"if-none-match": '"other"'})["statusCode"] == 200
     assert first["headers"]["Cache-Control"] == "no-cache"
     missing = _get(lookup_handler, "/console/console.map")
     assert missing["statusCode"] == 404

@@ -152,7 +152,7 @@ def test_datasets_are_listed_and_served_in_the_documented_shape(lookup_handler: 
     assert status == 200
     assert set(geo) == {"name", "version", "status", "ranges", "loaded_at", "objects", "load", "source"}
     assert geo["source"] is None  # its folder names no source
-    assert set(geo["load"]) == {"version", "phase", "rows_read", "items_written", "problems", "report", "diff"}
+    assert set(geo["load"]) == {"version", "phase", "rows_read", "items_written", "problems", "report", "diff", "items"}
     assert (geo["name"], geo["version"], geo["status"], geo["ranges"]) == ("geo", 3, "READY", 4)
 
 

@@ -236,7 +236,9 @@ def create_app(
         "get_export": lambda event, name: rare.exports.answer(name, _query(event)),
         "openapi": lambda _: HttpResponse(200, document(), {"Cache-Control": "public, max-age=300"}),
         "console": lambda event: console().answer_page(event.get("headers") or {}),
-        "console_asset": lambda event, asset: console().answer_asset(asset, event.get("headers") or {}),
+        "console_asset": lambda event, asset: console().answer_asset(
+            asset, event.get("headers") or {}, _query(event).get("v")
+        ),
     }
     return HttpApi(served, refusals, settings.cors_origins)
 

@@ -90,6 +90,7 @@ class LoadProgress(Protocol):
         phase: Phase | None = None,
         rows_read: int | None = None,
         items_written: int | None = None,
+        items: int | None = None,
         problems: list[Problem] | None = None,
         report: str | None = None,
         diff: DiffSummary | None = None,

@@ -173,7 +173,15 @@ class Publisher:
         )
         kept = for_record(read.problems.kept, RECORD_PROBLEMS)
         self.datasets.update_load(
-            dataset, build, self.clock(), phase=Phase.WRITING, rows_read=read.rows, problems=kept, report=key, diff=diff
+            dataset,
+            build,
+            self.clock(),
+            phase=Phase.WRITING,
+            rows_read=read.rows,
+            items=len(book),
+            problems=kept,
+            report=key,
+            diff=diff,
         )
 
     def _send(self, dataset: str, build: int, *, book: chunks.Book, rows: int, started: float, deadline: float) -> None:

@@ -71,6 +71,7 @@ def test_a_record_with_only_a_request_reads_back_with_defaults() -> None:
         "problems": [],
         "report": None,
         "diff": None,
+        "items": 0,
     }
 
 

@@ -205,7 +205,7 @@ def test_two_builds_of_one_dataset_converge_on_the_newest(race: Race) -> None:
     world.upload("geo/a.tsv", tsv(A))
     world.settle(hold=lambda e: e.lane == Lane.DATA)
     first = DiffSummary(note="the first version of the dataset: nothing to compare with")
-    assert world.record().load == LoadState(1, Phase.WRITING, 150, 0, [], "_reports/geo/1.json", first)
+    assert world.record().load == LoadState(1, Phase.WRITING, 150, 0, [], "_reports/geo/1.json", first, items=150)
     # When a second object arrives and build 2 is planned before build 1's chunks are written
     world.upload("geo/b.tsv", tsv(B))
     world.settle(hold=lambda e: e.lane == Lane.DATA)

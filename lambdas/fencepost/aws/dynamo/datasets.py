@@ -91,13 +91,20 @@ class DatasetTable(ServingTable):
         phase: Phase | None = None,
         rows_read: int | None = None,
         items_written: int | None = None,
+        items: int | None = None,
         problems: list[Problem] | None = None,
         report: str | None = None,
         diff: DiffSummary | None = None,
     ) -> bool:
         """Progress of the latest load (the fields given); False when a newer load has taken over the record."""
         sets, values = _load_fields(
-            phase=phase, rows_read=rows_read, items_written=items_written, problems=problems, report=report, diff=diff
+            phase=phase,
+            rows_read=rows_read,
+            items_written=items_written,
+            items=items,
+            problems=problems,
+            report=report,
+            diff=diff,
         )
         values.update({":now": now, ":build": build})
         return self.table.applied(_key(name), f"SET #heartbeat = :now{sets}", values, ONLY_LATEST_LOAD)

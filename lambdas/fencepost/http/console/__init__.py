@@ -41,22 +41,43 @@ class _File:
     content_type: str
     raw: bytes
     packed: bytes  # gzip
-    tag: str
-    cache: str
+    digest: str
 
     @classmethod
-    def of(cls, data: bytes, content_type: str, cache: str) -> _File:
-        tag = '"' + hashlib.sha256(data).hexdigest()[:20] + '"'
-        return cls(content_type, data, gzip.compress(data, 9, mtime=0), tag, cache)
+    def of(cls, data: bytes, content_type: str) -> _File:
+        digest = hashlib.sha256(data).hexdigest()[:20]
+        return cls(content_type, data, gzip.compress(data, 9, mtime=0), digest)
 
-    def answer(self, headers: dict[str, str]) -> HttpResponse:
-        sent = {**SECURITY, "Cache-Control": self.cache, "ETag": self.tag, "Vary": "Accept-Encoding"}
-        if self.tag in {tag.strip() for tag in headers.get("if-none-match", "").split(",")}:
+    def answer(self, headers: dict[str, str], cache: str) -> HttpResponse:
+        """The file, gzip when the request accepts it; each encoding has its own strong tag (RFC 9110, 8.8.3)."""
+        packed = _accepts_gzip(headers.get("accept-encoding", ""))
+        tag = f'"{self.digest}-gz"' if packed else f'"{self.digest}"'
+        sent = {**SECURITY, "Cache-Control": cache, "ETag": tag, "Vary": "Accept-Encoding"}
+        if _matches(headers.get("if-none-match", ""), self.digest):
             return HttpResponse(304, "", sent, None)
-        if "gzip" in headers.get("accept-encoding", "").lower():
+        if packed:
             body = base64.b64encode(self.packed).decode()
             return HttpResponse(200, body, {**sent, "Content-Encoding": "gzip"}, self.content_type, base64=True)
         return HttpResponse(200, self.raw.decode(), sent, self.content_type)
+
+
+def _accepts_gzip(header: str) -> bool:
+    """Whether ``Accept-Encoding`` admits gzip (``gzip;q=0`` refuses it)."""
+    for part in header.lower().split(","):
+        coding, _, parameters = part.strip().partition(";")
+        if coding.strip() in ("gzip", "*"):
+            weight = parameters.strip().removeprefix("q=").strip() if "q=" in parameters else "1"
+            try:
+                return float(weight) > 0
+            except ValueError:
+                return False
+    return False
+
+
+def _matches(header: str, digest: str) -> bool:
+    """``If-None-Match`` compared weakly (RFC 9110, 13.1.2): ``*``, or a tag of either encoding, ``W/`` or not."""
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+    return "*" in tags or bool(tags & {f'"{digest}"', f'"{digest}-gz"'})
 
 
 class Console:
@@ -66,9 +87,9 @@ class Console:
         assets = {name: (folder / name).read_bytes() for name in ASSETS}
         page = (folder / PAGE).read_text()
         for name, data in assets.items():
-            page = page.replace(f'"{name}"', f'"console/{name}?v={hashlib.sha256(data).hexdigest()[:12]}"')
-        self.files = {name: _File.of(data, ASSETS[name], ASSET_CACHE) for name, data in assets.items()}
-        self.page = _File.of(page.encode(), "text/html; charset=utf-8", PAGE_CACHE)
+            page = page.replace(f'"{name}"', f'"console/{name}?v={hashlib.sha256(data).hexdigest()[:20]}"')
+        self.files = {name: _File.of(data, ASSETS[name]) for name, data in assets.items()}
+        self.page = _File.of(page.encode(), "text/html; charset=utf-8")
 
     def sizes(self) -> dict[str, tuple[int, int]]:
         """Each file's bytes as written and gzipped."""
@@ -76,12 +97,13 @@ class Console:
         return {name: (len(file.raw), len(file.packed)) for name, file in files.items()}
 
     def answer_page(self, headers: dict[str, str]) -> HttpResponse:
-        return self.page.answer(headers)
+        return self.page.answer(headers, PAGE_CACHE)
 
-    def answer_asset(self, name: str, headers: dict[str, str]) -> HttpResponse:
-        """The asset, or ``NotFound``."""
+    def answer_asset(self, name: str, headers: dict[str, str], version: str | None) -> HttpResponse:
+        """The asset, or ``NotFound``. Kept a year only under the name the page gives it (``?v=`` its digest): while
+        a deploy rolls out, a new page may reach an older function, whose file must not be kept under the new name."""
         file = self.files.get(name)
         if file is None:
             path = f"/console/{name[:100]}"
             raise NotFound(f"no such path: {path}", path=path)
-        return file.answer(headers)
+        return file.answer(headers, ASSET_CACHE if version == file.digest else PAGE_CACHE)

@@ -5,7 +5,8 @@
   const $ = (id) => document.getElementById(id);
   const IDLE_MS = 5000; // the dataset list's refresh while nothing loads
   const LOADING_MS = 1000; // ... and while something is LOADING
-  const state = { datasets: [], selected: null, timer: null, seen: {}, rates: {}, changes: null, values: null, capacity: null };
+  const state = { datasets: [], selected: null, timer: null, busy: false, last: 0, signed: false, seen: {}, rates: {} };
+  Object.assign(state, { changes: null, values: null, capacity: null });
 
   function el(tag, attributes, ...children) {
     const node = document.createElement(tag);
@@ -26,12 +27,21 @@
   const fill = (body, rows) => body.replaceChildren(...rows);
   const quote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
 
+  const show = (id, shown) => {
+    $(id).hidden = !shown;
+    $(id).parentElement.hidden = !shown; // the table's scrolling region too
+  };
+  const say = (id, text) => {
+    if ($(id).textContent !== text) $(id).textContent = text; // a live region speaks only when its text changes
+  };
+
   class Refused extends Error {}
 
   async function api(path, options) {
     let response;
     try {
-      response = await fetch(path, { headers: { accept: "application/json" }, ...options });
+      const headers = { accept: "application/json", ...(options && options.headers) };
+      response = await fetch(path, { ...options, headers });
     } catch (error) {
       throw new Refused("the API did not answer (" + error.message + ")");
     }
@@ -42,6 +52,7 @@
       body = null;
     }
     if (response.status === 403 && !(body && body.error)) {
+      state.signed = true; // the refreshes stop: every one would be refused the same way
       notice(
         "This deployment requires SigV4-signed requests (auth=iam), and a browser cannot sign them. Open the " +
           "console through a local signing proxy instead (docs/deploy.md, 'The web console'), or deploy with " +
@@ -90,7 +101,14 @@
   }
 
   function answerRows(result) {
-    if (Array.isArray(result.answers)) return result.answers.map((answer) => ({ ...answer, ip: result.ip }));
+    if (Array.isArray(result.answers)) {
+      return result.answers.map((answer) => ({ ...answer, ip: result.ip, reserved: result.reserved || answer.reserved }));
+    }
+    if (!result.dataset && Array.isArray(result.versions)) {
+      // an overlay none of whose datasets holds the address: the versions asked
+      const versions = result.versions;
+      return [{ ...result, dataset: versions.map((v) => v.dataset).join(", "), version: versions.map((v) => v.version).join(", ") }];
+    }
     return [result];
   }
 
@@ -115,7 +133,7 @@
       return el("tr", { class: error ? "miss" : null }, ...cells.map((cell) => el("td", {}, cell)));
     });
     fill($("answers").tBodies[0], body);
-    $("answers").hidden = false;
+    show("answers", true);
     return rows.length;
   }
 
@@ -124,6 +142,10 @@
     const status = $("lookup-status");
     if (!addresses.length) {
       status.textContent = "Type an address, me, or a list of addresses.";
+      return;
+    }
+    if (addresses.length > 1 && addresses.includes("me")) {
+      status.textContent = "me is looked up alone: it is your own address, which a list cannot name.";
       return;
     }
     const request = lookupRequest(addresses);
@@ -138,7 +160,7 @@
       const found = Array.isArray(body.results) ? body.results : body.ip ? [body] : null;
       if (!found) {
         status.textContent = "Refused: " + problem(answer);
-        $("answers").hidden = true;
+        show("answers", false);
         return;
       }
       const rows = renderAnswers(found);
@@ -165,9 +187,9 @@
   // -- the dataset list ------------------------------------------------------------------------------------
 
   function progressOf(load) {
-    if (load.phase === "writing" && load.rows_read > 0) {
-      const label = "items written of the build " + load.version;
-      return el("progress", { max: load.rows_read, value: Math.min(load.items_written, load.rows_read), "aria-label": label });
+    if (load.phase === "writing" && load.items > 0) {
+      const label = "items written of the build " + load.version + ", of " + load.items;
+      return el("progress", { max: load.items, value: Math.min(load.items_written, load.items), "aria-label": label });
     }
     return el("progress", { "aria-label": "reading the build " + load.version });
   }
@@ -176,7 +198,8 @@
     const load = dataset.load || {};
     if (dataset.status === "LOADING") {
       if (load.version === null || load.version === undefined) return el("span", {}, "waiting to build");
-      const counts = number(load.rows_read) + " rows read, " + number(load.items_written) + " items written";
+      const total = load.items > 0 ? " of " + number(load.items) : "";
+      const counts = number(load.rows_read) + " rows read, " + number(load.items_written) + total + " items written";
       return el("div", {}, "build " + load.version + ": " + load.phase, progressOf(load), el("div", { class: "small" }, counts));
     }
     if (dataset.status === "FAILED") {
@@ -205,21 +228,28 @@
 
   function schedule() {
     clearTimeout(state.timer);
-    if (document.hidden) return;
+    if (document.hidden || state.signed) return;
     const loading = state.datasets.some((dataset) => dataset.status === "LOADING");
     state.timer = setTimeout(refresh, loading ? LOADING_MS : IDLE_MS);
   }
 
   async function refresh() {
     clearTimeout(state.timer);
+    if (state.busy || state.signed) return; // one refresh at a time: the one in flight schedules the next
+    state.busy = true;
+    state.last = Date.now();
     try {
       const answer = await api("datasets");
       if (answer.status !== 200) throw new Refused("The datasets could not be read: " + problem(answer));
       state.datasets = answer.body.datasets;
-      fill($("dataset-table").tBodies[0], state.datasets.map(datasetRow));
+      const focused = document.activeElement && document.activeElement.closest("#dataset-table tr");
+      const rows = state.datasets.map(datasetRow);
+      fill($("dataset-table").tBodies[0], rows);
+      const again = focused && rows.find((row) => row.dataset.name === focused.dataset.name);
+      if (again) again.querySelector("button").focus(); // the rows are new: keep the keyboard where it was
       const loading = state.datasets.filter((d) => d.status === "LOADING").length;
-      $("datasets-status").textContent =
-        state.datasets.length + " datasets" + (loading ? ", " + loading + " loading" : "") + "; read at " + new Date().toLocaleTimeString();
+      say("datasets-status", state.datasets.length + " datasets" + (loading ? ", " + loading + " loading" : "") + ".");
+      $("datasets-read").textContent = "Read at " + new Date().toLocaleTimeString() + ".";
       renderChoices();
       noteRates();
       if (state.selected) showDetail(false);
@@ -227,6 +257,7 @@
     } catch (error) {
       $("datasets-status").textContent = error.message;
     } finally {
+      state.busy = false;
       schedule();
     }
   }
@@ -236,6 +267,11 @@
   function select(name) {
     state.selected = name;
     state.seen = {};
+    state.changes = state.values = null;
+    fill($("values").tBodies[0], []);
+    show("values", false);
+    $("values-more").hidden = $("changes-more").hidden = true;
+    $("values-status").textContent = "";
     for (const row of document.querySelectorAll("#dataset-table tbody tr")) {
       row.setAttribute("aria-current", row.dataset.name === name ? "true" : "false");
     }
@@ -252,6 +288,7 @@
       ["IPv4 pieces removed", diff.removed_percent_pieces_ipv4 + " % of " + number(diff.live_pieces_ipv4)],
       ["IPv6 pieces removed", diff.removed_percent_pieces_ipv6 + " % of " + number(diff.live_pieces_ipv6)],
       ["IPv4 addresses removed", diff.removed_percent_addresses_ipv4 + " %"],
+      ["IPv6 addresses removed", diff.removed_percent_addresses_ipv6 + " %"],
     ];
     const caption = "Against version " + diff.baseline + ", live when this build was made";
     return el("table", { class: "figures" }, el("caption", {}, caption),
@@ -324,7 +361,8 @@
     renderLoad(dataset);
     renderSource(dataset.source);
     renderRate(name);
-    const key = dataset.version + "/" + (dataset.load && dataset.load.version) + "/" + dataset.status;
+    const load = dataset.load || {};
+    const key = [dataset.version, load.version, load.phase, dataset.status].join("/");
     if (!fresh && state.seen.key === key) return;
     state.seen.key = key;
     await Promise.all([showVersions(name), showChanges(name, null)]);
@@ -332,9 +370,10 @@
 
   async function showVersions(name) {
     const answer = await api("datasets/" + encodeURIComponent(name) + "/versions?limit=20").catch((e) => ({ status: 0, body: null, error: e }));
+    if (state.selected !== name) return; // another dataset was chosen meanwhile
     if (answer.status !== 200) {
       $("versions-status").textContent = answer.error ? answer.error.message : "Versions: " + problem(answer);
-      $("versions").hidden = true;
+      show("versions", false);
       return;
     }
     const page = answer.body;
@@ -342,20 +381,22 @@
     fill($("versions").tBodies[0], page.versions.map((v) => el("tr", {}, el("th", { scope: "row" }, v.version + (v.version === page.live ? " (live)" : "")),
       el("td", {}, v.live.map((p) => when(p.from) + " → " + (p.until ? when(p.until) : "now")).join("; ") || "—"), el("td", {}, number(v.ranges)),
       el("td", {}, when(v.kept_until)), el("td", {}, v.dated || "—"))));
-    $("versions").hidden = !page.versions.length;
+    show("versions", page.versions.length > 0);
     const columns = page.indexed || [];
     fill($("value-column"), columns.map((c) => el("option", { value: c }, c)));
     $("values-form").hidden = !columns.length;
     if (!columns.length) $("values-status").textContent = "No indexed column (a folder names them in _settings.json: \"index\": [...]).";
-    else if (!$("values").hidden || !$("values-status").textContent.startsWith("Values")) $("values-status").textContent = "";
+
   }
 
   async function showChanges(name, cursor) {
     const query = "datasets/" + encodeURIComponent(name) + "/diff?limit=50" + (cursor ? "&cursor=" + encodeURIComponent(cursor) : "");
     const answer = await api(query).catch((e) => ({ status: 0, error: e }));
+    if (state.selected !== name) return;
     if (answer.status !== 200) {
       $("diff-status").textContent = answer.error ? answer.error.message : "Changes: " + problem(answer);
-      $("changes").hidden = $("changes-more").hidden = true;
+      show("changes", false);
+      $("changes-more").hidden = true;
       return;
     }
     const page = answer.body, diff = page.diff;
@@ -370,7 +411,7 @@
       el("td", {}, c.data ? Object.entries(c.data).map(([k, v]) => k + "=" + v).join(", ") : "not found")));
     if (cursor) $("changes").tBodies[0].append(...rows);
     else fill($("changes").tBodies[0], rows);
-    $("changes").hidden = !$("changes").tBodies[0].rows.length;
+    show("changes", $("changes").tBodies[0].rows.length > 0);
     state.changes = page.next;
     $("changes-more").hidden = !page.next;
   }
@@ -380,6 +421,7 @@
     if (!column) return;
     const path = "datasets/" + encodeURIComponent(name) + "/values/" + encodeURIComponent(column);
     const answer = await api(path + "?limit=100&sort=" + sort + (cursor ? "&cursor=" + encodeURIComponent(cursor) : "")).catch((e) => ({ status: 0, error: e }));
+    if (state.selected !== name || $("value-column").value !== column || $("value-sort").value !== sort) return;
     if (answer.status !== 200) {
       $("values-status").textContent = answer.error ? answer.error.message : "Values: " + problem(answer);
       return;
@@ -387,13 +429,13 @@
     const page = answer.body;
     $("values-status").textContent = "Values of " + column + " in version " + page.version + ": " + number(page.distinct) + " distinct.";
     const rows = page.values.map((v) => {
-      const where = "ranges?dataset=" + encodeURIComponent(name) + "&where=" + encodeURIComponent(column + ":" + v.value);
+      const where = "ranges?dataset=" + encodeURIComponent(name) + "&version=" + page.version + "&where=" + encodeURIComponent(column + ":" + v.value);
       const links = el("span", {}, el("a", { href: where }, "ranges"), " · ", el("a", { href: where + "&format=cidr" }, "CIDR list"));
       return el("tr", {}, el("th", { scope: "row" }, v.value), el("td", {}, number(v.pieces)), el("td", {}, number(v.ipv4_addresses)), el("td", {}, number(v.ipv6_64s)), el("td", {}, links));
     });
     if (cursor) $("values").tBodies[0].append(...rows);
     else fill($("values").tBodies[0], rows);
-    $("values").hidden = false;
+    show("values", true);
     state.values = page.next;
     $("values-more").hidden = !page.next;
   }
@@ -403,10 +445,11 @@
   async function refreshCapacity() {
     if (state.capacity === false) return;
     const answer = await api("local/capacity").catch(() => null);
-    if (!answer || answer.status !== 200 || !answer.body || !("emulated" in answer.body)) {
+    if (answer && answer.status === 404) {
       state.capacity = false; // deployed: there is no emulator, and the page never asks again
       return;
     }
+    if (!answer || answer.status !== 200 || !answer.body || !("emulated" in answer.body)) return; // asked again later
     state.capacity = true;
     $("capacity").hidden = false;
     if (!answer.body.emulated) $("capacity-status").textContent = "DynamoDB Local has no partitions: " + answer.body.hint + ".";
@@ -456,7 +499,7 @@
       number(Math.round(last.write)) + " write units accepted, " + number(Math.round(last.write_throttled)) + " throttled, " + number(Math.round(last.read)) + " read units.";
     const busiest = [...totals.entries()].sort((a, b) => b[1][0] + b[1][1] - a[1][0] - a[1][1]).slice(0, 8);
     fill($("busiest").tBodies[0], busiest.map(([n, [ok, no]]) => el("tr", {}, el("th", { scope: "row" }, "#" + n), el("td", {}, number(Math.round(ok))), el("td", {}, number(Math.round(no))))));
-    $("busiest").hidden = !busiest.length;
+    show("busiest", busiest.length > 0);
   }
 
   // -- wiring ----------------------------------------------------------------------------------------------
@@ -477,6 +520,16 @@
     showValues(null);
   });
   $("values-more").addEventListener("click", () => showValues(state.values));
-  document.addEventListener("visibilitychange", () => (document.hidden ? clearTimeout(state.timer) : refresh()));
+  for (const id of ["value-column", "value-sort"]) {
+    $(id).addEventListener("change", () => {
+      state.values = null; // a cursor is pinned to the column and order it was made for
+      $("values-more").hidden = true;
+    });
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) clearTimeout(state.timer);
+    else if (Date.now() - state.last >= LOADING_MS) refresh();
+    else schedule();
+  });
   refresh();
 })();
