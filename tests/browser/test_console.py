@@ -148,6 +148,34 @@ def test_a_bad_file_shows_failed_with_its_line_and_reason(watched: Watched, stac
     watched.shot("failed")
 
 
+def test_a_shrunken_file_shows_the_gate_that_refused_it_and_its_figures(
+    watched: Watched, stack: Running, tmp_path: Path
+) -> None:
+    rows = read_tsv(V4_FILE)[:2_000]
+    _aws_cp(stack, _tsv(tmp_path / "feed.tsv", rows), "feed/feed.tsv")
+    stack.wait_ready("feed", 1)
+    _aws_cp(stack, _tsv(tmp_path / "feed.tsv", rows[:200]), "feed/feed.tsv")  # 90% gone: the default gate refuses it
+    page = watched.open()
+    page.wait_for_selector('#dataset-table tr[data-name="feed"] .badge.failed', timeout=60_000)
+    _row(page, "feed").locator("button").click()
+    expect(page.locator("#detail-load .gate")).to_have_text("Refused by a gate: max_removed_percent")
+    figures = dict(
+        zip(
+            page.locator("#detail-load table.figures th").all_inner_texts(),
+            page.locator("#detail-load table.figures td").all_inner_texts(),
+            strict=True,
+        )
+    )
+    assert (figures["removed"], figures["unchanged"], figures["IPv4 pieces removed"]) == (
+        "1,800",
+        "200",
+        "90 % of 2,000",
+    )
+    assert "max_removed_percent allows" in page.inner_text("#problems")
+    expect(page.locator("#diff-status")).to_contain_text("1,800 removed")
+    watched.shot("gate-refused")
+
+
 def test_markup_in_the_data_shows_as_text_and_runs_nothing(watched: Watched, stack: Running, tmp_path: Path) -> None:
     markup = ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>"]
     stack.s3.put_object(Bucket="ranges", Key="marked/_settings.json", Body=b'{"columns": ["note"], "index": ["note"]}')

@@ -22,6 +22,8 @@
     return node;
   }
   const number = (value) => (typeof value === "number" ? value.toLocaleString("en-US") : "—");
+  const percent = (value) =>
+    typeof value === "number" ? Number(value.toPrecision(4)).toLocaleString("en-US", { maximumFractionDigits: 8 }) + " %" : "—";
   const when = (text) =>
     text ? String(text).replace("T", " ").replace(/\.\d+/, "").replace(/(Z|\+00:00)$/, " UTC") : "—";
   const fill = (body, rows) => body.replaceChildren(...rows);
@@ -284,11 +286,11 @@
     const rows = [
       ["added", number(diff.added)], ["removed", number(diff.removed)],
       ["changed", number(diff.changed)], ["unchanged", number(diff.unchanged)],
-      ["IPv4 space changed", diff.changed_percent_ipv4 + " %"], ["IPv6 space changed", diff.changed_percent_ipv6 + " %"],
-      ["IPv4 pieces removed", diff.removed_percent_pieces_ipv4 + " % of " + number(diff.live_pieces_ipv4)],
-      ["IPv6 pieces removed", diff.removed_percent_pieces_ipv6 + " % of " + number(diff.live_pieces_ipv6)],
-      ["IPv4 addresses removed", diff.removed_percent_addresses_ipv4 + " %"],
-      ["IPv6 addresses removed", diff.removed_percent_addresses_ipv6 + " %"],
+      ["IPv4 space changed", percent(diff.changed_percent_ipv4)], ["IPv6 space changed", percent(diff.changed_percent_ipv6)],
+      ["IPv4 pieces removed", percent(diff.removed_percent_pieces_ipv4) + " of " + number(diff.live_pieces_ipv4)],
+      ["IPv6 pieces removed", percent(diff.removed_percent_pieces_ipv6) + " of " + number(diff.live_pieces_ipv6)],
+      ["IPv4 addresses removed", percent(diff.removed_percent_addresses_ipv4)],
+      ["IPv6 addresses removed", percent(diff.removed_percent_addresses_ipv6)],
     ];
     const caption = "Against version " + diff.baseline + ", live when this build was made";
     return el("table", { class: "figures" }, el("caption", {}, caption),
