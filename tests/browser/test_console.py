@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import Watched
 from tests.e2e.test_local_stack import Running
+from tests.integration.test_sources import drop_list
+from tests.publisher import Publisher
 from tests.support import ROOT, V4_FILE, read_tsv
 
 SAMPLE = [line.split("\t") for line in (ROOT / "samples" / "asn-sample.tsv").read_text().splitlines()]
@@ -174,6 +177,23 @@ def test_a_shrunken_file_shows_the_gate_that_refused_it_and_its_figures(
     assert "max_removed_percent allows" in page.inner_text("#problems")
     expect(page.locator("#diff-status")).to_contain_text("1,800 removed")
     watched.shot("gate-refused")
+
+
+def test_a_source_fed_folder_shows_its_source_and_next_check(watched: Watched, stack: Running) -> None:
+    with Publisher() as site:
+        site.publish("/drop.txt", drop_list(range(300)))
+        source = {"url": site.url("/drop.txt"), "every": "1h"}
+        stack.s3.put_object(Bucket="ranges", Key="drop/_source.json", Body=json.dumps(source).encode())
+        stack.wait_ready("drop", 1)
+        page = watched.open()
+        cell = _row(page, "drop").locator("td").nth(5)
+        expect(cell).to_contain_text("CHANGED")
+        expect(cell).to_contain_text("next check")
+        _row(page, "drop").locator("button").click()
+        facts = page.locator("#detail-source tr")
+        expect(facts.filter(has_text="address")).to_contain_text(site.url("/drop.txt"))
+        expect(facts.filter(has_text="every")).to_contain_text("3600 s")
+        watched.shot("source")
 
 
 def test_markup_in_the_data_shows_as_text_and_runs_nothing(watched: Watched, stack: Running, tmp_path: Path) -> None:
