@@ -68,6 +68,7 @@ def test_the_page_allows_only_its_own_files_and_inlines_nothing(lookup_handler: 
     policy = dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
     assert (policy["default-src"], policy["script-src"], policy["style-src"]) == ("'none'", "'self'", "'self'")
     assert (policy["connect-src"], policy["frame-ancestors"]) == ("'self'", "'none'")
+    assert (policy["require-trusted-types-for"], policy["trusted-types"]) == ("'script'", "'none'")
     assert "unsafe" not in headers["Content-Security-Policy"]
     assert headers["X-Content-Type-Options"] == "nosniff"
     page = _Page()

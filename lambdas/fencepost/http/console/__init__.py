@@ -25,7 +25,8 @@ PAGE: Final = "console.html"
 ASSETS: Final = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
 POLICY: Final = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'; "
+    "require-trusted-types-for 'script'; trusted-types 'none'"  # no string can ever become markup or script
 )
 SECURITY: Final = {
     "Content-Security-Policy": POLICY,
