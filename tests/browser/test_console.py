@@ -196,6 +196,17 @@ def test_a_source_fed_folder_shows_its_source_and_next_check(watched: Watched, s
         watched.shot("source")
 
 
+def test_a_dataset_emptied_while_open_leaves_the_list_and_closes(watched: Watched, stack: Running) -> None:
+    stack.s3.put_object(Bucket="ranges", Key="gone/a.tsv", Body="".join("\t".join(r) + "\n" for r in SAMPLE).encode())
+    stack.wait_ready("gone", 1)
+    page = watched.open()
+    _row(page, "gone").locator("button").click()
+    expect(page.locator("#detail")).to_be_visible()
+    stack.s3.delete_object(Bucket="ranges", Key="gone/a.tsv")
+    expect(_row(page, "gone")).to_have_count(0, timeout=60_000)
+    expect(page.locator("#detail")).to_be_hidden()
+
+
 def test_markup_in_the_data_shows_as_text_and_runs_nothing(watched: Watched, stack: Running, tmp_path: Path) -> None:
     markup = ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>"]
     stack.s3.put_object(Bucket="ranges", Key="marked/_settings.json", Body=b'{"columns": ["note"], "index": ["note"]}')

@@ -357,7 +357,12 @@
   async function showDetail(fresh) {
     const name = state.selected;
     const dataset = state.datasets.find((d) => d.name === name);
-    if (!dataset) return;
+    if (!dataset) {
+      // retired (its folder emptied) while it was open: nothing of it is served any more
+      state.selected = null;
+      $("detail").hidden = true;
+      return;
+    }
     $("detail-title").textContent = "Dataset " + name;
     $("detail-title").setAttribute("tabindex", "-1");
     renderLoad(dataset);
