@@ -9,6 +9,7 @@ the same way (``refusals``); tests compare the two on every sample event.
 
 from __future__ import annotations
 
+import base64
 import functools
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -73,14 +74,8 @@ class HttpApi:
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         http = (event.get("requestContext") or {}).get("http") or {}
-        if http.get("method") == "GET":
-            path = str(event.get("rawPath", ""))
-            if path == "/lookup":
-                return self.answer(self.served["get_lookup"], event).payload()
-            if path == "/console":  # compressed files: answered here, Powertools' responses being text
-                return self.answer(self.served["console"], event).payload()
-            if path.startswith("/console/") and path.count("/") == 2:
-                return self.answer(self.served["console_asset"], event, asset=path[9:]).payload()
+        if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
+            return self.answer(self.served["get_lookup"], event).payload()
         result: dict[str, Any] = self.resolver.resolve(event, context)
         return result
 
@@ -110,10 +105,11 @@ class HttpApi:
 
         app = APIGatewayHttpResolver()
 
-        def powertools(answer: HttpResponse) -> Response[str]:
-            return Response(answer.status_code, answer.content_type, answer.body, answer.headers)
+        def powertools(answer: HttpResponse) -> Response[str | bytes]:
+            body = base64.b64decode(answer.body) if answer.base64 else answer.body  # bytes: Powertools encodes them
+            return Response(answer.status_code, answer.content_type, body, answer.headers)
 
-        def routed(route: RouteFunction) -> Callable[..., Response[str]]:
+        def routed(route: RouteFunction) -> Callable[..., Response[str | bytes]]:
             return lambda **parameters: powertools(self.answer(route, app.current_event.raw_event, **parameters))
 
         for route in ROUTES:  # in table order: Powertools tries dynamic routes in the order they were added

@@ -85,11 +85,10 @@ class Console:
     """The console's files, read once from ``folder`` (its page names each asset with its digest)."""
 
     def __init__(self, folder: Path = HERE) -> None:
-        assets = {name: (folder / name).read_bytes() for name in ASSETS}
+        self.files = {name: _File.of((folder / name).read_bytes(), kind) for name, kind in ASSETS.items()}
         page = (folder / PAGE).read_text()
-        for name, data in assets.items():
-            page = page.replace(f'"{name}"', f'"console/{name}?v={hashlib.sha256(data).hexdigest()[:20]}"')
-        self.files = {name: _File.of(data, ASSETS[name]) for name, data in assets.items()}
+        for name, file in self.files.items():
+            page = page.replace(f'"{name}"', f'"console/{name}?v={file.digest}"')
         self.page = _File.of(page.encode(), "text/html; charset=utf-8")
 
     def sizes(self) -> dict[str, tuple[int, int]]:

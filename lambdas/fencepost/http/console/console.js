@@ -5,7 +5,7 @@
   const $ = (id) => document.getElementById(id);
   const IDLE_MS = 5000; // the dataset list's refresh while nothing loads
   const LOADING_MS = 1000; // ... and while something is LOADING
-  const state = { datasets: [], selected: null, timer: null, busy: false, last: 0, signed: false, seen: {}, rates: {} };
+  const state = { datasets: [], selected: null, timer: null, busy: false, last: 0, signed: false, shown: null, rates: {} };
   Object.assign(state, { changes: null, values: null, capacity: null });
 
   function el(tag, attributes, ...children) {
@@ -13,7 +13,6 @@
     for (const [name, value] of Object.entries(attributes || {})) {
       if (value === null || value === undefined || value === false) continue;
       if (name === "class") node.className = value;
-      else if (name === "text") node.textContent = String(value);
       else node.setAttribute(name, String(value));
     }
     for (const child of children) {
@@ -27,6 +26,9 @@
   const when = (text) =>
     text ? String(text).replace("T", " ").replace(/\.\d+/, "").replace(/(Z|\+00:00)$/, " UTC") : "—";
   const fill = (body, rows) => body.replaceChildren(...rows);
+  const facts = (caption, rows) =>
+    el("table", { class: "figures" }, el("caption", {}, caption),
+      el("tbody", {}, ...rows.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value)))));
   const quote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
 
   const show = (id, shown) => {
@@ -268,7 +270,7 @@
 
   function select(name) {
     state.selected = name;
-    state.seen = {};
+    state.shown = null;
     state.changes = state.values = null;
     fill($("values").tBodies[0], []);
     show("values", false);
@@ -293,8 +295,7 @@
       ["IPv6 addresses removed", percent(diff.removed_percent_addresses_ipv6)],
     ];
     const caption = "Against version " + diff.baseline + ", live when this build was made";
-    return el("table", { class: "figures" }, el("caption", {}, caption),
-      el("tbody", {}, ...rows.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value)))));
+    return facts(caption, rows);
   }
 
   function renderLoad(dataset) {
@@ -315,11 +316,10 @@
 
   function renderSource(source) {
     if (!source) return fill($("detail-source"), [el("p", {}, "No source: the folder is loaded from what is uploaded to it.")]);
-    const facts = [["address", source.url || "—"], ["every", source.every_seconds + " s"], ["last outcome", source.paused ? "paused" : source.outcome || "—"],
+    const rows = [["address", source.url || "—"], ["every", source.every_seconds + " s"], ["last outcome", source.paused ? "paused" : source.outcome || "—"],
       ["reason", source.reason || "—"], ["last checked", when(source.last_checked)], ["last changed", when(source.last_changed)],
       ["next check", when(source.next_check)], ["checks", source.checks + " (" + source.unchanged + " unchanged, " + source.failures_in_a_row + " failed in a row)"]];
-    fill($("detail-source"), [el("table", { class: "figures" }, el("caption", {}, "Source (_source.json)"),
-      el("tbody", {}, ...facts.map(([name, value]) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value)))))]);
+    fill($("detail-source"), [facts("Source (_source.json)", rows)]);
   }
 
   function noteRates() {
@@ -370,8 +370,8 @@
     renderRate(name);
     const load = dataset.load || {};
     const key = [dataset.version, load.version, load.phase, dataset.status].join("/");
-    if (!fresh && state.seen.key === key) return;
-    state.seen.key = key;
+    if (!fresh && state.shown === key) return;
+    state.shown = key;
     await Promise.all([showVersions(name), showChanges(name, null)]);
   }
 
