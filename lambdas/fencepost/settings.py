@@ -90,6 +90,14 @@ CACHES: Final[dict[str, Setting[Any]]] = {
     "range_bytes": Setting(
         "RANGE_CACHE_BYTES", 128 * MIB, 0, 8 * 1024 * MIB, "answered stretches kept; 0 turns it off", "rangeCacheBytes"
     ),
+    "index_bytes": Setting(
+        "INDEX_CACHE_BYTES",
+        64 * MIB,  # about 300,000 distinct values of an indexed column (reading.caches.index_bytes)
+        MIB,
+        8 * 1024 * MIB,
+        "value-index directories kept (reverse lookups), their estimated size together",
+        "indexCacheBytes",
+    ),
 }
 
 LOADER: Final[dict[str, Setting[Any]]] = {
@@ -167,6 +175,7 @@ class CacheLimits:
     version_entries: int = CACHES["version_entries"].default
     version_bytes: int = CACHES["version_bytes"].default
     range_bytes: int = CACHES["range_bytes"].default
+    index_bytes: int = CACHES["index_bytes"].default
 
 
 @dataclass(frozen=True, slots=True)

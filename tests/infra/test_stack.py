@@ -7,7 +7,7 @@ from typing import Any
 
 from fencepost.core.limits import Limits
 from infra.loader import MAX_RECEIVES
-from tests.infra.conftest import Synth
+from tests.synth import Synth
 
 
 def _permissions(synth: Synth, role: str) -> set[tuple[str, str]]:
@@ -148,9 +148,12 @@ def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_writ
     assert _permissions(default, "lookup_role") == (
         _on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
         | _on(_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
+        | _on(_join(default, "bucket", "/_exports/*.building"), "s3:PutObject")  # its marker, once
+        | _on(default.arn("bucket"), "s3:ListBucket")  # a missing object is then a 404, not a 403
         | _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
-        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")
+        | _on(_join(default, "bucket", "/_kept/*"), "s3:GetObject")
+        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")  # versions built before _kept/
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:GetObject")
@@ -185,6 +188,7 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | _on(objects, "s3:GetObject")
         | _on(reports, "s3:PutObject")
         | _on(exports, "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
+        | _on(_join(default, "bucket", "/_kept/*"), "s3:DeleteObject", "s3:PutObject")
         | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")

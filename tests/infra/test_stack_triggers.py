@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.infra.conftest import Synth
 from tests.infra.test_stack import DEAD_LETTERS, QUEUES, _env
+from tests.synth import Synth
 
 
 def test_bucket_sends_created_and_removed_notifications_for_all_keys_to_the_control_queue_only(
