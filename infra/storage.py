@@ -23,7 +23,7 @@ from infra.table_capacity import Capacity, TableCapacity
 
 TABLE_ID: Final = "RangesTable"
 # Load reports are read by people, soon after their load; nothing the service reads later is under REPORTS_PREFIX
-# (what versions are read from is under KEPT_PREFIX, which no rule expires: tests/infra/test_expiry.py).
+# (what versions are read from is under KEPT_PREFIX, which no rule expires: tests/integration/test_iam.py).
 REPORTS_EXPIRE_AFTER: Final = cdk.Duration.days(90)
 # Versioning lets a deleted or overwritten range file be restored (which reloads it); old versions then expire.
 NONCURRENT_EXPIRE_AFTER: Final = cdk.Duration.days(30)

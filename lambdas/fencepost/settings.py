@@ -33,7 +33,9 @@ LOOKUP: Final[dict[str, Setting[Any]]] = {
     "max_age": Setting("CACHE_MAX_AGE_SECONDS", 300, 0, 31_536_000, "Cache-Control max-age of a lookup's answer"),
     "max_batch": Setting("MAX_BATCH", 100, 1, 1000, "addresses one POST /lookup may ask"),
     "batch_concurrency": Setting("BATCH_CONCURRENCY", 16, 1, 64, "Queries one request runs at once"),
-    "log_addresses": Setting("LOG_ADDRESSES", True, doc="log looked-up addresses", context="logAddresses"),
+    "log_addresses": Setting(
+        "LOG_ADDRESSES", False, doc="log looked-up and callers' addresses (personal data)", context="logAddresses"
+    ),
     "tracing": TRACING,
     "read_timeout": Setting("DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0, "a slow table becomes a fast 503"),
     "response_budget": Setting(

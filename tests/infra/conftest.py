@@ -62,7 +62,7 @@ ALL_OPTIONS = {
     "loaderConcurrency": "4",
     "controlConcurrency": "3",
     "writeRate": "2500",
-    "logAddresses": "false",
+    "logAddresses": "true",
     "logLevel": "debug",
 }
 

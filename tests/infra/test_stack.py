@@ -69,7 +69,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "CACHE_MAX_AGE_SECONDS": "300",
         "MAX_BATCH": "100",
         "BATCH_CONCURRENCY": "16",
-        "LOG_ADDRESSES": "true",
+        "LOG_ADDRESSES": "false",
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
@@ -84,6 +84,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "VERSION_CACHE_ENTRIES": "128",
         "VERSION_CACHE_BYTES": "67108864",
         "RANGE_CACHE_BYTES": "134217728",
+        "INDEX_CACHE_BYTES": "67108864",
         "RESPONSE_BUDGET_BYTES": "4500000",
         "CORS_ORIGINS": "*",
     }
@@ -135,7 +136,7 @@ def test_function_logs_are_kept_one_month(default: Synth) -> None:
 
 
 def test_context_reaches_the_function_environments(options: Synth) -> None:
-    assert _env(options, "lookup_function")["LOG_ADDRESSES"] == "false"
+    assert _env(options, "lookup_function")["LOG_ADDRESSES"] == "true"
     assert _env(options, "loader_function")["WRITE_RATE"] == "2500"
     for function in ("lookup_function", "loader_function"):
         assert _env(options, function)["POWERTOOLS_LOG_LEVEL"] == "DEBUG"

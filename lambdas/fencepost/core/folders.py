@@ -110,6 +110,11 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     if unjoined is not None:
         found["max_unjoined_rows"] = _count(unjoined, where, "max_unjoined_rows")
     found["index"] = _names(document.get("index"), where, "index", MAX_INDEXED)
+    for dots in {".", ".."} & set(found["index"]):  # browsers and clients resolve such a segment of an address away
+        raise FolderError(
+            f"{where}: index cannot name a column {dots!r}: GET /datasets/<name>/values/{dots} would not reach it "
+            '(rename the column with "columns")'
+        )
     found["numeric"] = _names(document.get("numeric"), where, "numeric", MAX_RULE_ENTRIES)
     found["exports"] = _names(document.get("exports"), where, "exports", len(EXPORTS))
     found["retain_days"] = _count(document.get("retain_days", 0), where, "retain_days")
