@@ -69,23 +69,27 @@ def test_a_member_past_the_bound_fails_however_small_the_archive(tmp_path: Path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["release.zip"]
 
 
-def test_a_tarball_gives_its_database(tmp_path: Path) -> None:
-    path = tmp_path / "GeoLite2-ASN.tar.gz"
+def tarball(tmp_path: Path, members: dict[str, bytes], name: str = "release.tar.gz") -> Path:
+    path = tmp_path / name
     with tarfile.open(path, "w:gz") as archive:
-        for name, body in {
-            "GeoLite2-ASN_20261124/LICENSE.txt": b"l",
-            "GeoLite2-ASN_20261124/GeoLite2-ASN.mmdb": b"db",
-        }.items():
-            info = tarfile.TarInfo(name)
+        for member, body in members.items():
+            info = tarfile.TarInfo(member)
             info.size = len(body)
             archive.addfile(info, io.BytesIO(body))
+    return path
+
+
+def test_a_tarball_gives_its_database(tmp_path: Path) -> None:
+    members = {"GeoLite2-ASN_20261124/LICENSE.txt": b"l", "GeoLite2-ASN_20261124/GeoLite2-ASN.mmdb": b"db"}
+    path = tarball(tmp_path, members, "GeoLite2-ASN.tar.gz")
     kept = unpack(path, "tar.gz", ["*.mmdb"], max_bytes=1 << 20, directory=tmp_path, shown="asn")
     assert [(name, member.read_bytes()) for name, member in kept] == [("GeoLite2-ASN.mmdb", b"db")]
 
 
 @pytest.mark.parametrize("kind", ["zip", "tar.gz"])
 def test_a_damaged_archive_is_a_failure_with_a_reason(tmp_path: Path, kind: str) -> None:
-    path = zipped(tmp_path, {"a/x-Blocks-IPv4.csv": BLOCKS * 100, "a/x-Locations-en.csv": LOCATIONS})
+    members = {"a/x-Blocks-IPv4.csv": BLOCKS * 100, "a/x-Locations-en.csv": LOCATIONS}
+    path = zipped(tmp_path, members) if kind == "zip" else tarball(tmp_path, members)
     damaged = tmp_path / "damaged"
     damaged.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     with pytest.raises(FetchError, match=rf"geo: not a readable {kind} archive"):

@@ -16,7 +16,8 @@ import pytest
 
 from fencepost.core.feeds.schedule import Outcome
 from fencepost.downloads import Fetcher, FetchPolicy
-from fencepost.sourcing.check import Checker, CheckRules, clear_work, counts
+from fencepost.sourcing.check import Checker
+from fencepost.sourcing.outcomes import CheckRules, clear_work, counts
 from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
 from tests.publisher import Publisher, lines
 
@@ -28,7 +29,8 @@ class World:
     def __init__(self, site: Publisher, tmp_path: Path) -> None:
         self.site, self.now = site, 1_000_000
         self.folders, self.states, self.secrets = FakeSourceFolders(), FakeSourceStates(), FakeSecrets()
-        fetcher = Fetcher(FetchPolicy(https_only=False, backoff=0.001, attempts=2, timeout=5), sleep=lambda _: None)
+        policy = FetchPolicy(https_only=False, backoff=0.001, attempts=2, timeout=5, allow_loopback=True)
+        fetcher = Fetcher(policy, sleep=lambda _: None)
         self.checker = Checker(
             folders=self.folders,
             states=self.states,
@@ -172,6 +174,7 @@ def test_credentials_come_from_the_secret_store_and_never_reach_a_reason(world: 
     missing = world.checker.check("drop")
     assert missing.outcome is Outcome.FAILED
     assert missing.reason.startswith("secret 'mm' could not be read")
+    world.secrets.hosts["mm"] = "127.0.0.1"  # the publisher's host, by the secret's tag
     world.secrets.values["mm"] = "wrong"
     refused = world.checker.check("drop", force=True)
     assert "answered 401" in refused.reason
@@ -219,6 +222,7 @@ def test_three_failures_in_a_row_make_a_source_failing(world: World) -> None:
 def test_a_secret_filled_into_the_address_is_sent_and_never_shown(world: World) -> None:
     world.site.publish("/db.tsv", RELEASE)
     world.secrets.values["fencepost/key"] = "s3cr3t&v=1"
+    world.secrets.hosts["fencepost/key"] = "example.org 127.0.0.1"
     url = world.site.url("/db.tsv") + "?edition=asn&key={license_key}"
     world.source({"url": url, "name": "db.tsv", "params": {"license_key": {"secret": "fencepost/key"}}})
     assert world.checker.check("drop").outcome is Outcome.CHANGED
