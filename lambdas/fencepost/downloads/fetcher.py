@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 from urllib.parse import urljoin, urlsplit
 
-from fencepost.core.feeds.addresses import public_url
+from fencepost.core.feeds.urls import public_url
 from fencepost.downloads.bounds import Budget, FetchError, said
 from fencepost.downloads.connection import Answer, Target, ask
 from fencepost.downloads.destinations import (

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fencepost.core.feeds.addresses import public_url
 from fencepost.core.feeds.schedule import Download, Outcome, SourceState
 from fencepost.core.feeds.spec import FeedFile, Source, parse_source
+from fencepost.core.feeds.urls import public_url
 from fencepost.core.objects import FolderError, fetched_prefix, release_key
 from fencepost.downloads import FetchError, OutOfTime, unpack
 from fencepost.errors import SecretUnavailable

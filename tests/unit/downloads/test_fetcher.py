@@ -189,3 +189,35 @@ def test_no_retry_starts_that_would_end_past_the_deadline(site: Publisher, tmp_p
             Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=time.monotonic() + 5
         )
     assert sleeps == []
+
+
+def test_a_server_that_trickles_its_headers_is_stopped_at_the_deadline(site: Publisher, tmp_path: Path) -> None:
+    # One header line every 0.2 s, each well inside the 5 s read timeout: 20 s of headers for a 1 s deadline
+    site.publish("/list.txt", BODY, header_trickle=0.2)
+    started = time.monotonic()
+    with pytest.raises(OutOfTime, match=r"^list: the check ran out of time while waiting for the answer's status"):
+        Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=started + 1)
+    assert time.monotonic() - started < 1.5
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_publishers_reason_phrase_is_cut_short(site: Publisher, tmp_path: Path) -> None:
+    site.publish("/list.txt", BODY, refuse=(404, "Not Found " + "x" * 60_000))
+    with pytest.raises(FetchError) as refused:
+        Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path)
+    assert str(refused.value).startswith("list: the server answered 404 Not Found xxx")
+    assert len(str(refused.value)) < 250
+
+
+def test_only_short_validators_are_kept(site: Publisher, tmp_path: Path) -> None:
+    site.publish("/list.txt", BODY, etag=False, modified=None, headers={"ETag": '"' + "e" * 5000 + '"'})
+    fetched = Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path)
+    assert (fetched.size, fetched.etag) == (len(BODY), None)  # kept in the table: a long one is not
+
+
+def test_redirects_stop_after_the_policys_count(site: Publisher, tmp_path: Path) -> None:
+    for hop in range(7):
+        site.publish(f"/hop{hop}", b"", redirect=site.url(f"/hop{hop + 1}"))
+    with pytest.raises(FetchError, match=r"^hop: more than 5 redirects"):
+        Fetcher(LOCAL).get(Request(url=site.url("/hop0"), shown="hop"), tmp_path)
+    assert [seen.path for seen in site.seen] == [f"/hop{hop}" for hop in range(6)]

@@ -8,47 +8,13 @@ import json
 import os
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from fencepost.core.feeds.schedule import Outcome
-from fencepost.downloads import Fetcher, FetchPolicy
-from fencepost.sourcing.check import Checker
-from fencepost.sourcing.outcomes import CheckRules, clear_work, counts
-from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
-from tests.publisher import Publisher, lines
-
-RELEASE = b"".join(lines(300))
-NEXT = b"".join(lines(310))
-
-
-class World:
-    def __init__(self, site: Publisher, tmp_path: Path) -> None:
-        self.site, self.now = site, 1_000_000
-        self.folders, self.states, self.secrets = FakeSourceFolders(), FakeSourceStates(), FakeSecrets()
-        policy = FetchPolicy(https_only=False, backoff=0.001, attempts=2, timeout=5, allow_loopback=True)
-        fetcher = Fetcher(policy, sleep=lambda _: None)
-        self.checker = Checker(
-            folders=self.folders,
-            states=self.states,
-            secrets=self.secrets,
-            downloads=fetcher,
-            rules=CheckRules(least_every=1, https_only=False, max_bytes=1 << 20),
-            clock=lambda: self.now,
-            workdir=tmp_path,
-        )
-
-    def source(self, document: dict[str, Any], dataset: str = "drop") -> None:
-        self.folders.objects[f"{dataset}/_source.json"] = json.dumps(document).encode()
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[World]:
-    with Publisher() as site:
-        yield World(site, tmp_path)
+from fencepost.sourcing.outcomes import clear_work, counts
+from tests.unit.sourcing.world import NEXT, RELEASE, World
 
 
 def test_a_release_lands_then_an_unchanged_one_writes_nothing(world: World) -> None:

@@ -37,7 +37,6 @@ class SourceStateTable:
         """A folder that no longer names a source: its state goes (``GET /datasets/{name}`` shows none)."""
         self.table.delete(_key(dataset))
 
-
     def take_round(self, holder: str, now: int, until: int) -> bool:
         try:
             self.table.call(

@@ -7,7 +7,7 @@
 A file's ``url`` may name parameters in braces (``{license_key}``), each given in ``params`` (or, for a preset, at the
 top level) as text or as a reference to a secret (``{"secret": "<Secrets Manager name>", "key": "<field>"}``); a
 parameter or a query parameter whose name says it is a credential (key, token, password, secret: see
-``fencepost.core.feeds.addresses``) must be a reference, and a URL never carries a user and password of its own, so
+``fencepost.core.feeds.urls``) must be a reference, and a URL never carries a user and password of its own, so
 no credential is ever stored in the bucket, and no message shows more of an address than ``public_url``.
 ``basic_auth`` sends two parameters as HTTP basic authentication. ``unpack`` (``zip``, ``tar.gz``) keeps the members
 its ``members`` patterns name (each pattern must match exactly one member: a publisher's changed layout fails, it
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from fencepost.core.feeds.addresses import (
+from fencepost.core.feeds.presets import PRESETS, Preset
+from fencepost.core.feeds.urls import (
     PARAM,
     checked_url,
     credential_like,
@@ -33,7 +34,6 @@ from fencepost.core.feeds.addresses import (
     placeholders,
     public_url,
 )
-from fencepost.core.feeds.presets import PRESETS, Preset
 from fencepost.core.objects import FolderError
 
 UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
