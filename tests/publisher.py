@@ -31,7 +31,7 @@ class Route:
     cut_at: int | None = None  # send the full Content-Length, then only this many bytes
     no_length: bool = False  # no Content-Length: the body ends when the connection closes
     trickle: float = 0.0  # seconds between the body's bytes, sent one at a time (a server that crawls)
-    header_trickle: float = 0.0  # seconds between header lines, 100 of them, before the body (a server that stalls)
+    header_trickle: float = 0.0  # seconds between header lines, 90 of them, before the body (a server that stalls)
     refuse: tuple[int, str] | None = None  # answer this status and reason phrase, with no body
     headers: dict[str, str] = field(default_factory=dict)  # sent with the body
 
@@ -144,7 +144,7 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
             return self._status(302, {"Location": route.redirect or ""})
 
         def _trickle_headers(self, pause: float) -> None:
-            for line in range(100):
+            for line in range(90):  # (http.client reads at most 100 header lines)
                 time.sleep(pause)
                 try:
                     self.wfile.write(f"X-Line-{line}: {line}\r\n".encode())

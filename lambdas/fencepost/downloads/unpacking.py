@@ -39,7 +39,7 @@ CHUNK: Final = 1 << 20
 # a release needs about 1x max_bytes decompressed for what it keeps; 4x leaves three times that for the members
 # skipped on the way (licences, readmes, other languages' Locations files), and with the download itself (at most
 # max_bytes) fits the fetch function's 3 GB of /tmp at the default 512 MiB. At ~300 MB/s of gzip per core (measured
-# here), 4 x 512 MiB is a few seconds of one core, ~20 s of the function's third of one.
+# here), 4 x 512 MiB is ~7 s of one core, ~25 s of the 512 MB function's share of one: inside a check's 120 s.
 EXPANSION: Final = 4
 ZIP_METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 _OBJECT_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")

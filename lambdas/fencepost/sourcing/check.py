@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fencepost.core.feeds.schedule import Download, Outcome, SourceState
+from fencepost.core.feeds.schedule import Download, Outcome, SourceState, short
 from fencepost.core.feeds.spec import FeedFile, Source, parse_source
 from fencepost.core.feeds.urls import public_url
 from fencepost.core.objects import FolderError, fetched_prefix, release_key
@@ -98,7 +98,7 @@ class Checker:
         try:
             source = parse_source(raw, key, least_every=self.rules.least_every, https_only=self.rules.https_only)
         except FolderError as error:
-            checked, state = self._invalid(dataset, state, raw, str(error))
+            checked, state = self._invalid(dataset, state, raw, short(str(error)))
             stale = state.stale_after(state.every, self.clock())
             return dataclasses.replace(checked, failing=True, stale=stale)  # unusable until someone fixes it
         if source.paused:
@@ -119,7 +119,7 @@ class Checker:
         else:
             return self._watched(checked, state, source)
         state = self._record(dataset, self._checked(state, source, Outcome.FAILED, reason=reason))
-        return self._watched(Checked(dataset, Outcome.FAILED, reason), state, source)
+        return self._watched(Checked(dataset, Outcome.FAILED, state.reason), state, source)
 
     def _watched(self, checked: Checked, state: SourceState, source: Source) -> Checked:
         stale = not source.paused and state.stale_after(source.every, self.clock())

@@ -41,7 +41,7 @@ def test_archive_bombs_fail_with_a_reason_and_the_round_checks_the_next_source(s
 def test_a_check_that_runs_out_of_its_time_is_recorded_failed_and_the_round_goes_on(
     site: Publisher, tmp_path: Path
 ) -> None:
-    # A publisher sending one header line every 0.2 s (20 s of headers) against a check's 1 s
+    # A publisher sending one header line every 0.2 s (18 s of headers) against a check's 1 s
     world = World(site, tmp_path, check_seconds=1)
     site.publish("/slow.txt", RELEASE, header_trickle=0.2)
     site.publish("/drop.txt", RELEASE)

@@ -52,3 +52,11 @@ def test_a_publishers_long_reason_is_stored_short(world: World) -> None:
     reason = world.states.states["drop"].to_api()["reason"]
     assert reason.startswith(world.site.url("/drop.txt") + ": the server answered 451 Unavailable xxx")
     assert len(reason) < 300
+
+
+def test_any_reason_is_stored_at_most_a_thousand_characters(world: World) -> None:
+    world.source({"url": "https://e.org/x", **{f"setting_{k}": k for k in range(10_000)}})
+    assert world.checker.check("drop").outcome is Outcome.INVALID
+    reason = world.states.states["drop"].to_api()["reason"]
+    assert reason.startswith("drop/_source.json has unknown settings ['setting_0', 'setting_1'")
+    assert len(reason) == 1000
