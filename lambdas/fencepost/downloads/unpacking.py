@@ -139,7 +139,7 @@ def _entries(path: Path, kind: str, meter: _Meter, patterns: set[str]) -> Iterat
         with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
             stream = cast("IO[bytes]", _Metered(cast("IO[bytes]", unzipped), meter))
             # Stream mode ("r|"): members are read in order, a skipped one read through the meter, never sought past
-            with tarfile.open(fileobj=stream, mode="r|") as archive:
+            with tarfile.open(fileobj=stream, mode="r|", bufsize=CHUNK) as archive:
                 count = 0
                 for member in archive:
                     count = _counted(count, meter.shown)
