@@ -19,7 +19,6 @@ from typing import Any, Final
 from fencepost.core.feeds.spec import Source
 from fencepost.core.history import format_instant
 
-
 MAX_REASON: Final = 1000  # characters of a reason kept: the publisher's words in it are cut shorter still (200)
 
 
