@@ -1,5 +1,6 @@
 """What bounds a download: the time a check has (``Budget``), the failures it ends in (``FetchError``, and
-``OutOfTime`` when the check's deadline came), and how much of a publisher's own text a message may quote (``said``).
+``OutOfTime`` when the check's deadline came) or that may pass (``Retry``), and how much of a publisher's own text a
+message may quote (``said``).
 
 A publisher chooses its reason phrases, header values and member names: quoted in a reason, which is stored in the
 table and served to anyone by ``GET /datasets/{name}``, each is cut to ``PUBLISHER_TEXT`` characters and made
@@ -8,6 +9,7 @@ printable, so a 60 KB reason phrase is stored as its status code and a short exc
 
 from __future__ import annotations
 
+import socket
 import time
 from dataclasses import dataclass
 from typing import Final
@@ -21,6 +23,24 @@ class FetchError(Exception):
 
 class OutOfTime(FetchError):
     """The check's deadline came before the download or the unpacking finished."""
+
+
+class Retry(Exception):
+    """A failure that may pass (a 5xx, a 429, a dropped connection): the download is tried again, after ``after``
+    seconds when the publisher asked (Retry-After)."""
+
+    def __init__(self, reason: str, after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.after = reason, after
+
+
+def why(error: BaseException) -> str:
+    """Why a connection failed, without the address (which may hold a credential)."""
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    if isinstance(error, socket.gaierror):
+        return "the host's name does not resolve"
+    return type(error).__name__
 
 
 def said(text: str, limit: int = PUBLISHER_TEXT) -> str:

@@ -11,7 +11,7 @@
   on every redirect (``fencepost.downloads.destinations``), each connection going to the address checked
   (``fencepost.downloads.connection``);
 - bounded: a body longer than ``max_bytes`` (announced or read) fails before anything is kept, and a body cut short
-  of its ``Content-Length`` fails; validators longer than ``MAX_VALIDATOR`` are not kept;
+  of its ``Content-Length`` fails (``fencepost.downloads.bodies``);
 - streamed into a file in ``directory``, hashed (SHA-256) as it is read, within a deadline the caller gives: the
   connect, the handshake, every header line and every chunk of the body wait no longer than the time left.
 
@@ -24,20 +24,18 @@ from __future__ import annotations
 
 import base64
 import email.utils
-import hashlib
 import http.client
-import socket
 import ssl
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
 from fencepost.core.feeds.urls import public_url
-from fencepost.downloads.bounds import Budget, FetchError, said
+from fencepost.downloads.bodies import Fetched, kept
+from fencepost.downloads.bounds import Budget, FetchError, Retry, said, why
 from fencepost.downloads.connection import Answer, Target, ask
 from fencepost.downloads.destinations import (
     Credential,
@@ -47,10 +45,8 @@ from fencepost.downloads.destinations import (
     system_resolver,
 )
 
-CHUNK: Final = 1 << 20
 RETRIED_STATUS: Final = frozenset({429, 500, 502, 503, 504})
 REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
-MAX_VALIDATOR: Final = 256  # characters of an ETag or Last-Modified kept (real ones are under 100)
 MAX_ADDRESS: Final = 2048  # characters of a redirect's address (a _source.json's url has the same bound)
 
 
@@ -74,17 +70,6 @@ class Request:
     last_modified: str | None = None
     max_bytes: int = 512 << 20
     credentials: tuple[Credential, ...] = ()  # the secrets the address or the authentication carries
-
-
-@dataclass(frozen=True, slots=True)
-class Fetched:
-    """A new body in ``path``, or (``path`` None) the publisher's word that nothing changed since the validators."""
-
-    path: Path | None
-    etag: str | None = None
-    last_modified: str | None = None
-    sha256: str = ""
-    size: int = 0
 
 
 class Fetcher:
@@ -111,7 +96,7 @@ class Fetcher:
         for attempt in range(1, self.policy.attempts + 1):
             try:
                 return self._once(request, directory, Budget(request.shown, self.policy.timeout, deadline))
-            except _Retry as retry:
+            except Retry as retry:
                 pause = retry.after if retry.after is not None else wait
                 if attempt == self.policy.attempts:
                     raise FetchError(f"{request.shown}: {retry.reason} ({attempt} attempts)") from None
@@ -149,11 +134,11 @@ class Fetcher:
                 if response.status == 304:
                     return Fetched(path=None, etag=request.etag, last_modified=request.last_modified)
                 if response.status in RETRIED_STATUS:
-                    raise _Retry(f"the server answered {response.status}", _retry_after(response))
+                    raise Retry(f"the server answered {response.status}", _retry_after(response))
                 if not 200 <= response.status < 300:
                     reason = said(response.reason or "")
                     raise FetchError(f"{request.shown}: the server answered {response.status} {reason}".rstrip())
-                return self._body(request, response, directory, budget)
+                return kept(response, request.shown, request.max_bytes, directory, budget)
         raise FetchError(f"{request.shown}: more than {self.policy.max_redirects} redirects")
 
     def _ask(self, request: Request, url: str, hop: int, budget: Budget) -> Answer:
@@ -182,7 +167,7 @@ class Fetcher:
         except FetchError:
             raise
         except (OSError, http.client.HTTPException) as error:
-            raise _Retry(f"no answer ({_why(error)})") from None
+            raise Retry(f"no answer ({why(error)})") from None
         except ValueError as error:  # http.client refused the address (a control character)
             raise FetchError(f"{shown}: the address cannot be requested ({type(error).__name__})") from None
 
@@ -202,67 +187,6 @@ class Fetcher:
             raise FetchError(f"{request.shown} redirected to a plain http address: refused (https only)")
         return target
 
-    def _body(self, request: Request, response: Any, directory: Path, budget: Budget) -> Fetched:
-        announced = response.getheader("Content-Length")
-        length = int(announced) if announced and announced.isdigit() and len(announced) < 20 else None
-        if length is not None and length > request.max_bytes:
-            raise FetchError(
-                f"{request.shown}: the body is {length:,} bytes, more than max_bytes ({request.max_bytes:,})"
-            )
-        digest, size = hashlib.sha256(), 0
-        handle = tempfile.NamedTemporaryFile(dir=directory, prefix="fetch-", delete=False)  # noqa: SIM115
-        path = Path(handle.name)
-        try:
-            with handle:
-                size = _copy(response, handle, digest, request, budget)
-            if length is not None and size != length:
-                raise _Retry(f"the body ended after {size:,} of {length:,} bytes")
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-        return Fetched(
-            path=path,
-            etag=_validator(response.getheader("ETag")),
-            last_modified=_validator(response.getheader("Last-Modified")),
-            sha256=digest.hexdigest(),
-            size=size,
-        )
-
-
-def _copy(response: Any, handle: IO[bytes], digest: Any, request: Request, budget: Budget) -> int:
-    size = 0
-    while True:
-        budget.check(f"downloading ({size:,} bytes so far)")
-        try:
-            chunk = response.read1(CHUNK)  # what has arrived (read() would wait for a whole chunk)
-        except http.client.IncompleteRead as error:
-            raise _Retry(f"the body ended after {size + len(error.partial):,} bytes, short of its length") from None
-        except FetchError:
-            raise
-        except (OSError, http.client.HTTPException) as error:
-            raise _Retry(f"the body was cut off after {size:,} bytes ({_why(error)})") from None
-        if not chunk:
-            return size
-        size += len(chunk)
-        if size > request.max_bytes:
-            raise FetchError(f"{request.shown}: the body is more than max_bytes ({request.max_bytes:,} bytes)")
-        digest.update(chunk)
-        try:
-            handle.write(chunk)
-        except OSError as error:  # a full disk: the check fails, the folder untouched
-            raise FetchError(f"{request.shown}: the download could not be kept ({type(error).__name__})") from None
-
-
-class _Retry(Exception):
-    def __init__(self, reason: str, after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason, self.after = reason, after
-
-
-def _validator(value: str | None) -> str | None:
-    """An ``ETag`` or ``Last-Modified`` kept to make the next request conditional: only a short, printable one."""
-    return value if value and len(value) <= MAX_VALIDATOR and value.isprintable() else None
-
 
 def _retry_after(response: Any) -> float | None:
     value = (response.getheader("Retry-After") or "").strip()
@@ -275,12 +199,3 @@ def _retry_after(response: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
-
-
-def _why(error: BaseException) -> str:
-    """Why a connection failed, without the address (which may hold a credential)."""
-    if isinstance(error, TimeoutError):
-        return "timed out"
-    if isinstance(error, socket.gaierror):
-        return "the host's name does not resolve"
-    return type(error).__name__
