@@ -6,14 +6,18 @@ function's role holds exactly the calls a round makes:
 
 - the bucket: list it (its folders, and each ``_fetched/`` folder), read ``_source.json`` objects, and read, write
   and delete only ``<folder>/_fetched/*`` (``HeadObject`` after an upload, uploads in parts aborted on failure);
-- the table: the states of the sources, ``GetItem``/``Query``/``PutItem``/``DeleteItem`` of the ``#sources``
-  partition only (``dynamodb:LeadingKeys``);
-- the secret store: ``GetSecretValue`` of the secrets named under ``sourceSecretPrefix`` (default ``fencepost/``),
-  so a ``_source.json`` can only name secrets meant for sources.
+- the table: the states of the sources and the rounds' lease, ``GetItem``/``Query``/``PutItem``/``DeleteItem`` of
+  the ``#sources`` partition only (``dynamodb:LeadingKeys``);
+- the secret store: ``GetSecretValue`` and ``DescribeSecret`` (its tag ``fencepost:hosts``, the hosts it may be sent
+  to) of the secrets named under ``sourceSecretPrefix`` (default ``fencepost/``), so a ``_source.json`` can only
+  name secrets meant for sources, and send each only where its tag says.
 
 A round that fails is not retried (the next is five minutes away, and a source that failed is checked sooner:
-``core.feeds.schedule``). The alarms: a source whose checks failed three times in a row, and a source no check found
-current for three of its intervals (both from the function's metrics, ``SourcesFailing`` and ``SourcesStale``).
+``core.feeds.schedule``). Rounds never overlap: each takes a lease in the ``#sources`` partition first
+(``fencepost.sourcing.rounds``), which works on any account (reserved concurrency would need room in the account's
+quota, which a new account may not have). The alarms: a source whose checks failed three times in a row, and a
+source no check found current for three of its intervals (both from the function's metrics, ``SourcesFailing`` and
+``SourcesStale``).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from constructs import Construct
 
 from fencepost.core.keys import SOURCES_PK
 from fencepost.core.objects import FETCHED_FOLDER, SOURCE_NAME
-from fencepost.sourcing.check import FAILING
+from fencepost.sourcing.outcomes import FAILING
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import PythonFunction, own_metric
@@ -97,7 +101,11 @@ class Sources(Construct):
             resource_name=f"{settings.source_secret_prefix}*",
             arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
         )
-        role.add_to_policy(iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=[secrets]))
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"], resources=[secrets]
+            )
+        )
         self.function.configure_async_invoke(retry_attempts=0)
         self.schedule = self._schedule()
         bucket_arn = nag.arn_token(bucket)

@@ -94,9 +94,11 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "CACHE_TTL_SECONDS": str(config.cache_ttl),
         "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
         "POWERTOOLS_LOG_LEVEL": config.log_level,
-        # Sources may be checked every few seconds and fetched over plain http here (a local fixture server).
+        # Sources may be checked every few seconds and fetched over plain http here, from a publisher on this
+        # machine (a local fixture server: loopback, which the deployed function refuses).
         "SOURCE_MIN_EVERY_SECONDS": "1",
         "SOURCE_HTTPS_ONLY": "false",
+        "SOURCE_ALLOW_LOOPBACK": "true",
         **config.metrics_environment(),
         **config.loader_env,
     }

@@ -1,6 +1,7 @@
 """A publisher on this machine: a real HTTP(S) server that serves releases the way download sites do (ETag,
 Last-Modified, 304 to a conditional request, Retry-After on a 503, redirects, basic authentication), and misbehaves
-on request (a body cut short of its length, a body without a length)."""
+on request (a body cut short of its length, a body without a length, a body or headers that trickle, a status with a
+reason phrase of its choosing); over TLS it records the name each client asked for (SNI)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ class Route:
     cut_at: int | None = None  # send the full Content-Length, then only this many bytes
     no_length: bool = False  # no Content-Length: the body ends when the connection closes
     trickle: float = 0.0  # seconds between the body's bytes, sent one at a time (a server that crawls)
+    header_trickle: float = 0.0  # seconds between header lines, 90 of them, before the body (a server that stalls)
+    refuse: tuple[int, str] | None = None  # answer this status and reason phrase, with no body
+    headers: dict[str, str] = field(default_factory=dict)  # sent with the body
 
     @property
     def tag(self) -> str:
@@ -50,12 +54,14 @@ class Publisher:
     def __init__(self, tls: tuple[Path, Path] | None = None, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Route] = {}
         self.seen: list[Seen] = []
+        self.sni: list[str | None] = []  # the server name each TLS client asked for
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer((host, 0), _handler(self))
         self.scheme = "http"
         if tls is not None:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(str(tls[0]), str(tls[1]))
+            context.sni_callback = lambda _socket, name, _context: self.sni.append(name)
             self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
             self.scheme = "https"
         self.host = host
@@ -110,8 +116,8 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
                 return self._status(failure[0], {"Retry-After": failure[1]} if failure[1] else {})
             if route.auth is not None and self.headers.get("Authorization") != _basic(route.auth):
                 return self._status(401, {"WWW-Authenticate": 'Basic realm="downloads"'})
-            if route.redirect is not None:
-                return self._status(302, {"Location": route.redirect})
+            if route.redirect is not None or route.refuse is not None:
+                return self._elsewhere(route)
             validators = {"ETag": route.tag} if route.etag else {}
             if route.modified is not None:
                 validators["Last-Modified"] = email.utils.formatdate(route.modified, usegmt=True)
@@ -122,9 +128,29 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             if not route.no_length:
                 self.send_header("Content-Length", str(len(route.body)))
+            for name, value in route.headers.items():
+                self.send_header(name, value)
+            if route.header_trickle:
+                self.flush_headers()
+                self._trickle_headers(route.header_trickle)
             self.end_headers()
             self._body(route)
             return 200
+
+        def _elsewhere(self, route: Route) -> int:
+            """A redirect, or a refusal with the route's reason phrase."""
+            if route.refuse is not None:
+                return self._status(route.refuse[0], reason=route.refuse[1])
+            return self._status(302, {"Location": route.redirect or ""})
+
+        def _trickle_headers(self, pause: float) -> None:
+            for line in range(90):  # (http.client reads at most 100 header lines)
+                time.sleep(pause)
+                try:
+                    self.wfile.write(f"X-Line-{line}: {line}\r\n".encode())
+                    self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
 
         def _body(self, route: Route) -> None:
             body = route.body if route.cut_at is None else route.body[: route.cut_at]
@@ -145,8 +171,8 @@ def _handler(site: Publisher) -> type[BaseHTTPRequestHandler]:
                 return False
             return email.utils.parsedate_to_datetime(since).timestamp() >= int(route.modified)
 
-        def _status(self, status: int, headers: dict[str, str] | None = None) -> int:
-            self.send_response(status)
+        def _status(self, status: int, headers: dict[str, str] | None = None, reason: str | None = None) -> int:
+            self.send_response(status, reason)
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.send_header("Content-Length", "0")
@@ -161,7 +187,8 @@ def _basic(auth: tuple[str, str]) -> str:
 
 
 def self_signed(directory: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and localhost, and its key, as PEM files (the certificate is its own CA)."""
+    """A certificate for 127.0.0.1, localhost and publisher.test, and its key, as PEM files (the certificate is its
+    own CA)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -170,7 +197,11 @@ def self_signed(directory: Path) -> tuple[Path, Path]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "publisher.test")])
     now = datetime.datetime.now(datetime.UTC)
-    names = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    names = [
+        x509.DNSName("localhost"),
+        x509.DNSName("publisher.test"),
+        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+    ]
     certificate = (
         x509.CertificateBuilder()
         .subject_name(name)

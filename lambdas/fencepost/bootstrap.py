@@ -78,16 +78,23 @@ def source_checker(settings: FetchSettings) -> Checker:
     from fencepost.aws.secrets import SecretStore
     from fencepost.aws.source_folders import SourceBucket
     from fencepost.downloads import Fetcher, FetchPolicy
-    from fencepost.sourcing.check import Checker, CheckRules
+    from fencepost.sourcing.check import Checker
+    from fencepost.sourcing.outcomes import CheckRules
 
     policy = FetchPolicy(
-        timeout=settings.timeout, attempts=settings.attempts, max_wait=settings.max_wait, https_only=settings.https_only
+        timeout=settings.timeout,
+        attempts=settings.attempts,
+        max_wait=settings.max_wait,
+        https_only=settings.https_only,
+        allow_loopback=settings.allow_loopback,
     )
     return Checker(
         folders=SourceBucket(make_s3_client(), settings.bucket),
         states=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).sources,
         secrets=SecretStore(),
         downloads=Fetcher(policy),
-        rules=CheckRules(settings.least_every, settings.https_only, settings.limits.max_object_bytes),
+        rules=CheckRules(
+            settings.least_every, settings.https_only, settings.limits.max_object_bytes, settings.check_seconds
+        ),
         clock=lambda: int(time.time() * 1000),
     )

@@ -124,11 +124,16 @@ LOADER: Final[dict[str, Setting[Any]]] = {
 FETCH: Final[dict[str, Setting[Any]]] = {
     "least_every": Setting("SOURCE_MIN_EVERY_SECONDS", 300, 1, 86_400, "the shortest interval a source may ask"),
     "https_only": Setting("SOURCE_HTTPS_ONLY", True, doc="fetch https addresses only, and follow redirects to https"),
+    # Publishers on this machine (make run's, the tests'): never on AWS, where loopback is the Lambda runtime API.
+    "allow_loopback": Setting("SOURCE_ALLOW_LOOPBACK", False, doc="sources may point to loopback addresses"),
     "timeout": Setting("FETCH_TIMEOUT_SECONDS", 30.0, 1.0, 300.0, "seconds to connect, and between two reads"),
     "attempts": Setting("FETCH_ATTEMPTS", 4, 1, 10, "tries of a download that fails with a 5xx, a 429 or no answer"),
     "max_wait": Setting("FETCH_MAX_WAIT_SECONDS", 120.0, 0.0, 600.0, "the longest Retry-After a check waits"),
     # A round starts every 5 minutes: it stops starting checks, and its downloads stop, before the next one starts.
     "round_seconds": Setting("FETCH_ROUND_SECONDS", 240.0, 10.0, 840.0, "seconds a scheduled round may take"),
+    # Half a round: a source that takes all its time (a publisher that trickles, an archive bomb) leaves the other
+    # half to the sources after it, which the next round checks first anyway.
+    "check_seconds": Setting("FETCH_CHECK_SECONDS", 120.0, 1.0, 840.0, "seconds one check may take"),
     "tracing": TRACING,
 }
 
@@ -274,10 +279,12 @@ class FetchSettings:
     bucket: str
     least_every: int = FETCH["least_every"].default
     https_only: bool = FETCH["https_only"].default
+    allow_loopback: bool = FETCH["allow_loopback"].default
     timeout: float = FETCH["timeout"].default
     attempts: int = FETCH["attempts"].default
     max_wait: float = FETCH["max_wait"].default
     round_seconds: float = FETCH["round_seconds"].default
+    check_seconds: float = FETCH["check_seconds"].default
     tracing: bool = FETCH["tracing"].default
     limits: Limits = field(default_factory=Limits)
 

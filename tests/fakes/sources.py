@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from fencepost.core.feeds.bindings import tagged_hosts
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.feeds.spec import Secret
 from fencepost.core.objects import (
@@ -77,11 +78,27 @@ class FakeSourceStates:
     def forget_source_state(self, dataset: str) -> None:
         self.states.pop(dataset, None)
 
+    lease: tuple[str, int] | None = None  # the rounds' lease: holder, until (ms)
+
+    def take_round(self, holder: str, now: int, until: int) -> bool:
+        if self.lease is not None and self.lease[1] >= now:
+            return False
+        self.lease = (holder, until)
+        return True
+
+    def end_round(self, holder: str) -> None:
+        if self.lease is not None and self.lease[0] == holder:
+            self.lease = None
+
 
 class FakeSecrets:
     def __init__(self, values: dict[str, str] | None = None) -> None:
         self.values = values or {}
+        self.hosts: dict[str, str] = {}  # each secret's fencepost:hosts tag, by name (none: untagged)
         self.reads: list[str] = []
+
+    def secret_hosts(self, secret: Secret) -> frozenset[str] | None:
+        return tagged_hosts(self.hosts.get(secret.name))
 
     def secret_value(self, secret: Secret) -> str:
         self.reads.append(secret.name)

@@ -34,7 +34,7 @@ def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_state
         | _on(_join(default, "bucket", "/*/_source.json"), "s3:GetObject")
         | _on(fetched, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
-        | _on(secrets, "secretsmanager:GetSecretValue")
+        | _on(secrets, "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")  # its fencepost:hosts tag
     )
     # and its table calls only ever reach the #sources partition
     statements = [
@@ -79,6 +79,8 @@ def test_fetch_function_runtime_size_and_environment(default: Synth) -> None:
     assert env["TABLE_NAME"] == default.ref("table")
     assert env["BUCKET_NAME"] == default.ref("bucket")
     assert (env["SOURCE_MIN_EVERY_SECONDS"], env["SOURCE_HTTPS_ONLY"]) == ("300", "true")
+    assert env["SOURCE_ALLOW_LOOPBACK"] == "false"  # on AWS, loopback is the Lambda runtime API
+    assert (env["FETCH_ROUND_SECONDS"], env["FETCH_CHECK_SECONDS"]) == ("240", "120")
     assert env["MAX_OBJECT_BYTES"] == str(Limits().max_object_bytes)
 
 

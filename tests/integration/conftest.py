@@ -154,9 +154,10 @@ def stack(
 @pytest.fixture
 def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The fetch function as ``make run`` wires it (after the stack set its environment): sources may be checked
-    every second, over plain http; secrets in the local Secrets Manager."""
+    every second, over plain http, from publishers on this machine; secrets in the local Secrets Manager."""
     monkeypatch.setenv("SOURCE_MIN_EVERY_SECONDS", "1")
     monkeypatch.setenv("SOURCE_HTTPS_ONLY", "false")
+    monkeypatch.setenv("SOURCE_ALLOW_LOOPBACK", "true")
     monkeypatch.setenv("FETCH_ATTEMPTS", "2")
     monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", stack.s3.meta.endpoint_url)
     sys.modules.pop("fencepost.handlers.fetch", None)

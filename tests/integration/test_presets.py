@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fencepost.core.feeds.bindings import HOSTS_TAG
 from fencepost.core.feeds.presets import PRESETS
 from local.dynamodb import local_client
 from tests.integration.conftest import Stack
@@ -70,7 +71,22 @@ def test_a_publishers_changed_layout_fails_its_release(stack: Stack, fetch: Modu
 
 
 def _secret(stack: Stack, value: str) -> str:
-    """A secret of this stack's own (the local Secrets Manager serves every test); its name."""
+    """A secret of this stack's own (the local Secrets Manager serves every test), bound by its tag to the local
+    publisher's host (the presets' own, download.maxmind.com, is not here); its name."""
     name = f"maxmind-{stack.bucket}"
-    local_client(stack.s3.meta.endpoint_url, "secretsmanager").create_secret(Name=name, SecretString=value)
+    local_client(stack.s3.meta.endpoint_url, "secretsmanager").create_secret(
+        Name=name, SecretString=value, Tags=[{"Key": HOSTS_TAG, "Value": "127.0.0.1"}]
+    )
     return name
+
+
+def test_a_secret_without_its_hosts_tag_goes_only_to_the_presets_publisher(stack: Stack, fetch: ModuleType) -> None:
+    name = f"untagged-{stack.bucket}"
+    local_client(stack.s3.meta.endpoint_url, "secretsmanager").create_secret(Name=name, SecretString="k3y")
+    with Publisher() as site:
+        _serve(site, maxmind_csv("Country"))
+        stack.put("geo/_source.json", json.dumps(_document("geolite2-country-csv", site, name)))
+        assert check(fetch, stack) == {"geo": "FAILED"}
+        reason = stack.get("/datasets/geo")[1]["source"]["reason"]
+        assert f"secret '{name}' may be sent only to download.maxmind.com (it has no fencepost:hosts tag" in reason
+        assert site.seen == []

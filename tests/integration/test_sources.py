@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
@@ -124,3 +125,32 @@ def test_a_refused_release_is_accepted_once_and_only_the_one_refused(stack: Stac
         assert admin.main(["accept", "drop"]) == 1
         stack.drain()
         assert (stack.dataset("drop")["status"], stack.dataset("drop")["version"]) == ("FAILED", 3)
+
+
+def test_one_round_at_a_time_by_a_lease_in_the_table(stack: Stack, fetch: ModuleType) -> None:
+    # The scheduler may start a round while one is under way (rounds of up to 14 minutes every 5, at-least-once
+    # invocations): a lease item in the #sources partition, taken by a conditional write, lets one run
+    lease = fetch.checker.states  # the table's #sources partition, on DynamoDB Local
+    with Publisher() as site:
+        site.publish("/drop.txt", drop_list(range(10)))
+        stack.put("drop/_source.json", json.dumps({"url": site.url("/drop.txt"), "every": "1s"}))
+        now = int(time.time() * 1000)
+        assert lease.take_round("a round under way", now, now + 60_000)
+        assert not lease.take_round("another", now + 1000, now + 61_000)
+        skipped = fetch.handler({}, LambdaContext())
+        assert skipped["checked"] == []
+        assert skipped["skipped"] == "another round of the sources is under way: this one checks nothing"
+        assert site.seen == []
+        lease.end_round("another")  # not its lease: still held
+        assert not lease.take_round("another", now + 2000, now + 62_000)
+        lease.end_round("a round under way")
+        assert check(fetch, stack) == {"drop": "CHANGED"}
+        # A lease left by a round that was killed holds until it expires, then the next round takes it
+        assert lease.take_round("killed", now, now + 60_000)
+        assert check(fetch, stack, dataset="drop") == {"drop": "UNCHANGED"}  # a check on demand is no round
+        assert lease.take_round("next", now + 60_001, now + 120_000)
+        # The lease item is no source: the listings show the dataset's source alone
+        assert list(lease.source_states()) == ["drop"]
+        status, listed = stack.get("/datasets")
+        assert status == 200
+        assert [entry["name"] for entry in listed["datasets"]] == ["drop"]

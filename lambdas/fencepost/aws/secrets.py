@@ -1,5 +1,7 @@
 """The secret store (AWS Secrets Manager) as a source check reads it (``fencepost.sourcing.needs.Secrets``): a secret's
-text, or one field of a JSON secret. Read once per invocation; never logged, never stored."""
+text, or one field of a JSON secret, and the hosts its tag ``fencepost:hosts`` binds it to (``DescribeSecret``: the
+tags are the operator's, not the bucket's; ``fencepost.core.feeds.bindings``). Read once per invocation; never
+logged, never stored."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws import USER_AGENT
+from fencepost.core.feeds.bindings import HOSTS_TAG, tagged_hosts
 from fencepost.core.feeds.spec import Secret
 from fencepost.errors import SecretUnavailable
 
@@ -33,6 +36,23 @@ class SecretStore:
         self.make = make
         self.client: SecretsManagerClient | None = None
         self.read: dict[str, str] = {}
+        self.hosts: dict[str, frozenset[str] | None] = {}
+
+    def secret_hosts(self, secret: Secret) -> frozenset[str] | None:
+        if secret.name not in self.hosts:
+            try:
+                self.client = self.client or self.make()
+                tags = self.client.describe_secret(SecretId=secret.name).get("Tags", [])
+            except ClientError as error:
+                code = error.response.get("Error", {}).get("Code", "error")
+                raise SecretUnavailable(f"secret {secret.name!r}: its tags could not be read ({code})") from None
+            except BotoCoreError as error:
+                raise SecretUnavailable(
+                    f"secret {secret.name!r}: its tags could not be read ({type(error).__name__})"
+                ) from None
+            found = [tag.get("Value", "") for tag in tags if tag.get("Key") == HOSTS_TAG]
+            self.hosts[secret.name] = tagged_hosts(found[0]) if found else None
+        return self.hosts[secret.name]
 
     def secret_value(self, secret: Secret) -> str:
         if secret.name not in self.read:

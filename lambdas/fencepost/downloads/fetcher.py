@@ -7,39 +7,47 @@
 - redirects followed (at most ``max_redirects``), only to https when ``https_only``; credentials (basic
   authentication) are sent to the first address only, never to where it redirects (a publisher's download link
   commonly redirects to a storage host with its own signed address);
+- pointed only at public addresses, and secrets sent only to the hosts they are bound to, on the first address and
+  on every redirect (``fencepost.downloads.destinations``), each connection going to the address checked
+  (``fencepost.downloads.connection``);
 - bounded: a body longer than ``max_bytes`` (announced or read) fails before anything is kept, and a body cut short
-  of its ``Content-Length`` fails;
-- streamed into a file in ``directory``, hashed (SHA-256) as it is read, within a deadline the caller gives (a server
-  that trickles a byte a minute is stopped there, not at the function's timeout).
+  of its ``Content-Length`` fails (``fencepost.downloads.bodies``);
+- streamed into a file in ``directory``, hashed (SHA-256) as it is read, within a deadline the caller gives: the
+  connect, the handshake, every header line and every chunk of the body wait no longer than the time left.
 
 Every failure is a ``FetchError`` whose message names the address as the source wrote it (``{license_key}`` left
-as a placeholder): no credential reaches a message, a log or a report.
+as a placeholder): no credential reaches a message, a log or a report; the publisher's own text in it (a reason
+phrase) is cut short (``fencepost.downloads.bounds.said``).
 """
 
 from __future__ import annotations
 
 import base64
 import email.utils
-import hashlib
 import http.client
-import socket
 import ssl
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
-from urllib.parse import urlsplit
+from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
 
-CHUNK = 1 << 20
-RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
+from fencepost.core.feeds.urls import public_url
+from fencepost.downloads.bodies import Fetched, kept
+from fencepost.downloads.bounds import Budget, FetchError, Retry, said, why
+from fencepost.downloads.connection import Answer, Target, ask
+from fencepost.downloads.destinations import (
+    Credential,
+    Resolver,
+    check_credentials,
+    checked_addresses,
+    system_resolver,
+)
 
-
-class FetchError(Exception):
-    """A download that failed; the message is safe to show (it names the address with its placeholders)."""
+RETRIED_STATUS: Final = frozenset({429, 500, 502, 503, 504})
+REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
+MAX_ADDRESS: Final = 2048  # characters of a redirect's address (a _source.json's url has the same bound)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,7 @@ class FetchPolicy:
     max_wait: float = 120.0  # the longest Retry-After honoured; a longer one fails the check
     max_redirects: int = 5
     https_only: bool = True
+    allow_loopback: bool = False  # sources on this machine's loopback addresses (make run and tests only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,29 +69,7 @@ class Request:
     etag: str | None = None
     last_modified: str | None = None
     max_bytes: int = 512 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Fetched:
-    """A new body in ``path``, or (``path`` None) the publisher's word that nothing changed since the validators."""
-
-    path: Path | None
-    etag: str | None = None
-    last_modified: str | None = None
-    sha256: str = ""
-    size: int = 0
-
-
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    def __init__(self, policy: FetchPolicy, shown: str) -> None:
-        self.policy, self.shown = policy, shown
-        self.max_redirections = policy.max_redirects  # type: ignore[misc]  # urllib reads it from the instance
-
-    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:  # noqa: PLR0917 (urllib's signature)
-        scheme = urlsplit(newurl).scheme
-        if scheme != "https" and (self.policy.https_only or urlsplit(req.full_url).scheme == "https"):
-            raise FetchError(f"{self.shown} redirected to a plain http address: refused (https only)")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    credentials: tuple[Credential, ...] = ()  # the secrets the address or the authentication carries
 
 
 class Fetcher:
@@ -93,12 +80,14 @@ class Fetcher:
         sleep: Callable[[float], None] = time.sleep,
         user_agent: str = "",
         tls: ssl.SSLContext | None = None,
+        resolve: Resolver = system_resolver,
     ) -> None:
-        """``tls``: the certificates trusted (None: the system's)."""
+        """``tls``: the certificates trusted (None: the system's); ``resolve``: a host's addresses (getaddrinfo)."""
         self.policy = policy or FetchPolicy()
         self.sleep = sleep
         self.user_agent = user_agent or "fencepost (feed refresh)"
         self.tls = tls
+        self.resolve = resolve
 
     def get(self, request: Request, directory: Path, *, deadline: float | None = None) -> Fetched:
         """Fetch ``request`` into a new file in ``directory``; retried as the policy says. ``deadline`` (a
@@ -106,8 +95,8 @@ class Fetcher:
         wait = self.policy.backoff
         for attempt in range(1, self.policy.attempts + 1):
             try:
-                return self._once(request, directory, deadline)
-            except _Retry as retry:
+                return self._once(request, directory, Budget(request.shown, self.policy.timeout, deadline))
+            except Retry as retry:
                 pause = retry.after if retry.after is not None else wait
                 if attempt == self.policy.attempts:
                     raise FetchError(f"{request.shown}: {retry.reason} ({attempt} attempts)") from None
@@ -122,126 +111,91 @@ class Fetcher:
                 wait *= 2
         raise AssertionError("unreachable")
 
-    def text(
-        self, url: str, shown: str, auth: tuple[str, str] | None, directory: Path, *, deadline: float | None = None
-    ) -> str:
-        """A small text document (a checksum file): at most 64 KB."""
-        request = Request(url=url, shown=shown, auth=auth, max_bytes=64 << 10)
-        fetched = self.get(request, directory, deadline=deadline)
+    def text(self, request: Request, directory: Path, *, deadline: float | None = None) -> str:
+        """A small text document (a checksum file): at most 64 KB, never conditional."""
+        small = Request(request.url, request.shown, request.auth, max_bytes=64 << 10, credentials=request.credentials)
+        fetched = self.get(small, directory, deadline=deadline)
         assert fetched.path is not None
         try:
             return fetched.path.read_bytes().decode("utf-8", "replace")
         finally:
             fetched.path.unlink(missing_ok=True)
 
-    def _once(self, request: Request, directory: Path, deadline: float | None) -> Fetched:
+    def _once(self, request: Request, directory: Path, budget: Budget) -> Fetched:
         if self.policy.https_only and urlsplit(request.url).scheme != "https":
             raise FetchError(f"{request.shown}: only https addresses are fetched here")
-        opener = urllib.request.build_opener(
-            _Redirects(self.policy, request.shown), urllib.request.HTTPSHandler(context=self.tls)
-        )
+        url = request.url
+        for hop in range(self.policy.max_redirects + 1):
+            with self._ask(request, url, hop, budget) as answer:
+                response = answer.response
+                if response.status in REDIRECTS:
+                    url = self._redirected(request, url, response.getheader("Location"))
+                    continue
+                if response.status == 304:
+                    return Fetched(path=None, etag=request.etag, last_modified=request.last_modified)
+                if response.status in RETRIED_STATUS:
+                    raise Retry(f"the server answered {response.status}", _retry_after(response))
+                if not 200 <= response.status < 300:
+                    reason = said(response.reason or "")
+                    raise FetchError(f"{request.shown}: the server answered {response.status} {reason}".rstrip())
+                return kept(response, request.shown, request.max_bytes, directory, budget)
+        raise FetchError(f"{request.shown}: more than {self.policy.max_redirects} redirects")
+
+    def _ask(self, request: Request, url: str, hop: int, budget: Budget) -> Answer:
+        """One request: to ``url``'s checked addresses, carrying only what may go there."""
+        parts = urlsplit(url)
+        host, https = parts.hostname or "", parts.scheme == "https"
+        shown = request.shown if hop == 0 else f"{request.shown} (redirected to {said(public_url(url))})"
+        # The secrets the source put in its address or its authentication go to the first address; a redirect
+        # carries one on only if its address holds it
+        check_credentials([c for c in request.credentials if hop == 0 or c.within(url)], host, shown)
+        headers = {"User-Agent": self.user_agent, "Accept-Encoding": "identity"}
+        if request.etag:
+            headers["If-None-Match"] = request.etag
+        if request.last_modified:
+            headers["If-Modified-Since"] = request.last_modified
+        if request.auth is not None and hop == 0:  # never sent on to a redirect
+            token = base64.b64encode(f"{request.auth[0]}:{request.auth[1]}".encode()).decode()
+            headers["Authorization"] = f"Basic {token}"
         try:
-            response = opener.open(self._request(request), timeout=self.policy.timeout)
-        except urllib.error.HTTPError as error:
-            error.close()
-            if error.code == 304:
-                return Fetched(path=None, etag=request.etag, last_modified=request.last_modified)
-            if error.code in RETRIED_STATUS:
-                raise _Retry(f"the server answered {error.code}", _retry_after(error.headers)) from None
-            raise FetchError(f"{request.shown}: the server answered {error.code} {error.reason}") from None
+            port = parts.port or (443 if https else 80)
+            addresses = checked_addresses(
+                host, port, self.resolve, budget, allow_loopback=self.policy.allow_loopback, shown=shown
+            )
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            return ask(Target(host, port, https, addresses, path), headers, self.tls, budget)
         except FetchError:
             raise
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
-            raise _Retry(f"no answer ({_why(error)})") from None
-        with response:
-            return self._body(request, response, directory, deadline)
-
-    def _request(self, request: Request) -> urllib.request.Request:
-        made = urllib.request.Request(
-            request.url, headers={"User-Agent": self.user_agent, "Accept-Encoding": "identity"}
-        )
-        if request.etag:
-            made.add_header("If-None-Match", request.etag)
-        if request.last_modified:
-            made.add_header("If-Modified-Since", request.last_modified)
-        if request.auth is not None:
-            token = base64.b64encode(f"{request.auth[0]}:{request.auth[1]}".encode()).decode()
-            made.add_unredirected_header("Authorization", f"Basic {token}")  # never sent on to a redirect
-        return made
-
-    def _body(self, request: Request, response: Any, directory: Path, deadline: float | None) -> Fetched:
-        announced = response.headers.get("Content-Length")
-        length = int(announced) if announced and announced.isdigit() else None
-        if length is not None and length > request.max_bytes:
-            raise FetchError(
-                f"{request.shown}: the body is {length:,} bytes, more than max_bytes ({request.max_bytes:,})"
-            )
-        digest, size = hashlib.sha256(), 0
-        handle = tempfile.NamedTemporaryFile(dir=directory, prefix="fetch-", delete=False)  # noqa: SIM115
-        path = Path(handle.name)
-        try:
-            with handle:
-                size = _copy(response, handle, digest, request, deadline)
-            if length is not None and size != length:
-                raise _Retry(f"the body ended after {size:,} of {length:,} bytes")
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-        return Fetched(
-            path=path,
-            etag=response.headers.get("ETag"),
-            last_modified=response.headers.get("Last-Modified"),
-            sha256=digest.hexdigest(),
-            size=size,
-        )
-
-
-def _copy(response: Any, handle: IO[bytes], digest: Any, request: Request, deadline: float | None) -> int:
-    size = 0
-    while True:
-        if deadline is not None and time.monotonic() >= deadline:
-            raise FetchError(f"{request.shown}: the download did not finish in the time the check has ({size:,} bytes)")
-        try:
-            chunk = response.read1(CHUNK)  # what has arrived (read() would wait for a whole chunk)
-        except http.client.IncompleteRead as error:
-            raise _Retry(f"the body ended after {size + len(error.partial):,} bytes, short of its length") from None
         except (OSError, http.client.HTTPException) as error:
-            raise _Retry(f"the body was cut off after {size:,} bytes ({_why(error)})") from None
-        if not chunk:
-            return size
-        size += len(chunk)
-        if size > request.max_bytes:
-            raise FetchError(f"{request.shown}: the body is more than max_bytes ({request.max_bytes:,} bytes)")
-        digest.update(chunk)
+            raise Retry(f"no answer ({why(error)})") from None
+        except ValueError as error:  # http.client refused the address (a control character)
+            raise FetchError(f"{shown}: the address cannot be requested ({type(error).__name__})") from None
+
+    def _redirected(self, request: Request, url: str, location: str | None) -> str:
+        if not location:
+            raise FetchError(f"{request.shown}: the server redirected without a Location")
+        target = urljoin(url, location.strip())
         try:
-            handle.write(chunk)
-        except OSError as error:  # a full disk: the check fails, the folder untouched
-            raise FetchError(f"{request.shown}: the download could not be kept ({type(error).__name__})") from None
+            parts = urlsplit(target)
+            _ = parts.port  # a port that is not a number raises here
+        except ValueError:
+            parts = None
+        usable = len(target) <= MAX_ADDRESS and target.isascii() and not any(c.isspace() for c in target)
+        if parts is None or not usable or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FetchError(f"{request.shown}: redirected to an address that cannot be fetched")
+        if parts.scheme != "https" and (self.policy.https_only or urlsplit(url).scheme == "https"):
+            raise FetchError(f"{request.shown} redirected to a plain http address: refused (https only)")
+        return target
 
 
-class _Retry(Exception):
-    def __init__(self, reason: str, after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason, self.after = reason, after
-
-
-def _retry_after(headers: Any) -> float | None:
-    value = (headers or {}).get("Retry-After")
-    if not value:
+def _retry_after(response: Any) -> float | None:
+    value = (response.getheader("Retry-After") or "").strip()
+    if not value or len(value) > 64:
         return None
-    if value.strip().isdigit():
-        return float(value.strip())
+    if value.isdigit():
+        return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
-
-
-def _why(error: BaseException) -> str:
-    """Why a connection failed, without the address (which may hold a credential)."""
-    if isinstance(error, urllib.error.URLError) and not isinstance(error.reason, str):
-        error = error.reason
-    if isinstance(error, socket.timeout | TimeoutError):
-        return "timed out"
-    return type(error).__name__ if not isinstance(error, urllib.error.URLError) else "unreachable"

@@ -1,5 +1,6 @@
-"""Entry point of the fetch function: the schedule's round (every source that is due), or one dataset's source at
-once (``{"dataset": "geo"}``, as the admin module's ``fetch`` asks); wired in ``fencepost.bootstrap``."""
+"""Entry point of the fetch function: the schedule's round (every source that is due; nothing while another round
+holds the lease), or one dataset's source at once (``{"dataset": "geo"}``, as the admin module's ``fetch`` asks);
+wired in ``fencepost.bootstrap``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from fencepost.aws.secrets import SecretStore
 from fencepost.bootstrap import source_checker
 from fencepost.observability import Observability
 from fencepost.settings import FetchSettings
-from fencepost.sourcing.check import clear_work, counts
+from fencepost.sourcing.outcomes import RoundUnderWay, clear_work, counts
 
 settings = FetchSettings.from_env()
 obs = Observability(service="fencepost-fetch", tracing=settings.tracing)
@@ -29,7 +30,11 @@ def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     remaining = context.get_remaining_time_in_millis() / 1000
     left = remaining - min(MARGIN, remaining / 10)
     checker.deadline = time.monotonic() + (left if isinstance(dataset, str) else min(left, settings.round_seconds))
-    results = [checker.check(dataset, force=True)] if isinstance(dataset, str) else checker.check_due()
+    try:
+        results = [checker.check(dataset, force=True)] if isinstance(dataset, str) else checker.check_due()
+    except RoundUnderWay as refused:
+        obs.logger.info("round skipped", extra={"reason": str(refused)})
+        return {"checked": [], "skipped": str(refused)}
     for checked in results:
         if checked.outcome is not None:
             obs.logger.info(

@@ -6,76 +6,36 @@ next build are untouched. What is written builds a new version through the loade
 that finds nothing new (a ``304``, or the same bytes again, with the folder's objects still those the last check
 wrote) writes nothing, builds nothing, and is counted. Objects the new release no longer has are deleted after it is
 written.
+
+Each check has its own time (``CheckRules.check_seconds``, within the round's deadline): its downloads, checksums
+and unpacking stop when it is up, and the check is recorded FAILED saying so, so the round goes on to the next
+source. A round checks the sources longest unchecked first, one round at a time (``fencepost.sourcing.rounds``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import re
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from fencepost.core.feeds.schedule import Download, Outcome, SourceState
-from fencepost.core.feeds.spec import FeedFile, Source, parse_source, public_url
+from fencepost.core.feeds.schedule import Download, Outcome, SourceState, short
+from fencepost.core.feeds.spec import FeedFile, Source, parse_source
+from fencepost.core.feeds.urls import public_url
 from fencepost.core.objects import FolderError, fetched_prefix, release_key
-from fencepost.downloads import FetchError, Request, unpack
+from fencepost.downloads import FetchError, OutOfTime, unpack
 from fencepost.errors import SecretUnavailable
+from fencepost.sourcing import rounds
 from fencepost.sourcing.needs import Downloads, Secrets, SourceFolders, SourceStates
+from fencepost.sourcing.outcomes import FAILING, NO_SOURCE, WORK_PREFIX, Checked, CheckRules
+from fencepost.sourcing.requests import Given, filled, given
 
 _SHA256 = re.compile(r"\b([0-9a-fA-F]{64})\b")
-
-
-@dataclass(frozen=True, slots=True)
-class CheckRules:
-    least_every: int = 300  # seconds: the shortest interval a source may ask
-    https_only: bool = True
-    max_bytes: int = 512 << 20  # the loader's largest object: no download or member may be larger
-
-
-NO_SOURCE = "the folder has no _source.json"
-WORK_PREFIX = "fetch-"  # a check's folder for its downloads (a round killed by its timeout leaves it: see clear_work)
-FAILING = 3  # failed checks in a row that make a source failing (what its alarm watches)
-
-
-@dataclass(frozen=True, slots=True)
-class Checked:
-    dataset: str
-    outcome: Outcome | None  # None: not due (or no source)
-    reason: str = ""
-    written: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    failing: bool = False  # FAILING checks or more failed in a row
-    stale: bool = False  # no check found the folder current for three intervals
-
-    def shown(self) -> dict[str, Any]:
-        """As logs and the fetch function's answer show it."""
-        outcome = None if self.outcome is None else self.outcome.value
-        return {
-            "dataset": self.dataset,
-            "outcome": outcome,
-            "reason": self.reason,
-            "written": list(self.written),
-            "deleted": list(self.deleted),
-        }
-
-
-def counts(results: list[Checked]) -> dict[str, int]:
-    """A round's figures, as metrics: checks by outcome, and the sources the alarms watch."""
-    found = {f"SourceChecks{outcome.value.title()}": 0 for outcome in Outcome}
-    for checked in results:
-        if checked.outcome is not None:
-            found[f"SourceChecks{checked.outcome.value.title()}"] += 1
-    found["SourcesFailing"] = sum(checked.failing for checked in results)
-    found["SourcesStale"] = sum(checked.stale for checked in results)
-    return found
 
 
 @dataclass
@@ -93,24 +53,27 @@ class Checker:
     rules: CheckRules
     clock: Callable[[], int]  # now, in ms
     workdir: Path | None = None
-    deadline: float | None = None  # a monotonic instant: no download runs past it, no check starts after it
+    deadline: float | None = None  # a monotonic instant: the round's (or the invocation's); no check runs past it
 
     def check_due(self) -> list[Checked]:
-        """Every source whose check is due, one after the other (their states read in one go); the state of a
-        source whose ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's
-        data until someone deletes them)."""
-        known = self.states.source_states()
-        folders = self.folders.source_datasets()
-        results = []
-        for dataset in folders:
-            if self.deadline is not None and time.monotonic() >= self.deadline:
-                break  # the round's time is up: the sources left are checked at the next round, still due
-            results.append(self._check(dataset, False, known.get(dataset)))
-        named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
-        if len(results) == len(folders):
-            for dataset in sorted(set(known) - named):
-                self._forget(dataset)
-        return results
+        """Every source whose check is due, one after the other, those checked longest ago first (their states read
+        in one go), each within its own time (``CheckRules.check_seconds``); one round at a time
+        (``RoundUnderWay`` when another holds the lease: ``fencepost.sourcing.rounds``). The state of a source whose
+        ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's data until
+        someone deletes them)."""
+        with rounds.lease(self.states, self.clock(), self.deadline):
+            known = self.states.source_states()
+            folders = self.folders.source_datasets()
+            results = []
+            for dataset in rounds.order(folders, known):
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    break  # the round's time is up: the sources left are checked first at the next round
+                results.append(self._check(dataset, False, known.get(dataset)))
+            named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
+            if len(results) == len(folders):
+                for dataset in sorted(set(known) - named):
+                    self._forget(dataset)
+            return results
 
     def check(self, dataset: str, *, force: bool = False) -> Checked:
         """Check ``dataset``'s source if it is due (or ``force``), and record what the check found."""
@@ -135,7 +98,7 @@ class Checker:
         try:
             source = parse_source(raw, key, least_every=self.rules.least_every, https_only=self.rules.https_only)
         except FolderError as error:
-            checked, state = self._invalid(dataset, state, raw, str(error))
+            checked, state = self._invalid(dataset, state, raw, short(str(error)))
             stale = state.stale_after(state.every, self.clock())
             return dataclasses.replace(checked, failing=True, stale=stale)  # unusable until someone fixes it
         if source.paused:
@@ -147,6 +110,8 @@ class Checker:
         try:
             with tempfile.TemporaryDirectory(dir=self.workdir, prefix=WORK_PREFIX) as directory:
                 checked, state = self._fetch(dataset, source, state, Path(directory))
+        except OutOfTime as error:
+            reason = f"{error}: a check has {self.rules.check_seconds:g} s (FETCH_CHECK_SECONDS), within the round's"
         except (FetchError, SecretUnavailable) as error:
             reason = str(error)
         except Exception as error:  # a bucket, table or disk failure, or a bug: one source's, never the round's
@@ -154,7 +119,7 @@ class Checker:
         else:
             return self._watched(checked, state, source)
         state = self._record(dataset, self._checked(state, source, Outcome.FAILED, reason=reason))
-        return self._watched(Checked(dataset, Outcome.FAILED, reason), state, source)
+        return self._watched(Checked(dataset, Outcome.FAILED, state.reason), state, source)
 
     def _watched(self, checked: Checked, state: SourceState, source: Source) -> Checked:
         stale = not source.paused and state.stale_after(source.every, self.clock())
@@ -166,22 +131,17 @@ class Checker:
     def _fetch(self, dataset: str, source: Source, state: SourceState, directory: Path) -> tuple[Checked, SourceState]:
         present = self.folders.fetched_objects(dataset)
         staged = _Staged()
-        params = self._params(source)
-        auth = (params[source.basic_auth[0]], params[source.basic_auth[1]]) if source.basic_auth else None
-        limit = min(source.max_bytes or self.rules.max_bytes, self.rules.max_bytes)
+        carried = given(source, self.secrets, max_bytes=self.rules.max_bytes, deadline=self._until())
         for feed in source.files:
-            file_id = _file_id(feed, params)
+            file_id = _file_id(feed, carried.params)
             prior = state.downloads.get(file_id)
             intact = prior is not None and all(present.get(k) == etag for k, etag in prior.objects)
-            request = Request(
-                url=_filled(feed.url, params),
-                shown=public_url(feed.url),
-                auth=auth,
+            request = carried.request(
+                feed.url,
                 etag=prior.etag if intact and prior else None,
                 last_modified=prior.last_modified if intact and prior else None,
-                max_bytes=limit,
             )
-            fetched = self.downloads.get(request, directory, deadline=self.deadline)
+            fetched = self.downloads.get(request, directory, deadline=carried.deadline)
             if fetched.path is None and (prior is None or not intact):
                 raise FetchError(
                     f"{public_url(feed.url)}: answered 304 Not Modified to a request that was not conditional"
@@ -190,8 +150,8 @@ class Checker:
                 staged.downloads[file_id] = Download(fetched.etag, fetched.last_modified, prior.sha256, prior.objects)
                 continue
             assert fetched.path is not None
-            self._verify(feed, fetched.sha256, params, auth, directory)
-            named = [(feed.name, fetched.path)] if feed.unpack is None else self._unpacked(feed, fetched.path, limit)
+            self._verify(feed, fetched.sha256, carried, directory)
+            named = [(feed.name, fetched.path)] if feed.unpack is None else self._unpacked(feed, fetched.path, carried)
             staged.files[file_id] = [(fetched_prefix(dataset) + name, path) for name, path in named]
             staged.downloads[file_id] = Download(fetched.etag, fetched.last_modified, fetched.sha256)
         if not staged.files and set(present) <= {key for d in staged.downloads.values() for key, _ in d.objects}:
@@ -219,19 +179,28 @@ class Checker:
         state = self._record(dataset, self._checked(state, source, Outcome.CHANGED, downloads=downloads))
         return Checked(dataset, Outcome.CHANGED, written=tuple(keys), deleted=tuple(gone)), state
 
-    def _unpacked(self, feed: FeedFile, path: Path, limit: int) -> list[tuple[str, Path]]:
+    def _until(self) -> float:
+        """The deadline of a check starting now: its own time, within the round's."""
+        until = time.monotonic() + self.rules.check_seconds
+        return until if self.deadline is None else min(until, self.deadline)
+
+    def _unpacked(self, feed: FeedFile, path: Path, carried: Given) -> list[tuple[str, Path]]:
         assert feed.unpack is not None
         return unpack(
-            path, feed.unpack, feed.members, max_bytes=limit, directory=path.parent, shown=public_url(feed.url)
+            path,
+            feed.unpack,
+            feed.members,
+            max_bytes=carried.max_bytes,
+            directory=path.parent,
+            shown=public_url(feed.url),
+            deadline=carried.deadline,
         )
 
-    def _verify(
-        self, feed: FeedFile, sha256: str, params: Mapping[str, str], auth: tuple[str, str] | None, directory: Path
-    ) -> None:
+    def _verify(self, feed: FeedFile, sha256: str, carried: Given, directory: Path) -> None:
         if feed.sha256_url is None:
             return
         shown = public_url(feed.sha256_url)
-        text = self.downloads.text(_filled(feed.sha256_url, params), shown, auth, directory, deadline=self.deadline)
+        text = self.downloads.text(carried.request(feed.sha256_url), directory, deadline=carried.deadline)
         found = _SHA256.search(text)
         if found is None:
             raise FetchError(f"{shown}: holds no SHA-256 checksum")
@@ -240,12 +209,6 @@ class Checker:
                 f"{public_url(feed.url)}: the download's SHA-256 is {sha256[:16]}..., the publisher's "
                 f"{found[1][:16].lower()}...: refused (a damaged or tampered download)"
             )
-
-    def _params(self, source: Source) -> dict[str, str]:
-        return {
-            name: value if isinstance(value, str) else self.secrets.secret_value(value)
-            for name, value in source.params.items()
-        }
 
     def _invalid(self, dataset: str, state: SourceState, raw: bytes, reason: str) -> tuple[Checked, SourceState]:
         digest = "invalid:" + hashlib.sha256(raw).hexdigest()[:16]
@@ -272,18 +235,4 @@ class Checker:
 def _file_id(feed: FeedFile, params: Mapping[str, str]) -> str:
     """What a file's download is kept under in the table: a digest of all the source says of it and of its address
     as fetched (which may hold a key): a changed parameter, name or member list makes another file, fetched afresh."""
-    return hashlib.sha256(f"{feed!r}\n{_filled(feed.url, params)}".encode()).hexdigest()[:16]
-
-
-def clear_work(directory: Path, older_than: float = 900.0) -> None:
-    """Remove what checks killed by a timeout left in ``directory`` (their downloads): folders untouched for longer
-    than the function may run, so a check under way elsewhere (``make fetch`` beside ``make run``) keeps its own."""
-    for leftover in directory.glob(f"{WORK_PREFIX}*"):
-        with contextlib.suppress(OSError):
-            if time.time() - leftover.stat().st_mtime > older_than:
-                shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _filled(url: str, params: Mapping[str, str]) -> str:
-    """The address with its placeholders filled in, each value quoted as one part of a URL."""
-    return url.format_map({name: quote(value, safe="") for name, value in params.items()})
+    return hashlib.sha256(f"{feed!r}\n{filled(feed.url, params)}".encode()).hexdigest()[:16]

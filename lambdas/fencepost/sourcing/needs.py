@@ -47,16 +47,28 @@ class SourceStates(Protocol):
 
     def forget_source_state(self, dataset: str) -> None: ...
 
+    def take_round(self, holder: str, now: int, until: int) -> bool:
+        """Take the lease of the sources' rounds for ``holder`` until ``until`` (ms), unless another holds one that
+        has not expired at ``now``; whether it was taken (``fencepost.sourcing.rounds``)."""
+        ...
+
+    def end_round(self, holder: str) -> None:
+        """Give the lease back, if ``holder`` still holds it."""
+        ...
+
 
 class Secrets(Protocol):
     def secret_value(self, secret: Secret) -> str:
         """The secret's value; raises ``SecretUnavailable`` when it cannot be read."""
         ...
 
+    def secret_hosts(self, secret: Secret) -> frozenset[str] | None:
+        """The hosts the secret may be sent to, by its own tag (``fencepost.core.feeds.bindings``); None when it
+        has no such tag. Raises ``SecretUnavailable`` when it cannot be read."""
+        ...
+
 
 class Downloads(Protocol):
     def get(self, request: Request, directory: Path, *, deadline: float | None = None) -> Fetched: ...
 
-    def text(
-        self, url: str, shown: str, auth: tuple[str, str] | None, directory: Path, *, deadline: float | None = None
-    ) -> str: ...
+    def text(self, request: Request, directory: Path, *, deadline: float | None = None) -> str: ...

@@ -135,3 +135,56 @@ def test_the_five_registries_in_one_dataset() -> None:
     assert [feed.name for feed in source.files] == [
         f"delegated-{rir}-extended-latest" for rir in ("arin", "ripencc", "apnic", "lacnic", "afrinic")
     ]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://e.org/db?license_key=L1TERAL&edition={edition}",  # names a param it does not give
+        "https://e.org/db?license_key=L1TERAL&x={a-b}",  # a placeholder that is not a plain name
+        "https://e.org/db?license_key=L1TERAL&x={",  # an unmatched brace
+    ],
+)
+def test_a_refusal_names_the_address_without_its_query(url: str) -> None:
+    with pytest.raises(FolderError) as refused:
+        parse({"url": url, "name": "db.csv"})
+    assert "L1TERAL" not in str(refused.value)
+    assert "https://e.org/db?..." in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "license_key=L1TERAL",
+        "key=L1TERAL",
+        "apikey=L1TERAL",
+        "api-key=L1TERAL",
+        "access_token=L1TERAL",
+        "token=L1TERAL",
+        "password=L1TERAL",
+        "passwd=L1TERAL",
+        "secret=L1TERAL",
+        "client_secret=L1TERAL",
+        "X-Amz-Signature=L1TERAL",
+        "X-Amz-Credential=L1TERAL",
+        "sig=L1TERAL",
+        "auth=L1TERAL",
+        "license_key={edition}",  # filled from a text param: as good as text
+    ],
+)
+def test_a_credential_in_the_query_must_come_from_a_secret(query: str) -> None:
+    url = f"https://e.org/db?edition=x&{query}"
+    with pytest.raises(FolderError, match=r"in its query as text, and it is a credential: write .*=\{.*\} and give"):
+        parse({"url": url, "name": "db.csv", "params": {"edition": "GeoLite2"}})
+    with pytest.raises(FolderError, match="it is a credential"):
+        parse({"url": "https://e.org/db", "name": "db.csv", "sha256_url": url, "params": {"edition": "GeoLite2"}})
+
+
+@pytest.mark.parametrize(
+    "query", ["license_key={license_key}", "license_key=", "edition=GeoLite2&suffix=zip", "date=2026-01-01"]
+)
+def test_a_query_without_a_literal_credential_is_accepted(query: str) -> None:
+    source = parse(
+        {"url": f"https://e.org/db?{query}", "name": "db.csv", "params": {"license_key": {"secret": "fencepost/k"}}}
+    )
+    assert source.files[0].url.endswith(query)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.downloads import Fetcher, FetchError, FetchPolicy, Request
+from fencepost.downloads import Fetcher, FetchError, FetchPolicy, OutOfTime, Request
 from tests.publisher import Publisher, self_signed
 
 BODY = b"".join(f"10.0.{k}.0/24\n".encode() for k in range(200))
-LOCAL = FetchPolicy(https_only=False, backoff=0.01, attempts=3, timeout=5)
+LOCAL = FetchPolicy(https_only=False, backoff=0.01, attempts=3, timeout=5, allow_loopback=True)
 
 
 @pytest.fixture
@@ -143,14 +143,14 @@ def test_credentials_go_to_the_first_address_only(site: Publisher, tmp_path: Pat
 def test_https_only_refuses_plain_http(site: Publisher, tmp_path: Path) -> None:
     site.publish("/list.txt", BODY)
     with pytest.raises(FetchError, match="only https"):
-        Fetcher(FetchPolicy()).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path)
+        Fetcher(FetchPolicy(allow_loopback=True)).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path)
     assert site.requests("/list.txt") == []
 
 
 def test_redirects_are_followed_over_https_and_never_down_to_http(tmp_path: Path) -> None:
     cert, key = self_signed(tmp_path)
     trusted = ssl.create_default_context(cafile=str(cert))
-    fetcher = Fetcher(FetchPolicy(backoff=0.01), tls=trusted)
+    fetcher = Fetcher(FetchPolicy(backoff=0.01, allow_loopback=True), tls=trusted)
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     with Publisher(tls=(cert, key)) as secure, Publisher() as plain:
@@ -167,13 +167,15 @@ def test_redirects_are_followed_over_https_and_never_down_to_http(tmp_path: Path
             Fetcher(LOCAL, tls=trusted).get(Request(url=secure.url("/down"), shown="down"), downloads)
         assert plain.requests("/file") == []
         with pytest.raises(FetchError, match="no answer"):  # a certificate nobody vouches for
-            Fetcher(FetchPolicy(attempts=1)).get(Request(url=secure.url("/file"), shown="file"), downloads)
+            Fetcher(FetchPolicy(attempts=1, allow_loopback=True)).get(
+                Request(url=secure.url("/file"), shown="file"), downloads
+            )
 
 
 def test_a_server_that_crawls_is_stopped_at_the_deadline(site: Publisher, tmp_path: Path) -> None:
     site.publish("/list.txt", BODY[:200], trickle=0.05)  # each byte well inside the read timeout
     started = time.monotonic()
-    with pytest.raises(FetchError, match=r"did not finish in the time the check has"):
+    with pytest.raises(OutOfTime, match=r"^list: the check ran out of time while downloading"):
         Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=started + 0.5)
     assert time.monotonic() - started < 2
     assert list(tmp_path.iterdir()) == []
@@ -187,3 +189,35 @@ def test_no_retry_starts_that_would_end_past_the_deadline(site: Publisher, tmp_p
             Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=time.monotonic() + 5
         )
     assert sleeps == []
+
+
+def test_a_server_that_trickles_its_headers_is_stopped_at_the_deadline(site: Publisher, tmp_path: Path) -> None:
+    # One header line every 0.2 s, each well inside the 5 s read timeout: 18 s of headers for a 1 s deadline
+    site.publish("/list.txt", BODY, header_trickle=0.2)
+    started = time.monotonic()
+    with pytest.raises(OutOfTime, match=r"^list: the check ran out of time while waiting for the answer's status"):
+        Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path, deadline=started + 1)
+    assert time.monotonic() - started < 1.5
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_publishers_reason_phrase_is_cut_short(site: Publisher, tmp_path: Path) -> None:
+    site.publish("/list.txt", BODY, refuse=(404, "Not Found " + "x" * 60_000))
+    with pytest.raises(FetchError) as refused:
+        Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path)
+    assert str(refused.value).startswith("list: the server answered 404 Not Found xxx")
+    assert len(str(refused.value)) < 250
+
+
+def test_only_short_validators_are_kept(site: Publisher, tmp_path: Path) -> None:
+    site.publish("/list.txt", BODY, etag=False, modified=None, headers={"ETag": '"' + "e" * 5000 + '"'})
+    fetched = Fetcher(LOCAL).get(Request(url=site.url("/list.txt"), shown="list"), tmp_path)
+    assert (fetched.size, fetched.etag) == (len(BODY), None)  # kept in the table: a long one is not
+
+
+def test_redirects_stop_after_the_policys_count(site: Publisher, tmp_path: Path) -> None:
+    for hop in range(7):
+        site.publish(f"/hop{hop}", b"", redirect=site.url(f"/hop{hop + 1}"))
+    with pytest.raises(FetchError, match=r"^hop: more than 5 redirects"):
+        Fetcher(LOCAL).get(Request(url=site.url("/hop0"), shown="hop"), tmp_path)
+    assert [seen.path for seen in site.seen] == [f"/hop{hop}" for hop in range(6)]

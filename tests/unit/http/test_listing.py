@@ -103,7 +103,7 @@ def test_a_ttl_of_zero_reads_every_time() -> None:
 def test_a_dataset_shows_its_source_and_none_without_one() -> None:
     store = Store()
     source = parse_source(
-        b'{"url": "https://e.org/drop.txt?key=abc", "every": "1h"}', "s", least_every=60, https_only=True
+        b'{"url": "https://e.org/drop.txt?list=level1", "every": "1h"}', "s", least_every=60, https_only=True
     )
     store.sources["drop"] = SourceState().checked(source, Outcome.UNCHANGED, 1_700_000_000_000, least_every=60)
     listings = Listings(store, 5.0, clock=Clock())

@@ -8,45 +8,13 @@ import json
 import os
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from fencepost.core.feeds.schedule import Outcome
-from fencepost.downloads import Fetcher, FetchPolicy
-from fencepost.sourcing.check import Checker, CheckRules, clear_work, counts
-from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
-from tests.publisher import Publisher, lines
-
-RELEASE = b"".join(lines(300))
-NEXT = b"".join(lines(310))
-
-
-class World:
-    def __init__(self, site: Publisher, tmp_path: Path) -> None:
-        self.site, self.now = site, 1_000_000
-        self.folders, self.states, self.secrets = FakeSourceFolders(), FakeSourceStates(), FakeSecrets()
-        fetcher = Fetcher(FetchPolicy(https_only=False, backoff=0.001, attempts=2, timeout=5), sleep=lambda _: None)
-        self.checker = Checker(
-            folders=self.folders,
-            states=self.states,
-            secrets=self.secrets,
-            downloads=fetcher,
-            rules=CheckRules(least_every=1, https_only=False, max_bytes=1 << 20),
-            clock=lambda: self.now,
-            workdir=tmp_path,
-        )
-
-    def source(self, document: dict[str, Any], dataset: str = "drop") -> None:
-        self.folders.objects[f"{dataset}/_source.json"] = json.dumps(document).encode()
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[World]:
-    with Publisher() as site:
-        yield World(site, tmp_path)
+from fencepost.sourcing.outcomes import clear_work, counts
+from tests.unit.sourcing.world import NEXT, RELEASE, World
 
 
 def test_a_release_lands_then_an_unchanged_one_writes_nothing(world: World) -> None:
@@ -172,6 +140,7 @@ def test_credentials_come_from_the_secret_store_and_never_reach_a_reason(world: 
     missing = world.checker.check("drop")
     assert missing.outcome is Outcome.FAILED
     assert missing.reason.startswith("secret 'mm' could not be read")
+    world.secrets.hosts["mm"] = "127.0.0.1"  # the publisher's host, by the secret's tag
     world.secrets.values["mm"] = "wrong"
     refused = world.checker.check("drop", force=True)
     assert "answered 401" in refused.reason
@@ -219,6 +188,7 @@ def test_three_failures_in_a_row_make_a_source_failing(world: World) -> None:
 def test_a_secret_filled_into_the_address_is_sent_and_never_shown(world: World) -> None:
     world.site.publish("/db.tsv", RELEASE)
     world.secrets.values["fencepost/key"] = "s3cr3t&v=1"
+    world.secrets.hosts["fencepost/key"] = "example.org 127.0.0.1"
     url = world.site.url("/db.tsv") + "?edition=asn&key={license_key}"
     world.source({"url": url, "name": "db.tsv", "params": {"license_key": {"secret": "fencepost/key"}}})
     assert world.checker.check("drop").outcome is Outcome.CHANGED

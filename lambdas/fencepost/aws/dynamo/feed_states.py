@@ -1,12 +1,16 @@
 """What each source's last check found (``core.feeds.schedule.SourceState``): one item a dataset in the ``#sources``
 partition, its state as JSON (validators, the objects each download wrote, the counts), written by the fetch function
-and read by the lookup function's dataset listings (one Query for all of them)."""
+and read by the lookup function's dataset listings (one Query for all of them). The same partition holds the lease of
+the sources' rounds (``fencepost.sourcing.rounds``): one item at ``SK = -1`` (a dataset's is never negative), taken
+by a conditional put, given back by a conditional delete."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from typing import Final
 
-from fencepost.aws.dynamo.client import Table
+from fencepost.aws.dynamo.client import ConditionFailed, Table
 from fencepost.aws.dynamo.codec import Item
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.keys import SOURCES_PK, dataset_id
@@ -22,7 +26,8 @@ class SourceStateTable:
 
     def source_states(self) -> dict[str, SourceState]:
         """Every dataset's, by name."""
-        return {item["name"]["S"]: _state(item) for item in self.table.query_all(SOURCES_PK, consistent=True)}
+        items = self.table.query_all(SOURCES_PK, consistent=True)
+        return {item["name"]["S"]: _state(item) for item in items if "state" in item}  # (not the lease)
 
     def put_source_state(self, dataset: str, state: SourceState) -> None:
         document = json.dumps(state.to_json(), separators=(",", ":"))
@@ -31,6 +36,32 @@ class SourceStateTable:
     def forget_source_state(self, dataset: str) -> None:
         """A folder that no longer names a source: its state goes (``GET /datasets/{name}`` shows none)."""
         self.table.delete(_key(dataset))
+
+    def take_round(self, holder: str, now: int, until: int) -> bool:
+        try:
+            self.table.call(
+                "put_item",
+                Item={**LEASE_KEY, "holder": {"S": holder}, "until": {"N": str(until)}},
+                ConditionExpression="attribute_not_exists(#holder) OR #until < :now",
+                ExpressionAttributeNames={"#holder": "holder", "#until": "until"},
+                ExpressionAttributeValues={":now": {"N": str(now)}},
+            )
+        except ConditionFailed:
+            return False
+        return True
+
+    def end_round(self, holder: str) -> None:
+        with contextlib.suppress(ConditionFailed):  # it expired and another round took it: that one's now
+            self.table.call(
+                "delete_item",
+                Key=LEASE_KEY,
+                ConditionExpression="#holder = :holder",
+                ExpressionAttributeNames={"#holder": "holder"},
+                ExpressionAttributeValues={":holder": {"S": holder}},
+            )
+
+
+LEASE_KEY: Final[Item] = {"PK": {"S": SOURCES_PK}, "SK": {"N": "-1"}}
 
 
 def _key(dataset: str) -> Item:

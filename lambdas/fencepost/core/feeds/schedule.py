@@ -14,10 +14,18 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from fencepost.core.feeds.spec import Source
 from fencepost.core.history import format_instant
+
+MAX_REASON: Final = 1000  # characters of a reason kept: the publisher's words in it are cut shorter still (200)
+
+
+def short(reason: str) -> str:
+    """A reason as it is stored and served: at most ``MAX_REASON`` characters (a source with thousands of unknown
+    settings, or any text grown past it, is still recorded, and the round goes on)."""
+    return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 3] + "..."
 
 
 class Outcome(StrEnum):
@@ -83,7 +91,7 @@ class SourceState:
             last_ok=self.last_ok if failed else now,
             next_check=now + wait * 1000,
             outcome=outcome.value,
-            reason=reason,
+            reason=short(reason),
             failures=failures,
             checks=self.checks + 1,
             unchanged=self.unchanged + (outcome is Outcome.UNCHANGED),

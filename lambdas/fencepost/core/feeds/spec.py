@@ -6,11 +6,13 @@
 
 A file's ``url`` may name parameters in braces (``{license_key}``), each given in ``params`` (or, for a preset, at the
 top level) as text or as a reference to a secret (``{"secret": "<Secrets Manager name>", "key": "<field>"}``); a
-parameter whose name says it is a credential (key, token, password, secret) must be a reference, and a URL never
-carries a user and password of its own, so no credential is ever stored in the bucket. ``basic_auth`` sends two
-parameters as HTTP basic authentication. ``unpack`` (``zip``, ``tar.gz``) keeps the members its ``members`` patterns
-name (each pattern must match exactly one member: a publisher's changed layout fails, it never loads half a
-release); ``sha256_url`` is the publisher's checksum of the download, checked before anything is written.
+parameter or a query parameter whose name says it is a credential (key, token, password, secret: see
+``fencepost.core.feeds.urls``) must be a reference, and a URL never carries a user and password of its own, so
+no credential is ever stored in the bucket, and no message shows more of an address than ``public_url``.
+``basic_auth`` sends two parameters as HTTP basic authentication. ``unpack`` (``zip``, ``tar.gz``) keeps the members
+its ``members`` patterns name (each pattern must match exactly one member: a publisher's changed layout fails, it
+never loads half a release); ``sha256_url`` is the publisher's checksum of the download, checked before anything is
+written.
 """
 
 from __future__ import annotations
@@ -18,13 +20,20 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 from fencepost.core.feeds.presets import PRESETS, Preset
+from fencepost.core.feeds.urls import (
+    PARAM,
+    checked_url,
+    credential_like,
+    no_literal_credentials,
+    placeholders,
+    public_url,
+)
 from fencepost.core.objects import FolderError
 
 UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -32,9 +41,7 @@ MAX_EVERY: Final = 30 * 86400
 MAX_FILES: Final = 16
 MAX_MEMBERS: Final = 16
 ARCHIVES: Final = ("zip", "tar.gz")
-_CREDENTIAL = re.compile(r"key|token|password|secret|pass$", re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-_PARAM = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _TOP = {"url", "name", "unpack", "members", "sha256_url", "files", "every", "params", "basic_auth"}
 _TOP |= {"max_bytes", "paused", "preset"}
 _FILE = {"url", "name", "unpack", "members", "sha256_url"}
@@ -79,15 +86,6 @@ class Source:
         return public_url(self.files[0].url) + (f" (and {more} more)" if more else "")
 
 
-def public_url(url: str) -> str:
-    """An address as messages, reports and the API show it: without its query (which may carry a key written into
-    it) or a user; placeholders stay placeholders."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}" + ("?..." if parts.query else "")
-
-
 def parse_every(value: Any, where: str, least: int) -> int:
     """``"5m"``, ``"1h"``, ``"1d"``: seconds, at least ``least`` and at most 30 days."""
     found = re.fullmatch(r"\s*(\d{1,7})\s*([smhd])\s*", value) if isinstance(value, str) else None
@@ -119,10 +117,11 @@ def parse_source(raw: bytes, where: str, *, least_every: int, https_only: bool) 
     params = _params(document.get("params"), where)
     files = _files(document, where, https_only)
     for feed in files:
-        for url in (feed.url, feed.sha256_url or ""):
-            missing = sorted(set(_placeholders(url, where)) - set(params))
+        for url in filter(None, (feed.url, feed.sha256_url)):
+            missing = sorted(set(placeholders(url, where)) - set(params))
             if missing:
-                raise FolderError(f"{where}: {url!r} names {missing}, which params does not give")
+                raise FolderError(f"{where}: {public_url(url)} names {missing}, which params does not give")
+            no_literal_credentials(url, [name for name, value in params.items() if isinstance(value, Secret)], where)
     return Source(
         files=files,
         every=parse_every(document.get("every", "1d"), where, least_every),
@@ -175,10 +174,10 @@ def _file(entry: Any, where: str, https_only: bool) -> FeedFile:
     unknown = sorted(set(entry) - _FILE)
     if unknown:
         raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(_FILE)}")
-    url = _url(entry["url"], where, https_only)
+    url = checked_url(entry["url"], where, https_only)
     sha256_url = entry.get("sha256_url")
     if sha256_url is not None:
-        sha256_url = _url(sha256_url, f"{where} sha256_url", https_only)
+        sha256_url = checked_url(sha256_url, f"{where} sha256_url", https_only)
     unpack = entry.get("unpack")
     if unpack is not None and unpack not in ARCHIVES:
         raise FolderError(f"{where}: unpack is one of {list(ARCHIVES)}")
@@ -197,34 +196,6 @@ def _file(entry: Any, where: str, https_only: bool) -> FeedFile:
     return FeedFile(url=url, name=name, unpack=unpack, members=tuple(members), sha256_url=sha256_url)
 
 
-def _url(value: Any, where: str, https_only: bool) -> str:
-    try:
-        parts = urlsplit(value) if isinstance(value, str) and len(value) <= 2048 and value.isascii() else None
-        _ = parts and parts.port  # a port that is not a number raises here, not in a check
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("https", "http") or not parts.hostname or any(c in value for c in " \t\n"):
-        raise FolderError(f"{where}: url must be an https:// address (ASCII, no spaces: percent-encode the rest)")
-    if https_only and parts.scheme != "https":
-        raise FolderError(f"{where}: url must be https:// (plain http could be changed on the way)")
-    if parts.username is not None or parts.password is not None:
-        raise FolderError(f"{where}: a url never holds a user or password: use params with a secret and basic_auth")
-    return str(value)
-
-
-def _placeholders(url: str, where: str) -> list[str]:
-    try:
-        fields = [
-            (name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(url) if name is not None
-        ]
-    except ValueError:
-        raise FolderError(f"{where}: {url!r} has an unmatched brace") from None
-    names = [name for name, _, _ in fields]
-    if not all(_PARAM.fullmatch(name) and not spec and conversion is None for name, spec, conversion in fields):
-        raise FolderError(f"{where}: placeholders in {url!r} must be plain names such as {{license_key}}")
-    return names
-
-
 def _params(value: Any, where: str) -> dict[str, Param]:
     if value is None:
         return {}
@@ -232,7 +203,7 @@ def _params(value: Any, where: str) -> dict[str, Param]:
         raise FolderError(f'{where}: params must be an object, e.g. {{"license_key": {{"secret": "maxmind"}}}}')
     params: dict[str, Param] = {}
     for name, given in value.items():
-        if not _PARAM.fullmatch(name):
+        if not PARAM.fullmatch(name):
             raise FolderError(f"{where}: param {name[:40]!r} must be a lower-case name")
         if isinstance(given, dict) and set(given) <= {"secret", "key"} and isinstance(given.get("secret"), str):
             key = given.get("key")
@@ -240,7 +211,7 @@ def _params(value: Any, where: str) -> dict[str, Param]:
                 raise FolderError(f"{where}: params.{name}.key must be text")
             params[name] = Secret(given["secret"], key)
         elif isinstance(given, str | int) and not isinstance(given, bool):
-            if _CREDENTIAL.search(name):
+            if credential_like(name):
                 raise FolderError(
                     f'{where}: {name} is a credential: give it as {{"secret": "<name in the secret store>"}}, '
                     "never as text in the bucket"

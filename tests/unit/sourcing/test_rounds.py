@@ -1,0 +1,101 @@
+"""A round of the sources against a hostile or broken publisher: every check ends within its time and is recorded,
+the round goes on to the next source, the sources checked longest ago come first, and one round runs at a time."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from fencepost.core.feeds.schedule import Outcome, SourceState
+from fencepost.sourcing.outcomes import RoundUnderWay
+from tests.bombs import tar_bomb
+from tests.publisher import Publisher
+from tests.unit.sourcing.world import RELEASE, World
+
+
+def test_archive_bombs_fail_with_a_reason_and_the_round_checks_the_next_source(site: Publisher, tmp_path: Path) -> None:
+    world = World(site, tmp_path, max_bytes=4 << 20, check_seconds=5)
+    site.publish("/bz2.tar.gz", tar_bomb(tmp_path / "bz2", "bz2").read_bytes())  # 8 GiB of zeros, then data.csv
+    site.publish("/gz.tar.gz", tar_bomb(tmp_path / "gz", "gz", zeros=2 << 30).read_bytes())  # 2 GiB, ~2 MB
+    site.publish("/drop.txt", RELEASE)
+    for dataset, path in (("a-bz2", "/bz2.tar.gz"), ("b-gz", "/gz.tar.gz")):
+        world.source({"url": site.url(path), "unpack": "tar.gz", "members": ["data.csv"]}, dataset=dataset)
+    world.source({"url": site.url("/drop.txt")}, dataset="c-good")
+    started = time.monotonic()
+    world.checker.deadline = started + 30
+    checked = {c.dataset: c for c in world.checker.check_due() if c.outcome is not None}
+    assert time.monotonic() - started < 5
+    assert {name: c.outcome for name, c in checked.items()} == {
+        "a-bz2": Outcome.FAILED,
+        "b-gz": Outcome.FAILED,
+        "c-good": Outcome.CHANGED,
+    }
+    assert "reads gzip only, and this file is bzip2: refused" in checked["a-bz2"].reason
+    assert "expands to more than 16,777,216 bytes (4 x max_bytes" in checked["b-gz"].reason
+    assert world.states.states["a-bz2"].reason == checked["a-bz2"].reason  # recorded
+    assert world.folders.objects["c-good/_fetched/drop.txt"] == RELEASE
+
+
+def test_a_check_that_runs_out_of_its_time_is_recorded_failed_and_the_round_goes_on(
+    site: Publisher, tmp_path: Path
+) -> None:
+    # A publisher sending one header line every 0.2 s (18 s of headers) against a check's 1 s
+    world = World(site, tmp_path, check_seconds=1)
+    site.publish("/slow.txt", RELEASE, header_trickle=0.2)
+    site.publish("/drop.txt", RELEASE)
+    world.source({"url": site.url("/slow.txt")}, dataset="a-slow")
+    world.source({"url": site.url("/drop.txt")}, dataset="b-good")
+    started = time.monotonic()
+    world.checker.deadline = started + 30
+    checked = {c.dataset: c for c in world.checker.check_due() if c.outcome is not None}
+    assert time.monotonic() - started < 2.5
+    assert checked["a-slow"].outcome is Outcome.FAILED
+    assert checked["a-slow"].reason == (
+        f"{site.url('/slow.txt')}: the check ran out of time while waiting for the answer's status and headers: "
+        "a check has 1 s (FETCH_CHECK_SECONDS), within the round's"
+    )
+    assert world.states.states["a-slow"].outcome == "FAILED"
+    assert checked["b-good"].outcome is Outcome.CHANGED
+
+
+def test_a_round_starts_with_the_sources_checked_longest_ago(site: Publisher, tmp_path: Path) -> None:
+    world = World(site, tmp_path)
+    for dataset in ("aaa", "bbb", "ccc", "ddd"):
+        site.publish(f"/{dataset}.txt", RELEASE)
+        world.source({"url": site.url(f"/{dataset}.txt")}, dataset=dataset)
+    # aaa was checked last; ccc before it; ddd long ago; bbb never (a state without a check: just written)
+    for dataset, last in (("aaa", 900_000), ("ccc", 500_000), ("ddd", 100_000), ("bbb", None)):
+        world.states.states[dataset] = SourceState(last_checked=last)
+    world.checker.check_due()
+    assert [seen.path for seen in site.seen] == ["/bbb.txt", "/ddd.txt", "/ccc.txt", "/aaa.txt"]
+
+
+def test_a_round_past_its_time_leaves_the_rest_for_the_next_which_starts_with_them(
+    site: Publisher, tmp_path: Path
+) -> None:
+    world = World(site, tmp_path, check_seconds=1)
+    site.publish("/slow.txt", RELEASE, header_trickle=0.2)
+    site.publish("/drop.txt", RELEASE)
+    world.source({"url": site.url("/slow.txt")}, dataset="a-slow")
+    world.source({"url": site.url("/drop.txt")}, dataset="b-good")
+    world.checker.deadline = time.monotonic() + 0.5  # the round's time ends inside the first check
+    assert [(c.dataset, c.outcome) for c in world.checker.check_due()] == [("a-slow", Outcome.FAILED)]
+    world.now += 1000
+    world.checker.deadline = time.monotonic() + 30
+    assert next(c.dataset for c in world.checker.check_due()) == "b-good"  # (a-slow is due again, after it)
+
+
+def test_one_round_at_a_time(site: Publisher, tmp_path: Path) -> None:
+    world = World(site, tmp_path)
+    site.publish("/drop.txt", RELEASE)
+    world.source({"url": site.url("/drop.txt")})
+    world.states.lease = ("another round", world.now + 60_000)
+    with pytest.raises(RoundUnderWay, match="another round of the sources is under way"):
+        world.checker.check_due()
+    assert site.seen == []
+    world.now += 60_001  # that round's lease expired (it was killed): this one takes it, and gives it back
+    world.checker.deadline = time.monotonic() + 30
+    assert [c.outcome for c in world.checker.check_due() if c.outcome] == [Outcome.CHANGED]
+    assert world.states.lease is None
