@@ -1,4 +1,5 @@
-"""The alarms' two shapes: any occurrence within five minutes, or an occurrence that keeps coming back.
+"""The alarms' three shapes: any occurrence within five minutes, an occurrence that keeps coming back, or a heartbeat
+that stops.
 
 Every alarm of the stack is one of these; the stack sends them all (and their recoveries) to the alarm topic.
 """
@@ -44,4 +45,21 @@ def sustained(
         datapoints_to_alarm=periods if periods != of else None,
         comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+    )
+
+
+def silent(
+    scope: Construct, construct_id: str, *, metric: cloudwatch.IMetric, description: str, periods: int
+) -> cloudwatch.Alarm:
+    """Alarm when ``metric`` (a count, aggregated over PERIOD) is below 1 in each of the last ``periods`` periods:
+    no data counts as silence, so something that stops running alarms, however it stopped."""
+    return cloudwatch.Alarm(
+        scope,
+        construct_id,
+        alarm_description=description,
+        metric=metric,
+        threshold=1,
+        evaluation_periods=periods,
+        comparison_operator=cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        treat_missing_data=cloudwatch.TreatMissingData.BREACHING,
     )

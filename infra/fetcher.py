@@ -1,4 +1,4 @@
-"""Sources: the fetch function, the schedule that starts a round of it every five minutes, and its two alarms.
+"""Sources: the fetch function, the schedule that starts a round of it every five minutes, and its four alarms.
 
 A round reads each folder's ``_source.json`` (``fencepost.sourcing``), checks the sources that are due, and writes a
 new release into the folder's ``_fetched/`` objects, which the bucket notifies to the loader as any upload. The
@@ -17,7 +17,8 @@ A round that fails is not retried (the next is five minutes away, and a source t
 (``fencepost.sourcing.rounds``), which works on any account (reserved concurrency would need room in the account's
 quota, which a new account may not have). The alarms: a source whose checks failed three times in a row, and a
 source no check found current for three of its intervals (both from the function's metrics, ``SourcesFailing`` and
-``SourcesStale``).
+``SourcesStale``), the function failing, and the function not run for 15 minutes (from Lambda's own ``Invocations``:
+the other three come from the function itself, so a schedule that stopped would silence them too).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from fencepost.core.keys import SOURCES_PK
 from fencepost.core.objects import FETCHED_FOLDER, SOURCE_NAME
 from fencepost.sourcing.outcomes import FAILING
 from infra import nag
-from infra.alarms import PERIOD, any_in_period
+from infra.alarms import PERIOD, any_in_period, silent
 from infra.functions import PythonFunction, own_metric
 from infra.settings import DeploySettings
 
@@ -126,6 +127,17 @@ class Sources(Construct):
                 description="The fetch function failed (an unhandled error, a timeout or out of memory): a round of "
                 "the sources was cut short, and the sources after it wait for the next round.",
                 metric=self.function.metric_errors(statistic="Sum", period=PERIOD),
+            ),
+            silent(
+                self,
+                "FetchHeartbeatAlarm",
+                description=(
+                    "The fetch function has not run for 15 minutes (its schedule runs it every 5): the schedule was "
+                    "disabled or deleted, or cannot invoke it. No source is checked, and the sources' own alarms, "
+                    "which the function's metrics raise, stay quiet."
+                ),
+                metric=self.function.metric_invocations(statistic="Sum", period=PERIOD),
+                periods=3,
             ),
             any_in_period(
                 self,

@@ -52,7 +52,9 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         ("LoadsStalled", LOADER_SERVICE),
         ("SourcesFailing", FETCH_SERVICE),
         ("SourcesStale", FETCH_SERVICE),
+        ("Invocations", ids["fetch_function"]),
     }
+    heartbeat = alarms.pop(("Invocations", ids["fetch_function"]))
     for props in alarms.values():
         assert props["Threshold"] == 1
         assert props["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
@@ -64,6 +66,12 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         assert parked["Namespace"] == "AWS/SQS"
         assert parked["Statistic"] == "Maximum"
     assert alarms[("5xx", ids["api"])]["Namespace"] == "AWS/ApiGateway"
+    # The sources' alarms come from the fetch function's own metrics: one on Lambda's count of its invocations
+    # breaches when the function stops running, however it stopped (no data is silence)
+    assert (heartbeat["Threshold"], heartbeat["ComparisonOperator"]) == (1, "LessThanThreshold")
+    assert (heartbeat["Statistic"], heartbeat["Period"], heartbeat["EvaluationPeriods"]) == ("Sum", 300, 3)
+    assert heartbeat["TreatMissingData"] == "breaching"
+    assert "has not run for 15 minutes" in heartbeat["AlarmDescription"]
 
 
 @pytest.mark.parametrize("metric", ["SourcesFailing", "SourcesStale"])
