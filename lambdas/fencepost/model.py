@@ -102,8 +102,8 @@ RECORD_PROBLEMS = (
 class DiffSummary:
     """How a build's answers differ from the version live when it was built (``fencepost.core.diffs``).
 
-    ``baseline`` None: nothing to compare with (a first version, or a live version built before versions kept their
-    pieces), as ``note`` says; the counts are then 0 and only ``min_ranges`` of the gates applies (``core.gates``).
+    ``baseline`` None: nothing to compare with (a first version), as ``note`` says; the counts are then 0 and only
+    ``min_ranges`` and ``reserved_space`` of the gates apply (``core.gates``).
     """
 
     baseline: int | None = None
@@ -124,9 +124,27 @@ class DiffSummary:
         "Share of the IPv4 addresses the live version answers that are gone or answer otherwise.", default=0.0
     )
     removed_percent_addresses_ipv6: float = documented("The same for IPv6.", default=0.0)
+    added_percent_addresses_ipv4: float | None = documented(
+        "IPv4 addresses the live version does not answer that this build answers, as a share of those the live "
+        "version answers (growth); null when it answers none.",
+        default=0.0,
+    )
+    added_percent_addresses_ipv6: float | None = documented("The same for IPv6.", default=0.0)
+    window_changed_percent_ipv4: float = documented(
+        "Share of the IPv4 address space changed by the versions that went live in the folder's "
+        "`change_window_hours` before this build, plus this build's own: what `max_window_change_percent` decides on.",
+        default=0.0,
+    )
+    window_changed_percent_ipv6: float = documented("The same for IPv6.", default=0.0)
+    reserved: str | None = documented(
+        "The first reserved network this build answers for (IANA special-purpose space not globally reachable, "
+        "e.g. `10.0.0.0/8 (Private-Use, RFC 1918)`); null when it answers for none.",
+        default=None,
+    )
     gate: str | None = documented(
-        "The folder setting of the gate that stopped this build (`min_ranges`, `max_removed_percent`, "
-        "`max_change_percent`); null when none did.",
+        "The folder setting of the gate that stopped this build (`min_ranges`, `reserved_space`, "
+        "`max_removed_percent`, `max_added_percent`, `max_change_percent`, `max_window_change_percent`), or "
+        "`baseline` when the live version's pieces could not be read to compare with; null when none did.",
         default=None,
     )
 
@@ -215,6 +233,9 @@ class BuildRecord:
     switched: float | None = None  # when it went live (set with the switch itself): it is never abandoned after
     delete_after: float | None = None  # once DELETING: when its deletion may start
     dated: str | None = None  # built from the dated folder of this date: placed in the history, never live
+    # The percent of the IPv4 and IPv6 space whose answer it changed against the version live when it was built
+    # (None: a first version); recorded in the history when it goes live (``core.history.changed_since``)
+    changed: tuple[float, float] | None = None
 
     @property
     def complete(self) -> bool:

@@ -21,6 +21,7 @@ from typing import Final, NamedTuple
 
 from fencepost.core.addresses import BITS, FAMILIES, TOP, V4, V6
 from fencepost.core.build import FamilyRanges, Pieces
+from fencepost.core.items import Hit
 
 HASH_BYTES: Final = 8
 _LINE: Final = re.compile(r"([46])\t([0-9a-f]{1,32})\t([0-9a-f]{1,32})\t([0-9a-f]{" + str(2 * HASH_BYTES) + r"})\n?")
@@ -73,6 +74,14 @@ def piece_lines(families: Mapping[int, FamilyRanges], pieces: Mapping[int, Piece
             yield f"{family}\t{start:x}\t{end:x}\t{cached[1]}\n"
 
 
+def stored_lines(hits: Iterable[tuple[int, Hit]]) -> Iterator[str]:
+    """A version's pieces file made again from its items, read back in address order (IPv4, then IPv6): the same
+    lines its build wrote, for an item keeps the piece's bounds, its range's and its metadata."""
+    for family, hit in hits:
+        digest = answer_hash(tuple(hit.values), (hit.range_start, hit.range_end))
+        yield f"{family}\t{hit.start:x}\t{hit.end:x}\t{digest}\n"
+
+
 def parse_piece_line(line: str) -> PieceLine:
     """The inverse of ``piece_lines`` for one line (its newline optional); ValueError on anything else."""
     match = _LINE.fullmatch(line)
@@ -110,12 +119,17 @@ def _no_loss() -> dict[int, Loss]:
     return dict.fromkeys(FAMILIES, Loss())
 
 
+def _none_gained() -> dict[int, int]:
+    return dict.fromkeys(FAMILIES, 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Diff:
     """Counts of a comparison. Pieces are matched by their bounds: same bounds and hash are ``unchanged``, same
     bounds and another hash ``changed``; the others are ``added`` (new) or ``removed`` (old).
     ``changed_v4``/``changed_v6`` count the addresses whose answer differs, exactly, of the whole address space;
-    ``loss`` measures the same against what the old version held, per family."""
+    ``loss`` measures the same against what the old version held, per family; ``gained`` counts, per family, the
+    addresses the old version did not answer (NOT_FOUND) that the new one does."""
 
     unchanged: int = 0
     changed: int = 0
@@ -124,6 +138,13 @@ class Diff:
     changed_v4: int = 0
     changed_v6: int = 0
     loss: dict[int, Loss] = field(default_factory=_no_loss)
+    gained: dict[int, int] = field(default_factory=_none_gained)
+
+    def growth(self, family: int) -> Fraction | None:
+        """The addresses gained, as an exact share of those the old version answered; None when it answered none
+        of the family's (any gain is then unbounded growth)."""
+        covered = self.loss[family].addresses
+        return Fraction(self.gained[family], covered) if covered else None
 
     def fraction(self, family: int) -> Fraction:
         """The exact share of ``family``'s address space whose answer changed, between 0 and 1."""
@@ -210,6 +231,7 @@ class Sweep:
         self._olds_lost = dict.fromkeys(FAMILIES, 0)
         self._covered = dict.fromkeys(FAMILIES, 0)
         self._covered_lost = dict.fromkeys(FAMILIES, 0)
+        self._gained = dict.fromkeys(FAMILIES, 0)
         self._done = False
 
     def changes(self) -> Iterator[Change]:
@@ -229,7 +251,9 @@ class Sweep:
             if before == after:
                 continue
             self._changed[family] += end - start + 1
-            if o is not None:
+            if o is None:
+                self._gained[family] += end - start + 1
+            else:
                 self._covered_lost[family] += end - start + 1
                 if lost is not o:
                     self._olds_lost[family] += 1
@@ -265,6 +289,7 @@ class Sweep:
             changed_v4=self._changed[V4],
             changed_v6=self._changed[V6],
             loss=loss,
+            gained=dict(self._gained),
         )
 
 

@@ -98,14 +98,19 @@ class Publisher:
             total = read.problems.total + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return False
-        comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
         gates = folder.gates.unattended() if any(is_fetched(o.key) for o in objects) else folder.gates
+        comparison = self.comparer.compare(
+            dataset, build, families, pieces, baseline=baseline, gates=gates, columns=read.columns
+        )
         refusal = None if accepted else comparison.refusal(gates, read.rows)
         if accepted:
             comparison = replace(comparison, summary=replace(comparison.summary, note=ACCEPTED))
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return False
+        if comparison.reserved is not None and gates.reserved_space == "flag":
+            reason = f'the objects answer for {comparison.reserved.text()}, reserved space (reserved_space "flag")'
+            read.problems.warn(Problem("", None, reason))
         self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=folder.index)
         self._record(
             dataset,
@@ -115,6 +120,7 @@ class Publisher:
             book=book,
             directories=directories,
             diff=comparison.summary,
+            changed=comparison.changed,
             started=started,
             folder=folder,
             dated=dated,
@@ -134,6 +140,7 @@ class Publisher:
         book: chunks.Book,
         directories: dict[int, Directory],
         diff: DiffSummary,
+        changed: tuple[float, float] | None,
         started: float,
         folder: FolderSettings,
         dated: str | None,
@@ -154,6 +161,7 @@ class Publisher:
                 started=started,
                 settings=settings,
                 dated=dated,
+                changed=changed,
             )
         )
         created = iso(self.clock())

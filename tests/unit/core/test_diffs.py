@@ -53,6 +53,10 @@ def _loss(v4: Loss = Loss(), v6: Loss = Loss()) -> dict[int, Loss]:  # noqa: B00
     return {V4: v4, V6: v6}
 
 
+def _gained(v4: int = 0, v6: int = 0) -> dict[int, int]:
+    return {V4: v4, V6: v6}
+
+
 # -- examples ------------------------------------------------------------------------------------------------------
 
 
@@ -101,15 +105,22 @@ def test_a_removed_range_counts_as_changed_addresses() -> None:
         Change(V4, 1 << 24, (2 << 24) - 1, _h(("b",), 1 << 24, (2 << 24) - 1), None)
     ]
     # And the other way round, NOT_FOUND -> found
-    assert _diff(new, old) == Diff(unchanged=1, added=1, changed_v4=1 << 24, loss=_loss(Loss(1, 0, 10, 0)))
+    grown = _diff(new, old)
+    assert grown == Diff(
+        unchanged=1, added=1, changed_v4=1 << 24, loss=_loss(Loss(1, 0, 10, 0)), gained=_gained(1 << 24)
+    )
+    assert grown.growth(V4) == Fraction(1 << 24, 10)  # of the 10 addresses the old version answered
 
 
 def test_a_whole_new_ipv6_range() -> None:
     old: list[Row] = [(V4, 5, 9, ("a",))]
     new: list[Row] = [(V4, 5, 9, ("a",)), (V6, 1 << 125, (1 << 126) - 1, ("x",))]
     result = _diff(old, new)
-    assert result == Diff(unchanged=1, added=1, changed_v6=1 << 125, loss=_loss(Loss(1, 0, 5, 0)))
+    assert result == Diff(
+        unchanged=1, added=1, changed_v6=1 << 125, loss=_loss(Loss(1, 0, 5, 0)), gained=_gained(0, 1 << 125)
+    )
     assert result.loss[V6].addresses_fraction() == 0  # nothing held, nothing lost
+    assert (result.growth(V4), result.growth(V6)) == (0, None)  # growth from nothing has no share
     assert (result.percent_v4, result.percent_v6, result.max_percent) == (0.0, 12.5, 12.5)
     assert result.exceeds(12)
     assert not result.exceeds(12.5)

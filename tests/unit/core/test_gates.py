@@ -178,8 +178,20 @@ def test_a_folder_fed_by_its_source_gets_the_unattended_defaults_for_the_gates_i
     def gates(document: str) -> Gates:
         return FolderSettings.parse(document.encode(), "s").gates
 
-    assert gates("{}").unattended() == Gates(max_removed_percent=10.0, max_change_percent=5.0)
-    assert UNATTENDED == {"max_removed_percent": 10.0, "max_change_percent": 5.0}
+    assert gates("{}").unattended() == Gates(
+        max_removed_percent=10.0,
+        max_change_percent=5.0,
+        max_added_percent=10.0,
+        max_window_change_percent=5.0,
+        reserved_space="refuse",
+    )
+    assert UNATTENDED == {
+        "max_removed_percent": 10.0,
+        "max_change_percent": 5.0,
+        "max_added_percent": 10.0,
+        "max_window_change_percent": 5.0,
+        "reserved_space": "refuse",
+    }
     chosen = gates('{"max_removed_percent": 30, "max_change_percent": null}').unattended()
     assert (chosen.max_removed_percent, chosen.max_change_percent) == (30.0, None)
     assert gates('{"min_ranges": 500}').unattended().min_ranges == 500
