@@ -120,7 +120,7 @@ def test_a_whole_new_ipv6_range() -> None:
         unchanged=1, added=1, changed_v6=1 << 125, loss=_loss(Loss(1, 0, 5, 0)), gained=_gained(0, 1 << 125)
     )
     assert result.loss[V6].addresses_fraction() == 0  # nothing held, nothing lost
-    assert (result.growth(V4), result.growth(V6)) == (0, None)  # growth from nothing has no share
+    assert (result.growth(V4), result.growth(V6)) == (Fraction(0), None)  # growth from nothing has no share
     assert (result.percent_v4, result.percent_v6, result.max_percent) == (0.0, 12.5, 12.5)
     assert result.exceeds(12)
     assert not result.exceeds(12.5)
