@@ -12,10 +12,11 @@ from pathlib import Path
 
 from fencepost.core.addresses import FAMILIES, V4
 from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.diffs import diff, parse_piece_line, piece_lines
+from fencepost.core.diffs import diff
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.formats.choice import read_ranges
 from fencepost.core.gates import Gates
+from fencepost.core.piece_files import parse_piece_line, piece_lines
 
 
 @dataclass(frozen=True, slots=True)

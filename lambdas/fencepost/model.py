@@ -125,21 +125,16 @@ class DiffSummary:
     )
     removed_percent_addresses_ipv6: float = documented("The same for IPv6.", default=0.0)
     added_percent_addresses_ipv4: float | None = documented(
-        "IPv4 addresses the live version does not answer that this build answers, as a share of those the live "
-        "version answers (growth); null when it answers none.",
-        default=0.0,
+        "Growth: IPv4 addresses added, as a share of those the live version answers; null when none.", default=0.0
     )
     added_percent_addresses_ipv6: float | None = documented("The same for IPv6.", default=0.0)
     window_changed_percent_ipv4: float = documented(
-        "Share of the IPv4 address space changed by the versions that went live in the folder's "
-        "`change_window_hours` before this build, plus this build's own: what `max_window_change_percent` decides on.",
+        "This build's share of the IPv4 space changed, plus those of the versions live in `change_window_hours`.",
         default=0.0,
     )
     window_changed_percent_ipv6: float = documented("The same for IPv6.", default=0.0)
     reserved: str | None = documented(
-        "The first reserved network this build answers for (IANA special-purpose space not globally reachable, "
-        "e.g. `10.0.0.0/8 (Private-Use, RFC 1918)`); null when it answers for none.",
-        default=None,
+        "The first reserved network it answers for (IANA, not globally reachable); null when none.", default=None
     )
     gate: str | None = documented(
         "The folder setting of the gate that stopped this build (`min_ranges`, `reserved_space`, "

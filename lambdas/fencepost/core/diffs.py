@@ -1,7 +1,7 @@
 """What changed between two versions, from their sorted pieces alone: no AWS, no version read back from DynamoDB.
 
-A build writes one line per stored piece (``piece_lines``: family, bounds in hex, and a hash of what a lookup there
-answers, its metadata and its range). Two such streams, both in address order, are compared by a streaming merge
+A build writes one line per stored piece (``core.piece_files``: family, bounds in hex, and a hash of what a lookup
+there answers, its metadata and its range). Two such streams, both in address order, are compared by a streaming merge
 (``segments``) that cuts the address space into the stretches where the pair (old piece, new piece) is constant;
 ``diff`` counts them and ``changed_pieces`` lists the stretches whose answer differs. Neither holds more than one
 piece of each stream, so two versions of millions of pieces compare in constant memory.
@@ -11,39 +11,13 @@ An address in no piece answers NOT_FOUND, so found -> NOT_FOUND and NOT_FOUND ->
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from fencepost.core.addresses import BITS, FAMILIES, TOP, V4, V6
-from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.items import Hit
-
-HASH_BYTES: Final = 8
-_LINE: Final = re.compile(r"([46])\t([0-9a-f]{1,32})\t([0-9a-f]{1,32})\t([0-9a-f]{" + str(2 * HASH_BYTES) + r"})\n?")
-
-
-def answer_hash(values: tuple[str, ...], range_span: tuple[int, int]) -> str:
-    """A short stable hash (16 hex digits) of a lookup's answer: its metadata and the range it reports.
-
-    JSON with ASCII escapes encodes the tuple unambiguously (no separator can be forged by a value), and the same on
-    every Python version.
-    """
-    text = json.dumps([range_span[0], range_span[1], *values], separators=(",", ":"))
-    return hashlib.blake2b(text.encode("ascii"), digest_size=HASH_BYTES).hexdigest()
-
-
-class PieceLine(NamedTuple):
-    """One stored piece as a build's pieces file gives it."""
-
-    family: int
-    start: int
-    end: int
-    hash: str
+from fencepost.core.piece_files import PieceLine
 
 
 class Change(NamedTuple):
@@ -54,44 +28,6 @@ class Change(NamedTuple):
     end: int
     old_hash: str | None
     new_hash: str | None
-
-
-def piece_lines(families: Mapping[int, FamilyRanges], pieces: Mapping[int, Pieces]) -> Iterator[str]:
-    """``"<family>\\t<start hex>\\t<end hex>\\t<hash>\\n"`` per stored piece: IPv4 then IPv6, in address order.
-
-    ``pieces[family]`` are the pieces of ``families[family]`` (``FamilyRanges.pieces``); a family missing from
-    ``pieces`` has none.
-    """
-    for family in FAMILIES:
-        if family not in pieces:
-            continue
-        ranges = families[family]
-        cached: tuple[int, str] | None = None  # consecutive pieces often share a source (a range split by a nested one)
-        for start, end, source in pieces[family]:
-            if cached is None or cached[0] != source:
-                span = (ranges.starts[source], ranges.ends[source])
-                cached = source, answer_hash(ranges.values[source], span)
-            yield f"{family}\t{start:x}\t{end:x}\t{cached[1]}\n"
-
-
-def stored_lines(hits: Iterable[tuple[int, Hit]]) -> Iterator[str]:
-    """A version's pieces file made again from its items, read back in address order (IPv4, then IPv6): the same
-    lines its build wrote, for an item keeps the piece's bounds, its range's and its metadata."""
-    for family, hit in hits:
-        digest = answer_hash(tuple(hit.values), (hit.range_start, hit.range_end))
-        yield f"{family}\t{hit.start:x}\t{hit.end:x}\t{digest}\n"
-
-
-def parse_piece_line(line: str) -> PieceLine:
-    """The inverse of ``piece_lines`` for one line (its newline optional); ValueError on anything else."""
-    match = _LINE.fullmatch(line)
-    if match is None:
-        raise ValueError(
-            f"malformed piece line {line[:200]!r}: expected family, start and end in lowercase hex, and a "
-            f"{2 * HASH_BYTES}-digit hash, separated by tabs"
-        )
-    family, start, end, digest = match.groups()
-    return PieceLine(int(family), int(start, 16), int(end, 16), digest)
 
 
 class Loss(NamedTuple):
@@ -119,10 +55,6 @@ def _no_loss() -> dict[int, Loss]:
     return dict.fromkeys(FAMILIES, Loss())
 
 
-def _none_gained() -> dict[int, int]:
-    return dict.fromkeys(FAMILIES, 0)
-
-
 @dataclass(frozen=True, slots=True)
 class Diff:
     """Counts of a comparison. Pieces are matched by their bounds: same bounds and hash are ``unchanged``, same
@@ -138,7 +70,7 @@ class Diff:
     changed_v4: int = 0
     changed_v6: int = 0
     loss: dict[int, Loss] = field(default_factory=_no_loss)
-    gained: dict[int, int] = field(default_factory=_none_gained)
+    gained: dict[int, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
 
     def growth(self, family: int) -> Fraction | None:
         """The addresses gained, as an exact share of those the old version answered; None when it answered none

@@ -23,10 +23,11 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.addresses import V4, V6, format_address
 from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.diffs import Change, Diff, Sweep, parse_piece_line, piece_lines
+from fencepost.core.diffs import Change, Diff, Sweep
 from fencepost.core.gates import Gates
 from fencepost.core.history import Timeline, changed_since
 from fencepost.core.objects import changes_key, pieces_key
+from fencepost.core.piece_files import parse_piece_line, piece_lines
 from fencepost.core.reserved import Reserved, registry
 from fencepost.loading.ports import Clock, KeptFiles, Telemetry
 from fencepost.model import DiffSummary, VersionInfo
@@ -58,11 +59,6 @@ class Comparison:
     earlier: tuple[float, float] = (0.0, 0.0)  # percent of each family's space changed in the window before
     reserved: Reserved | None = None  # the first reserved network the build answers for
     missing: str | None = None  # why the live version's pieces could not be read
-
-    @property
-    def changed(self) -> tuple[float, float] | None:
-        """The percent of the IPv4 and IPv6 space this build changes, which the history keeps once it is live."""
-        return None if self.found is None else (self.found.percent_v4, self.found.percent_v6)
 
     def refusal(self, gates: Gates, ranges: int) -> tuple[str, str] | None:
         """The gate that stops a build of ``ranges`` ranges and why (with the figure and the limit); None when it

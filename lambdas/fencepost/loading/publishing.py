@@ -120,7 +120,6 @@ class Publisher:
             book=book,
             directories=directories,
             diff=comparison.summary,
-            changed=comparison.changed,
             started=started,
             folder=folder,
             dated=dated,
@@ -140,7 +139,6 @@ class Publisher:
         book: chunks.Book,
         directories: dict[int, Directory],
         diff: DiffSummary,
-        changed: tuple[float, float] | None,
         started: float,
         folder: FolderSettings,
         dated: str | None,
@@ -161,7 +159,7 @@ class Publisher:
                 started=started,
                 settings=settings,
                 dated=dated,
-                changed=changed,
+                changed=None if diff.baseline is None else (diff.changed_percent_ipv4, diff.changed_percent_ipv6),
             )
         )
         created = iso(self.clock())

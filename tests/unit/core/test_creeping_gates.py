@@ -12,10 +12,11 @@ from dataclasses import replace
 import pytest
 
 from fencepost.core.addresses import FAMILIES
-from fencepost.core.diffs import Diff, diff, parse_piece_line, piece_lines
+from fencepost.core.diffs import Diff, diff
 from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.gates import Gates, Refusal
 from fencepost.core.objects import FolderError
+from fencepost.core.piece_files import parse_piece_line, piece_lines
 from fencepost.core.reserved import Reserved, registry
 from tests.feeds import creeping_feed, networks
 from tests.support import family_ranges

@@ -14,18 +14,9 @@ from hypothesis import strategies as st
 
 from fencepost.core.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
 from fencepost.core.build import HOLE, FamilyRanges
-from fencepost.core.diffs import (
-    Change,
-    Diff,
-    Loss,
-    PieceLine,
-    answer_hash,
-    changed_pieces,
-    diff,
-    parse_piece_line,
-    piece_lines,
-)
+from fencepost.core.diffs import Change, Diff, Loss, changed_pieces, diff
 from fencepost.core.keys import PARTITION_BITS
+from fencepost.core.piece_files import PieceLine, answer_hash, parse_piece_line, piece_lines
 from tests.reference import answer_of_rows
 
 Row = tuple[int, int, int, tuple[str, ...]]  # family, start, end, metadata: a range as a file gives it

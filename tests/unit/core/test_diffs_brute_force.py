@@ -10,12 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.diffs import (
-    Diff,
-    Loss,
-    changed_pieces,
-    diff,
-)
+from fencepost.core.diffs import Diff, Loss, changed_pieces, diff
 from tests.unit.core.test_diffs import _answer, _centre, _changes_at, _rows, _universe, _version
 
 

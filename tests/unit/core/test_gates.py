@@ -12,9 +12,10 @@ from fractions import Fraction
 import pytest
 
 from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.diffs import Diff, Loss, PieceLine, diff, parse_piece_line, piece_lines
+from fencepost.core.diffs import Diff, Loss, diff
 from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.gates import UNATTENDED, Gates
+from fencepost.core.piece_files import PieceLine, parse_piece_line, piece_lines
 from tests.feeds import drop_list, networks
 from tests.support import V4_FILE, family_ranges, read_tsv
 

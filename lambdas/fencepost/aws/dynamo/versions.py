@@ -9,8 +9,8 @@ from fencepost.aws.dynamo.codec import Item, encode
 from fencepost.aws.dynamo.pieces import version_hits, version_pieces
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
-from fencepost.core.diffs import stored_lines
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
+from fencepost.core.piece_files import stored_lines
 from fencepost.model import VersionHeader, VersionInfo
 
 # Directory pages are items; 300,000 characters keeps one far below the 400 KB item limit.
