@@ -27,6 +27,7 @@ from bench.reverse_report import Built, Pages, markdown
 from bench.several import _NoListings
 from bench.timing import median
 from fencepost.core.addresses import FAMILIES
+from fencepost.core.exports import Marker
 from fencepost.core.objects import index_key, values_key
 from fencepost.core.value_index import build_index, directory_bytes
 from fencepost.http.app import create_app
@@ -69,6 +70,12 @@ class CountingBucket:
 
     def presigned(self, key: str, seconds: int) -> str:  # noqa: ARG002 - exports are not measured here
         return f"memory://{key}"
+
+    def marker(self, key: str) -> Marker | None:  # noqa: ARG002 - exports are not measured here
+        return None
+
+    def claim(self, key: str, state: str, *, replacing: str | None) -> bool:  # noqa: ARG002
+        return False
 
     def lines_if_any(self, key: str) -> Iterator[bytes] | None:
         self.gets += 1

@@ -34,7 +34,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.objects import EXPORTS_PREFIX, KEPT_FILES
+from fencepost.core.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, REPORTS_PREFIX
 from fencepost.settings import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
@@ -42,7 +42,6 @@ from infra.functions import PythonFunction, own_metric
 from infra.notifications import QueueDestination
 from infra.settings import DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOADER_TIMEOUT_MINUTES
-from infra.storage import REPORTS_PREFIX
 
 HANDLER: Final = "fencepost.handlers.loader.handler"
 TIMEOUT: Final = cdk.Duration.minutes(LOADER_TIMEOUT_MINUTES)
@@ -118,15 +117,16 @@ class Loader(Construct):
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects("*")])  # range files
         )
-        written = [bucket.arn_for_objects(f"{prefix}*") for prefix in (REPORTS_PREFIX, EXPORTS_PREFIX)]
+        written = [bucket.arn_for_objects(f"{prefix}*") for prefix in (REPORTS_PREFIX, KEPT_PREFIX, EXPORTS_PREFIX)]
         self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:PutObject"], resources=written))
         # A version's exports: an upload in parts that fails is aborted, and they are deleted with the version
         exports = bucket.arn_for_objects(f"{EXPORTS_PREFIX}*")
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:AbortMultipartUpload", "s3:DeleteObject"], resources=[exports])
         )
-        # A deleted version's pieces, changes and index files (reports themselves are kept)
-        kept = [bucket.arn_for_objects(f"{REPORTS_PREFIX}{pattern}") for pattern in KEPT_FILES]
+        # A deleted version's pieces, changes and index files, and where versions built before _kept/ kept them
+        # (reports themselves are expired by the bucket)
+        kept = [bucket.arn_for_objects(key) for key in (f"{KEPT_PREFIX}*", *LEGACY_KEPT)]
         self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:DeleteObject"], resources=kept))
         for queue, concurrency in (
             (self.control_queue, settings.control_concurrency),
@@ -176,11 +176,18 @@ class Loader(Construct):
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/{EXPORTS_PREFIX}*]",
             "The loader writes and deletes each version's exports under _exports/, one object per format.",
         )
-        for pattern in KEPT_FILES:
+        nag.acknowledge(
+            loader.role,
+            f"AwsSolutions-IAM5[Resource::{bucket_arn}/{KEPT_PREFIX}*]",
+            "The loader writes and deletes the files each version is read from (pieces, changes, value indexes) "
+            "under _kept/, one set per version.",
+        )
+        for key in LEGACY_KEPT:
             nag.acknowledge(
                 loader.role,
-                f"AwsSolutions-IAM5[Resource::{bucket_arn}/{REPORTS_PREFIX}{pattern}]",
-                f"A deleted version's {pattern} files, kept per version under _reports/; it may delete nothing else.",
+                f"AwsSolutions-IAM5[Resource::{bucket_arn}/{key}]",
+                f"A deleted version's {key} files, where versions built before _kept/ kept them; it may delete "
+                "nothing else there.",
             )
         self.alarms = [
             any_in_period(

@@ -19,7 +19,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.objects import EXPORTS_PREFIX, REPORTS_PREFIX, SERVED_FILES
+from fencepost.core.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, building_key
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.front import UNRESERVED_MINIMUM, Front
@@ -80,17 +80,22 @@ class LookupApi(Construct):
             )
         # Lookups only ever read single items and Query one partition: nothing else on the table.
         table.grant(self.function, "dynamodb:GetItem", "dynamodb:Query")
-        # Diffs and reverse lookups read the pieces, changes and value indexes a build kept beside its report, and
-        # nothing else.
-        served = [f"{REPORTS_PREFIX}{pattern}" for pattern in SERVED_FILES]
+        # Diffs and reverse lookups read the pieces, changes and value indexes a build kept for its version (where
+        # versions built before _kept/ kept them too), and nothing else.
+        served = [f"{KEPT_PREFIX}*", *LEGACY_KEPT]
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(key) for key in served])
         )
+        # Without ListBucket, S3 answers a read of a missing object 403 (AccessDenied), not 404: a kept file read
+        # where versions built before _kept/ kept it, and an export not yet written, would be errors (503), not
+        # answers. No code of the function lists the bucket.
+        self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:ListBucket"], resources=[bucket.bucket_arn]))
         for key in served:
             nag.acknowledge(
                 lookup.role,
                 f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{key}]",
-                "Diffs and reverse lookups read the files a build kept, one set per version under _reports/.",
+                "Diffs and reverse lookups read the files a build kept, one set per version under _kept/ (or where "
+                "versions built before it kept them).",
             )
 
         # The front calls a published version through an alias when SnapStart is on (it snapshots versions only).
@@ -124,10 +129,21 @@ class LookupApi(Construct):
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(exports)])
         )
+        # The marker that an export was asked for, put only if absent (or replacing a stale one): one message each
+        markers = building_key(exports)
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:PutObject"], resources=[bucket.arn_for_objects(markers)])
+        )
         nag.acknowledge(
             self.role,
             f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{exports}]",
             "Exports are read and linked to under _exports/, one object per version and format.",
+        )
+        nag.acknowledge(
+            self.role,
+            f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{markers}]",
+            "An export asked for is marked under _exports/, one empty marker per version and format; the function "
+            "may write nothing else.",
         )
 
     @property

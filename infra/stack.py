@@ -107,6 +107,11 @@ class FencepostStack(cdk.Stack):
 
     def _alarm_notifications(self, email: str | None) -> None:
         if email is None:
+            cdk.Annotations.of(self).add_warning_v2(
+                "fencepost:alarmEmail",
+                f"the stack's {len(self.alarms)} alarms notify nobody: deploy with -c alarmEmail=you@example.com "
+                "(an SNS topic with that address subscribed), or subscribe to the alarms yourself",
+            )
             return
         topic = sns.Topic(self, "AlarmTopic", display_name="Fencepost alarms", enforce_ssl=True)
         # enforce_ssl gives the topic a resource policy (a Deny of plain HTTP); that policy replaces the default

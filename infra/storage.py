@@ -15,13 +15,15 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from fencepost.core.keys import PK, SK
+from fencepost.core.objects import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, sustained
 from infra.settings import DeploySettings
 from infra.table_capacity import Capacity, TableCapacity
 
 TABLE_ID: Final = "RangesTable"
-REPORTS_PREFIX: Final = "_reports/"
+# Load reports are read by people, soon after their load; nothing the service reads later is under REPORTS_PREFIX
+# (what versions are read from is under KEPT_PREFIX, which no rule expires: tests/integration/test_iam.py).
 REPORTS_EXPIRE_AFTER: Final = cdk.Duration.days(90)
 # Versioning lets a deleted or overwritten range file be restored (which reloads it); old versions then expire.
 NONCURRENT_EXPIRE_AFTER: Final = cdk.Duration.days(30)

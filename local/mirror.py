@@ -1,9 +1,9 @@
 """The local S3 keeps nothing across restarts: ``make run`` mirrors the bucket's objects to disk and puts them back.
 
 The mirror follows the S3 notifications the loader receives (an object written is copied, one removed is deleted;
-the loader's own reports are not mirrored). ``restore`` puts every mirrored object back into a fresh bucket, which
-notifies the loader as any upload would; ``reconcile`` asks for a build of every dataset a kept table knows, so
-each matches the restored objects.
+the loader's own reports are not mirrored, what versions are read from later is). ``restore`` puts every mirrored
+object back into a fresh bucket, which notifies the loader as any upload would; ``reconcile`` asks for a build of
+every dataset a kept table knows, so each matches the restored objects.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
+from fencepost.core.objects import REPORTS_PREFIX
 from local.stack import LocalStack
 
 
@@ -52,7 +53,7 @@ class Mirror:
             for notification in body.get("Records", []) if isinstance(body, dict) else []:
                 key = unquote_plus(notification["s3"]["object"]["key"])
                 path = _mirror_path(self.root, key)
-                if path is None or key.startswith("_reports/"):
+                if path is None or key.startswith(REPORTS_PREFIX):
                     continue
                 if notification.get("eventName", "").startswith("ObjectRemoved"):
                     path.unlink(missing_ok=True)

@@ -33,7 +33,9 @@ LOOKUP: Final[dict[str, Setting[Any]]] = {
     "max_age": Setting("CACHE_MAX_AGE_SECONDS", 300, 0, 31_536_000, "Cache-Control max-age of a lookup's answer"),
     "max_batch": Setting("MAX_BATCH", 100, 1, 1000, "addresses one POST /lookup may ask"),
     "batch_concurrency": Setting("BATCH_CONCURRENCY", 16, 1, 64, "Queries one request runs at once"),
-    "log_addresses": Setting("LOG_ADDRESSES", True, doc="log looked-up addresses", context="logAddresses"),
+    "log_addresses": Setting(
+        "LOG_ADDRESSES", False, doc="log looked-up and callers' addresses (personal data)", context="logAddresses"
+    ),
     "tracing": TRACING,
     "read_timeout": Setting("DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0, "a slow table becomes a fast 503"),
     "response_budget": Setting(
@@ -89,6 +91,14 @@ CACHES: Final[dict[str, Setting[Any]]] = {
     ),
     "range_bytes": Setting(
         "RANGE_CACHE_BYTES", 128 * MIB, 0, 8 * 1024 * MIB, "answered stretches kept; 0 turns it off", "rangeCacheBytes"
+    ),
+    "index_bytes": Setting(
+        "INDEX_CACHE_BYTES",
+        64 * MIB,  # about 300,000 distinct values of an indexed column (reading.caches.index_bytes)
+        MIB,
+        8 * 1024 * MIB,
+        "value-index directories kept (reverse lookups), their estimated size together",
+        "indexCacheBytes",
     ),
 }
 
@@ -167,6 +177,7 @@ class CacheLimits:
     version_entries: int = CACHES["version_entries"].default
     version_bytes: int = CACHES["version_bytes"].default
     range_bytes: int = CACHES["range_bytes"].default
+    index_bytes: int = CACHES["index_bytes"].default
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from fencepost.aws.s3 import BucketUnavailable
+from fencepost.core.exports import Marker
 from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
@@ -134,6 +135,24 @@ class FakeBucket:
     @port
     def modified(self, key: str) -> float | None:
         return self.written.get(key, 0.0) if key in self.objects else None
+
+    @port
+    def marker(self, key: str) -> Marker | None:
+        if key not in self.objects:
+            return None
+        body = self.objects[key]
+        return Marker(body.decode(), hashlib.md5(body).hexdigest(), self.written.get(key, 0.0))
+
+    @port
+    def claim(self, key: str, state: str, *, replacing: str | None) -> bool:
+        """A conditional write, as S3 answers it: only if absent (``replacing`` None), or still that ETag."""
+        current = self.marker(key)
+        if (current is not None and replacing is None) or (replacing is not None and current is None):
+            return False
+        if current is not None and current.etag != replacing:
+            return False
+        self.put_bytes(key, state.encode())
+        return True
 
     @port
     def delete_files(self, keys: list[str]) -> None:

@@ -88,6 +88,15 @@ class FakeDatasets(FakeServing):
     )
 
     @port
+    def accept(self, name: str, sources: str) -> bool:
+        record = self._read(name)
+        if record is None:
+            return False
+        record.accepted = sources
+        self._write(record)
+        return True
+
+    @port
     def note_request(self, name: str, now: float) -> int:
         record = self._read(name) or DatasetRecord(name=name)  # an update creates the item
         record.status, record.load, record.heartbeat = LoadStatus.LOADING, LoadState(), now

@@ -45,19 +45,20 @@ def reload_with(
     return reload
 
 
-def test_refused_requests_are_logged_with_their_address_by_default(
+def test_refused_requests_are_logged_with_their_address_when_asked(
     reload_with: Callable[[dict[str, str]], ModuleType],
 ) -> None:
-    logs = _logged(reload_with({"AWS_SECRET_ACCESS_KEY": SECRET}))
+    logs = _logged(reload_with({"LOG_ADDRESSES": "true", "AWS_SECRET_ACCESS_KEY": SECRET}))
     assert "request refused" in logs
     assert all(ip in logs for ip in ADDRESSES)
     assert SECRET not in logs
 
 
-def test_log_addresses_false_keeps_addresses_out_of_the_logs(
-    reload_with: Callable[[dict[str, str]], ModuleType],
+def test_by_default_addresses_stay_out_of_the_logs(
+    reload_with: Callable[[dict[str, str]], ModuleType], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    logs = _logged(reload_with({"LOG_ADDRESSES": "false", "AWS_SECRET_ACCESS_KEY": SECRET}))
+    monkeypatch.delenv("LOG_ADDRESSES", raising=False)
+    logs = _logged(reload_with({"AWS_SECRET_ACCESS_KEY": SECRET}))
     assert "request refused" in logs  # still logged, with code and status
     assert "NOT_FOUND" in logs
     assert not any(ip in logs for ip in ADDRESSES)

@@ -122,7 +122,8 @@ def test_warm_throughput_at_the_on_demand_baseline_is_accepted(synthesize: Synth
 
 
 def _warnings(stub_asset: Path, **context: str) -> list[str]:
-    _, stack = create_app(context, lambda_asset=stub_asset)
+    """The synth's warnings, with an alarm email given (without one, the stack warns that alarms notify nobody)."""
+    _, stack = create_app({"alarmEmail": "ops@example.com", **context}, lambda_asset=stub_asset)
     found = Annotations.from_stack(stack).find_warning("*", Match.any_value())
     return [str(message.entry.data) for message in found]
 
@@ -147,3 +148,9 @@ def test_a_prewarm_synth_warns_that_the_table_is_billed_until_switched_back_and_
 
 def test_an_on_demand_synth_warns_about_nothing(stub_asset: Path) -> None:
     assert _warnings(stub_asset) == []
+
+
+def test_a_synth_without_an_alarm_email_warns_that_its_alarms_notify_nobody(stub_asset: Path) -> None:
+    _, stack = create_app({}, lambda_asset=stub_asset)
+    (warning,) = [str(m.entry.data) for m in Annotations.from_stack(stack).find_warning("*", Match.any_value())]
+    assert f"the stack's {len(stack.alarms)} alarms notify nobody: deploy with -c alarmEmail=" in warning

@@ -11,7 +11,8 @@ from fencepost.core.limits import Limits
 from fencepost.settings import LoaderSettings
 from infra.context import SettingsError
 from infra.settings import DeploySettings
-from tests.infra.conftest import Synth, Synthesize
+from tests.infra.conftest import Synthesize
+from tests.synth import Synth
 
 CONTEXT = {
     "maxLineBytes": "65536",

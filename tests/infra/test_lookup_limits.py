@@ -13,7 +13,8 @@ from fencepost.http.budget import DEFAULT_BUDGET_BYTES
 from fencepost.settings import CacheLimits, LookupSettings
 from infra.context import SettingsError
 from infra.settings import DeploySettings
-from tests.infra.conftest import Synth, Synthesize
+from tests.infra.conftest import Synthesize
+from tests.synth import Synth
 
 LIMITS = {
     "liveCacheEntries": "2048",

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from infra import scan
-from tests.infra.conftest import Synth, Synthesize
+from tests.infra.conftest import Synthesize
+from tests.synth import Synth
 
 
 @pytest.mark.parametrize("name", sorted(scan.CONTEXTS))

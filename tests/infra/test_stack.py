@@ -7,7 +7,7 @@ from typing import Any
 
 from fencepost.core.limits import Limits
 from infra.loader import MAX_RECEIVES
-from tests.infra.conftest import Synth
+from tests.synth import Synth
 
 
 def _permissions(synth: Synth, role: str) -> set[tuple[str, str]]:
@@ -69,7 +69,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "CACHE_MAX_AGE_SECONDS": "300",
         "MAX_BATCH": "100",
         "BATCH_CONCURRENCY": "16",
-        "LOG_ADDRESSES": "true",
+        "LOG_ADDRESSES": "false",
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",
@@ -84,6 +84,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "VERSION_CACHE_ENTRIES": "128",
         "VERSION_CACHE_BYTES": "67108864",
         "RANGE_CACHE_BYTES": "134217728",
+        "INDEX_CACHE_BYTES": "67108864",
         "RESPONSE_BUDGET_BYTES": "4500000",
         "CORS_ORIGINS": "*",
     }
@@ -135,7 +136,7 @@ def test_function_logs_are_kept_one_month(default: Synth) -> None:
 
 
 def test_context_reaches_the_function_environments(options: Synth) -> None:
-    assert _env(options, "lookup_function")["LOG_ADDRESSES"] == "false"
+    assert _env(options, "lookup_function")["LOG_ADDRESSES"] == "true"
     assert _env(options, "loader_function")["WRITE_RATE"] == "2500"
     for function in ("lookup_function", "loader_function"):
         assert _env(options, function)["POWERTOOLS_LOG_LEVEL"] == "DEBUG"
@@ -148,9 +149,12 @@ def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_writ
     assert _permissions(default, "lookup_role") == (
         _on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
         | _on(_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
+        | _on(_join(default, "bucket", "/_exports/*.building"), "s3:PutObject")  # its marker, once
+        | _on(default.arn("bucket"), "s3:ListBucket")  # a missing object is then a 404, not a 403
         | _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
-        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")
+        | _on(_join(default, "bucket", "/_kept/*"), "s3:GetObject")
+        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")  # versions built before _kept/
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
         | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:GetObject")
@@ -185,6 +189,7 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | _on(objects, "s3:GetObject")
         | _on(reports, "s3:PutObject")
         | _on(exports, "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
+        | _on(_join(default, "bucket", "/_kept/*"), "s3:DeleteObject", "s3:PutObject")
         | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
         | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from fencepost.core.limits import Limits
-from tests.infra.conftest import Synth
 from tests.infra.test_stack import _env, _join, _on, _permissions
+from tests.synth import Synth
 
 
 def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_states(default: Synth) -> None:

@@ -16,6 +16,7 @@ import maxminddb
 import pytest
 
 from fencepost.core.addresses import V4, format_address
+from fencepost.core.objects import pieces_key
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
 from tests.support import V4_FILE, LambdaContext, event, read_tsv
@@ -54,7 +55,7 @@ def _written(stack: Stack, dataset: str, **query: str) -> bytes:
 
 
 def _pieces(stack: Stack, dataset: str, version: int) -> bytes:
-    key = f"_reports/{dataset}/{version}.pieces.gz"
+    key = pieces_key(dataset, version)
     return gzip.decompress(stack.s3.get_object(Bucket=stack.bucket, Key=key)["Body"].read())
 
 

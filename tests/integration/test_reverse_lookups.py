@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from fencepost.core.addresses import V4, format_address
+from fencepost.core.objects import index_key, values_key
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, read_tsv
@@ -150,11 +151,11 @@ def test_an_old_versions_index_is_deleted_with_it(stack: Stack) -> None:
     _load(stack)
     _load(stack, ROWS.replace("FR", "DE"))
     _load(stack, ROWS.replace("FR", "IT"))
-    keys = {o["Key"] for o in stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_reports/geo/")["Contents"]}
+    keys = {o["Key"] for o in stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_kept/geo/")["Contents"]}
     # Version 1 was deleted (no lookup can read it), 2 is kept for rollback, 3 is live
-    assert sorted(k for k in keys if ".index." in k or ".values." in k) == [
-        f"_reports/geo/{version}.{kind}.0.gz" for version in (2, 3) for kind in ("index", "values")
-    ]
+    assert sorted(k for k in keys if ".index." in k or ".values." in k) == sorted(
+        key for version in (2, 3) for key in (index_key("geo", version, 0), values_key("geo", version, 0))
+    )
 
 
 def _raw(stack: Stack, query: dict[str, str], accept: str = "") -> dict[str, Any]:

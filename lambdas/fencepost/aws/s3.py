@@ -19,6 +19,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws import USER_AGENT
+from fencepost.core.exports import Marker
 from fencepost.core.folders import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
@@ -31,6 +32,7 @@ from fencepost.core.objects import (
     dated_of,
     dated_prefixes,
     is_data_key,
+    legacy_key,
     prefixes_of,
     release_key,
     settings_keys,
@@ -50,8 +52,32 @@ def make_s3_client() -> S3Client:
     return boto3.client("s3", config=config)
 
 
+# A conditional write that lost: the object exists (If-None-Match), it changed or is gone (If-Match), or another
+# conditional write to it was in progress (409).
+_LOST_RACE = frozenset({"PreconditionFailed", "412", "ConditionalRequestConflict", "409", "NoSuchKey", "404"})
+
+
+_MISSING = frozenset({"NoSuchKey", "404", "NotFound"})
+
+
 class BucketUnavailable(DependencyUnavailable):
     """S3 refused or did not answer."""
+
+
+@contextlib.contextmanager
+def _unavailable(key: str, what: str, *, missing: frozenset[str] = frozenset()) -> Iterator[list[bool]]:
+    """S3's errors as ``BucketUnavailable`` naming ``key`` and what could not be done to it; an error whose code is
+    in ``missing`` is no error: the yielded flag is then set (``[True]``)."""
+    flag = [False]
+    try:
+        yield flag
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in missing:
+            flag[0] = True
+            return
+        raise BucketUnavailable(f"{key} could not be {what}: {error}") from error
+    except BotoCoreError as error:
+        raise BucketUnavailable(f"{key} could not be {what}: {error}") from error
 
 
 def object_refs(client: S3Client, bucket: str, prefix: str) -> Iterator[ObjectRef]:
@@ -105,10 +131,8 @@ class Bucket:
 
     def lines(self, key: str) -> Iterator[bytes]:
         """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""
-        try:
+        with _unavailable(key, "read"):
             body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
         yield from self._lines(key, body)
 
     def lines_if_any(self, key: str) -> Iterator[bytes] | None:
@@ -118,34 +142,30 @@ class Bucket:
 
     def _body_if_any(self, key: str, offset: int = 0) -> Any:
         """The object's body stream from byte ``offset`` on (a ranged GET); None when there is no such object, or
-        it is shorter than ``offset``."""
+        it is shorter than ``offset``. A version's kept file is read where versions built before ``_kept/`` existed
+        kept it when ``_kept/`` has none (``legacy_key``)."""
+        body = self._ranged_body(key, offset)
+        legacy = legacy_key(key)
+        return self._ranged_body(legacy, offset) if body is None and legacy is not None else body
+
+    def _ranged_body(self, key: str, offset: int) -> Any:
         ranged = {"Range": f"bytes={offset}-"} if offset else {}
-        try:
+        with _unavailable(key, "read", missing=_MISSING | {"InvalidRange", "416"}) as gone:
             return self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "InvalidRange", "416"):
-                return None
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
-        except BotoCoreError as error:
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
+        assert gone[0]
+        return None
 
     def put_lines(self, key: str, lines: Iterable[str]) -> None:
         """Text lines as one gzip object of members (``core.members``: it can be read from any member on),
         compressed as they come; the compressed bytes are held until sent."""
-        body = b"".join(gzip_members(lines))
-        try:
-            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/gzip")
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+        self._put(key, b"".join(gzip_members(lines)), "application/gzip")
 
     def put_bytes(self, key: str, body: bytes) -> None:
         self._put(key, body, "application/octet-stream")
 
     def _put(self, key: str, body: bytes, content_type: str) -> None:
-        try:
+        with _unavailable(key, "written"):
             self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType=content_type)
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be written: {error}") from error
 
     def put_parts(self, key: str, parts: Iterable[bytes], content_type: str) -> None:
         """One object of ``parts`` (each but the last at least 5 MiB), sent as they come: a multipart upload for
@@ -156,38 +176,44 @@ class Bucket:
         if second is None:
             self._put(key, first, content_type)
             return
-        try:
-            upload = self.client.create_multipart_upload(Bucket=self.name, Key=key, ContentType=content_type)[
-                "UploadId"
-            ]
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+        with _unavailable(key, "written"):
+            upload = self.client.create_multipart_upload(Bucket=self.name, Key=key, ContentType=content_type)
         sent: list[CompletedPartTypeDef] = []
         try:
-            for number, part in enumerate(itertools.chain([first, second], parts), 1):
-                answer = self.client.upload_part(
-                    Bucket=self.name, Key=key, UploadId=upload, PartNumber=number, Body=part
+            with _unavailable(key, "written"):
+                for number, part in enumerate(itertools.chain([first, second], parts), 1):
+                    answer = self.client.upload_part(
+                        Bucket=self.name, Key=key, UploadId=upload["UploadId"], PartNumber=number, Body=part
+                    )
+                    sent.append({"PartNumber": number, "ETag": answer["ETag"]})
+                self.client.complete_multipart_upload(
+                    Bucket=self.name, Key=key, UploadId=upload["UploadId"], MultipartUpload={"Parts": sent}
                 )
-                sent.append({"PartNumber": number, "ETag": answer["ETag"]})
-            self.client.complete_multipart_upload(
-                Bucket=self.name, Key=key, UploadId=upload, MultipartUpload={"Parts": sent}
-            )
-        except (ClientError, BotoCoreError) as error:
+        except BucketUnavailable:
             with contextlib.suppress(ClientError, BotoCoreError):
-                self.client.abort_multipart_upload(Bucket=self.name, Key=key, UploadId=upload)
-            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+                self.client.abort_multipart_upload(Bucket=self.name, Key=key, UploadId=upload["UploadId"])
+            raise
 
     def modified(self, key: str) -> float | None:
         """When the object was last written (epoch seconds); None when there is none."""
-        try:
+        with _unavailable(key, "read", missing=_MISSING) as gone:
             answer = self.client.head_object(Bucket=self.name, Key=key)
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
-                return None
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
-        except BotoCoreError as error:
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
-        return answer["LastModified"].timestamp()
+        return None if gone[0] else answer["LastModified"].timestamp()
+
+    def marker(self, key: str) -> Marker | None:
+        """An export's marker (``core.exports.Marker``); None when there is none."""
+        with _unavailable(key, "read", missing=_MISSING) as gone:
+            answer = self.client.get_object(Bucket=self.name, Key=key)
+            state = answer["Body"].read(64).decode("utf-8", "replace")
+        return None if gone[0] else Marker(state, answer["ETag"], answer["LastModified"].timestamp())
+
+    def claim(self, key: str, state: str, *, replacing: str | None) -> bool:
+        """Write the marker ``key`` only if there is none (``replacing`` None) or it still has the ETag ``replacing``
+        (S3's conditional writes): False when someone else wrote it first."""
+        condition = {"IfNoneMatch": "*"} if replacing is None else {"IfMatch": replacing}
+        with _unavailable(key, "written", missing=_LOST_RACE) as lost:
+            self.client.put_object(Bucket=self.name, Key=key, Body=state.encode(), **condition)  # type: ignore[arg-type]
+        return not lost[0]
 
     def presigned(self, key: str, seconds: int) -> str:
         """A URL that GETs the object for ``seconds`` (signed here, without a call)."""
@@ -197,12 +223,10 @@ class Bucket:
         return url
 
     def delete_files(self, keys: list[str]) -> None:
-        """Delete the objects (one that is not there is no error)."""
-        for key in keys:
-            try:
+        """Delete the objects (one that is not there is no error), a version's kept files wherever they are kept."""
+        for key in [*keys, *filter(None, map(legacy_key, keys))]:
+            with _unavailable(key, "deleted"):
                 self.client.delete_object(Bucket=self.name, Key=key)
-            except (ClientError, BotoCoreError) as error:
-                raise BucketUnavailable(f"{key} could not be deleted: {error}") from error
 
     def read_from(self, key: str, offset: int) -> Callable[[int], bytes] | None:
         """The object's bytes from ``offset`` on (one ranged GET), a read at a time; None when there is no such
@@ -212,28 +236,22 @@ class Bucket:
             return None
 
         def read(size: int) -> bytes:
-            try:
+            with _unavailable(key, "read to the end"):
                 data: bytes = body.read(size)
-            except (ClientError, BotoCoreError) as error:
-                raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
             return data
 
         return read
 
     def _lines(self, key: str, body: Any) -> Iterator[bytes]:
-        try:
+        with _unavailable(key, "read to the end"):
             yield from object_lines(body, self.limits)
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be read to the end: {error}") from error
 
     def read_bytes(self, key: str, limit: int) -> bytes:
         """The object whole, decompressed (a tar archive's ``.mmdb`` member), at most ``limit + 1`` bytes of it:
         more than ``limit`` means it holds more (``fencepost.core.formats.archives``)."""
-        try:
+        with _unavailable(key, "read"):
             body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
             return unpacked(key, body, limit)
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
 
     def settings(self, dataset: str) -> FolderSettings:
         cap, why = min(self.limits.max_line_bytes, self.limits.max_object_bytes), "MAX_LINE_BYTES: it is read whole"
@@ -248,10 +266,8 @@ class Bucket:
         body = self._body_if_any(key)
         if body is None:
             return None
-        try:
+        with _unavailable(key, "read"):
             data: bytes = body.read(limit + 1)
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be read: {error}") from error
         if len(data) > limit:
             raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")
         return data
@@ -264,8 +280,4 @@ class Bucket:
         return None if raw is None else json.loads(raw)
 
     def put_json(self, key: str, document: Any) -> None:
-        body = json.dumps(document, indent=1, ensure_ascii=False).encode()
-        try:
-            self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/json")
-        except (ClientError, BotoCoreError) as error:
-            raise BucketUnavailable(f"{key} could not be written: {error}") from error
+        self._put(key, json.dumps(document, indent=1, ensure_ascii=False).encode(), "application/json")

@@ -39,7 +39,9 @@ class FolderSettings:
     ``index``: the columns reverse lookups may ask by value (``core.value_index``), at most ``MAX_INDEXED``;
     ``exports``: the formats each new version is exported to once live (``core.exports``); ``numeric``: columns a
     MaxMind DB export stores as numbers; ``retain_days``: how long versions stay answerable after they stop being
-    live (``core.history``; it governs keeping, not building, so it is no part of the settings digest).
+    live (``core.history``; it governs keeping, not building, so it is no part of the settings digest);
+    ``export_raw_cells``: CSV and CIDR exports write every cell as it is, even one a spreadsheet would run as a
+    formula (``core.exports.safe_cell``; it governs exports, not building, so it is no part of the digest either).
     """
 
     columns: tuple[str, ...] | None = None
@@ -59,6 +61,7 @@ class FolderSettings:
     exports: tuple[str, ...] = ()
     numeric: tuple[str, ...] = ()
     retain_days: int = 0
+    export_raw_cells: bool = False
 
     @property
     def read_options(self) -> ReadOptions:
@@ -74,6 +77,7 @@ class FolderSettings:
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
         known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", "retain_days", *GATES}
+        known |= {"export_raw_cells"}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -106,9 +110,15 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     if unjoined is not None:
         found["max_unjoined_rows"] = _count(unjoined, where, "max_unjoined_rows")
     found["index"] = _names(document.get("index"), where, "index", MAX_INDEXED)
+    for dots in {".", ".."} & set(found["index"]):  # browsers and clients resolve such a segment of an address away
+        raise FolderError(
+            f"{where}: index cannot name a column {dots!r}: GET /datasets/<name>/values/{dots} would not reach it "
+            '(rename the column with "columns")'
+        )
     found["numeric"] = _names(document.get("numeric"), where, "numeric", MAX_RULE_ENTRIES)
     found["exports"] = _names(document.get("exports"), where, "exports", len(EXPORTS))
     found["retain_days"] = _count(document.get("retain_days", 0), where, "retain_days")
+    found["export_raw_cells"] = bool(_optional_bool(document.get("export_raw_cells"), "export_raw_cells", where))
     if found["retain_days"] > MAX_RETAIN_DAYS:
         raise FolderError(f"{where}: retain_days is at most {MAX_RETAIN_DAYS:,} (ten years)")
     unknown = sorted(set(found["exports"]) - set(EXPORTS))
@@ -179,10 +189,11 @@ ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", "
 def settings_digest(settings: FolderSettings) -> str:
     """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
     fields = dataclasses.asdict(settings)
-    fields.pop("retain_days")  # how long versions are kept, not how they are built
-    fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document
     unset = dataclasses.asdict(FolderSettings())
-    unset.pop("retain_days")
+    for name in ("retain_days", "export_raw_cells"):  # how versions are kept and exported, not how they are built
+        fields.pop(name)
+        unset.pop(name)
+    fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document
     unset.update(unset.pop("gates"))
     fields.pop("explicit")  # which gates were written is in their values already
     unset.pop("explicit")

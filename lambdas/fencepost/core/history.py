@@ -151,8 +151,11 @@ def parse_instant(text: str, now: float) -> float:
         raise InstantError(f"as_of {text[:60]!r} is not {_EXAMPLE} (with its offset: Z or +hh:mm)")
     offset = "+00:00" if match["offset"] in "Zz" else match["offset"]
     fraction = (match["fraction"] or "")[:7]  # (to the microsecond: all Python reads)
+    clock = match["time"]
+    leap = clock.endswith(":60")  # a leap second (RFC 3339 allows :60): the instant after :59, as POSIX time counts it
     try:
-        instant = datetime.fromisoformat(f"{match['date']}T{match['time']}{fraction}{offset}").timestamp()
+        parsed = datetime.fromisoformat(f"{match['date']}T{clock[:-2] + '59' if leap else clock}{fraction}{offset}")
+        instant = parsed.timestamp() + (1 if leap else 0)
     except (ValueError, OverflowError):
         raise InstantError(f"as_of {text[:60]!r} is not {_EXAMPLE}") from None
     if instant < EARLIEST:

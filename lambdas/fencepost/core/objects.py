@@ -1,5 +1,6 @@
 """The bucket's key layout: which objects are data, which dataset each feeds, where a folder's settings are, and
-where a build keeps its report, its pieces and its changes.
+where a build keeps its report (``_reports/``, expired by the bucket after a while) and the files its version is
+read from later (``_kept/``: its pieces, changes and value indexes, never expired, deleted with their version).
 
 ``geo/v4.csv`` and ``geo/v6.csv.gz`` make the dataset ``geo``; objects at the bucket root, or in ``default/``, make
 the dataset ``default``. A key with any path segment starting with ``_`` or ``.`` is not data (reports and settings
@@ -17,15 +18,18 @@ from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
 DEFAULT_DATASET = "default"
 SETTINGS_NAME = "_settings.json"
 SOURCE_NAME = "_source.json"  # where a folder's data is published (core.feeds)
-REPORTS_PREFIX = "_reports/"
+REPORTS_PREFIX = "_reports/"  # load reports and notes: read by people, expired by the bucket's lifecycle rule
+KEPT_PREFIX = "_kept/"  # what a version is read from later: no lifecycle rule covers it
 FETCHED_FOLDER = "_fetched"  # <dataset>/_fetched/<name>: the objects a folder's _source.json fetches
 RELEASE_NAME = "_release.json"  # <dataset>/_fetched/_release.json: what the source's last release wrote, written last
 EXPORTS_PREFIX = "_exports/"
-# The files a build keeps beside its report, as key patterns under ``REPORTS_PREFIX`` (IAM grants are made of them):
-# all are deleted with their version. The lookup function reads them all: the changes (the latest build's diff), the
-# pieces (diffs between any two kept versions) and the value indexes (reverse lookups).
+# The files a build keeps for its version, under ``KEPT_PREFIX``, all deleted with their version. The lookup function
+# reads them all: the changes (the latest build's diff), the pieces (diffs between any two kept versions, and the next
+# build's baseline) and the value indexes (reverse lookups). Versions built before ``KEPT_PREFIX`` existed kept them
+# beside their report, as these patterns under ``REPORTS_PREFIX``: they are read there when ``KEPT_PREFIX`` has none
+# (``legacy_key``) and deleted there too (IAM grants are made of the patterns).
 KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz")
-SERVED_FILES = KEPT_FILES
+LEGACY_KEPT = tuple(f"{REPORTS_PREFIX}{pattern}" for pattern in KEPT_FILES)
 
 
 class FolderError(ValueError):
@@ -127,28 +131,33 @@ def report_key(dataset: str, build: int) -> str:
 
 
 def pieces_key(dataset: str, build: int) -> str:
-    """Where a build keeps its sorted pieces (bounds, answer hashes) beside its report: the next build's baseline."""
-    return f"{REPORTS_PREFIX}{dataset}/{build}.pieces.gz"
+    """Where a build keeps its sorted pieces (bounds, answer hashes): the next build's baseline."""
+    return f"{KEPT_PREFIX}{dataset}/{build}.pieces.gz"
 
 
 def changes_key(dataset: str, build: int) -> str:
     """Where a build keeps the stretches whose answer changed since the version live when it was built."""
-    return f"{REPORTS_PREFIX}{dataset}/{build}.changes.gz"
+    return f"{KEPT_PREFIX}{dataset}/{build}.changes.gz"
 
 
 def index_key(dataset: str, build: int, ordinal: int) -> str:
     """Where a build keeps the value index of its ``ordinal``-th indexed column (``core.value_index``)."""
-    return f"{REPORTS_PREFIX}{dataset}/{build}.index.{ordinal}.gz"
+    return f"{KEPT_PREFIX}{dataset}/{build}.index.{ordinal}.gz"
 
 
 def values_key(dataset: str, build: int, ordinal: int) -> str:
     """Where a build keeps the directory of that index: its members and its distinct values."""
-    return f"{REPORTS_PREFIX}{dataset}/{build}.values.{ordinal}.gz"
+    return f"{KEPT_PREFIX}{dataset}/{build}.values.{ordinal}.gz"
 
 
 def index_keys(dataset: str, build: int, indexed: int) -> list[str]:
     """Every object of the value indexes of a build with ``indexed`` indexed columns."""
     return [key for n in range(indexed) for key in (index_key(dataset, build, n), values_key(dataset, build, n))]
+
+
+def legacy_key(key: str) -> str | None:
+    """Where a version built before ``KEPT_PREFIX`` existed kept the file ``key`` names; None for other keys."""
+    return f"{REPORTS_PREFIX}{key.removeprefix(KEPT_PREFIX)}" if key.startswith(KEPT_PREFIX) else None
 
 
 def export_key(dataset: str, version: int, extension: str) -> str:

@@ -142,7 +142,10 @@ class _RareRoutes:
         from fencepost.http.between_routes import VersionDiff
 
         budget, scan = self.settings.response_budget, self.settings.diff_scan
-        return VersionDiff(self.history, self.lookup, self.files, self.pool, budget=budget, scan=scan)
+        in_flight = self.settings.batch_concurrency
+        return VersionDiff(
+            self.history, self.lookup, self.files, self.pool, budget=budget, scan=scan, in_flight=in_flight
+        )
 
     @functools.cached_property
     def where(self) -> WhereListing:
@@ -160,7 +163,7 @@ class _RareRoutes:
     def indexes(self) -> ValueIndexes:
         from fencepost.reading.indexes import ValueIndexes
 
-        return ValueIndexes(self.files)
+        return ValueIndexes(self.files, self.settings.caches.index_bytes)
 
     @functools.cached_property
     def exports(self) -> Exports:
@@ -195,9 +198,9 @@ def create_app(
     lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
-    versions = VersionListing(datasets, history.timeline, lookup.version)
+    versions = VersionListing(listings, history.timeline, lookup.version)
 
-    rare = _RareRoutes(settings, history, listings, datasets.list_builds, files=files, requests=exports, pool=pool)
+    rare = _RareRoutes(settings, history, listings, listings.list_builds, files=files, requests=exports, pool=pool)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )

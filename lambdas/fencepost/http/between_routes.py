@@ -4,7 +4,9 @@
 version when omitted. The two versions' pieces files, which every build keeps in the bucket for as long as its
 version is kept, are merged a page at a time (``core.diff_walk``): a page is one ranged GET of each file, from the
 member where the previous page stopped, and one Query per changed stretch found in ``to`` (its data, as the
-latest build's diff gives it). It ends at ``limit`` changes, at the response budget, or after walking
+latest build's diff gives it), sent ``in_flight`` at a time and never more than one batch beyond what the response
+budget takes (a page of large rows does not send ``limit`` Queries to answer a few). It ends at ``limit`` changes,
+at the response budget, or after walking
 ``DIFF_SCAN_PIECES`` stretches that did not change (two versions alike over millions of pieces answer in bounded
 time: such a page may hold fewer changes than asked, and a cursor). The cursor pins both versions: with it, ``from``
 and ``to`` may be left out (and are not read again).
@@ -92,7 +94,8 @@ def _decode(token: str, dataset: str) -> tuple[tuple[int, int], Resume]:
 
 
 class VersionDiff:
-    """Pages of the diff between two kept versions. ``scan``: the unchanged stretches a page may walk."""
+    """Pages of the diff between two kept versions. ``scan``: the unchanged stretches a page may walk; ``in_flight``:
+    the Queries of changed stretches sent at once."""
 
     def __init__(
         self,
@@ -103,9 +106,10 @@ class VersionDiff:
         *,
         budget: int,
         scan: int,
+        in_flight: int,
     ) -> None:
         self.history, self.lookup, self.files, self.pool = history, lookup, files, pool
-        self.budget, self.scan = budget, scan
+        self.budget, self.scan, self.in_flight = budget, scan, in_flight
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> str:
         check_dataset_name(dataset)
@@ -173,15 +177,17 @@ class VersionDiff:
                 raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged") from None
             raise Unavailable(f"the pieces of dataset {old.dataset!r} are unreadable") from None
         parts: list[str] = []
-        for step, text in zip(steps, self.pool.map(lambda step: self._line(new, step), steps), strict=True):
-            if not budget.take(cost(text) + 1):
-                if not parts:
-                    raise ResponseTooLarge(
-                        f"the next change is larger than the response budget of {self.budget} bytes "
-                        "(RESPONSE_BUDGET_BYTES)"
-                    )
-                return parts, step.at
-            parts.append(text)
+        for first in range(0, len(steps), self.in_flight):
+            batch = steps[first : first + self.in_flight]
+            for step, text in zip(batch, self.pool.map(lambda step: self._line(new, step), batch), strict=True):
+                if not budget.take(cost(text) + 1):
+                    if not parts:
+                        raise ResponseTooLarge(
+                            f"the next change is larger than the response budget of {self.budget} bytes "
+                            "(RESPONSE_BUDGET_BYTES)"
+                        )
+                    return parts, step.at
+                parts.append(text)
         return parts, following
 
     def _pieces(self, info: VersionInfo, at: Position | None, resumed: bool) -> Iterator[tuple[Position, PieceLine]]:

@@ -1,10 +1,12 @@
-"""Dataset listings (``GET /datasets``, ``GET /datasets/{name}``), cached briefly per container.
+"""Dataset listings (``GET /datasets``, ``GET /datasets/{name}``), cached briefly per container, and the reads of a
+dataset's build records and dated folders that ``GET /datasets/{name}/versions`` and exports of past versions make.
 
 Listings read the ``#datasets`` partition strongly consistent, and a record with its latest load's problems is 15-25 KB
-(4 to 7 read units a read). Lookups never read it (they read the live pointers, ``fencepost.aws.dynamo.serving``), and a
-container answers each listing from its cache for ``LISTING_TTL`` seconds (never longer than the lookups' own cache
-TTL), so listing traffic costs at most one read per name, and one of the whole partition, per container and TTL. The
-cache is bounded: at most ``MAX_NAMES`` names (least recently used first out), unknown names included.
+(4 to 7 read units a read); a dataset's build records are one consistent Query of all of them. Lookups never read
+either (they read the live pointers, ``fencepost.aws.dynamo.serving``), and a container answers each from its cache for
+``LISTING_TTL`` seconds (never longer than the lookups' own cache TTL), so listing traffic costs at most one read of
+each per name, and one of the whole partition, per container and TTL, however many requests a client sends. The
+cache is bounded: at most ``MAX_NAMES`` names of each kind (least recently used first out), unknown names included.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
+from fencepost.core.backfill import Dated
 from fencepost.core.feeds.schedule import Outcome, SourceState
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
-from fencepost.model import DatasetRecord, LoadStatus
+from fencepost.model import BuildRecord, DatasetRecord, LoadStatus
 from fencepost.reading.caches import LruCache
 
 T = TypeVar("T")
@@ -29,10 +32,13 @@ class DatasetReader(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
     def list_datasets(self) -> list[DatasetRecord]: ...
     def list_source_states(self) -> dict[str, SourceState]: ...
+    def list_builds(self, dataset: str) -> list[BuildRecord]: ...
+    def list_dated(self, dataset: str) -> list[Dated]: ...
 
 
 class Listings:
-    """``get`` and ``all`` as the store answers them, at most ``ttl`` seconds old."""
+    """``get``, ``all`` and each name's build records and dated folders as the store answers them, at most ``ttl``
+    seconds old (a ``VersionSource`` of ``http.version_routes``)."""
 
     def __init__(
         self,
@@ -43,20 +49,34 @@ class Listings:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store, self.ttl, self.clock = store, ttl, clock
-        self._records: LruCache[str, tuple[float, DatasetRecord | None]] = LruCache(max_names)
+        self._named: LruCache[tuple[str, str], tuple[float, object]] = LruCache(3 * max_names)  # three kinds
         self._wholes: dict[str, tuple[float, object]] = {}  # every record, every source state
         self._lock = threading.Lock()
 
     def get(self, name: str) -> DatasetRecord | None:
         """One dataset's record (None: no such dataset), strongly consistent when read."""
+        return self._of("record", name, lambda: self.store.get_dataset(name, consistent=True))
+
+    def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:  # noqa: ARG002 - cached
+        return self.get(name)
+
+    def list_builds(self, dataset: str) -> list[BuildRecord]:
+        """The dataset's build records (strongly consistent when read)."""
+        return self._of("builds", dataset, lambda: self.store.list_builds(dataset))
+
+    def list_dated(self, dataset: str) -> list[Dated]:
+        return self._of("dated", dataset, lambda: self.store.list_dated(dataset))
+
+    def _of(self, kind: str, name: str, read: Callable[[], T]) -> T:
+        """A read about one name, kept ``ttl`` seconds under ``(kind, name)``."""
         now = self.clock()
-        cached = self._records.get(name)
+        cached = self._named.get((kind, name))
         if cached is not None and now < cached[0]:
-            return cached[1]
-        record = self.store.get_dataset(name, consistent=True)
+            return cast(T, cached[1])
+        found = read()
         if self.ttl > 0:
-            self._records.put(name, (now + self.ttl, record))
-        return record
+            self._named.put((kind, name), (now + self.ttl, found))
+        return found
 
     def all(self) -> list[DatasetRecord]:
         """Every dataset's record, in name order."""

@@ -1,9 +1,11 @@
 """``GET /datasets/{name}/export?format=csv|cidr|mmdb[&version=N]``: a whole version as a file (``core.exports``).
 
-The first request for a version and format asks the loader to write it (a message on its data queue) and answers
-``202`` with ``Retry-After``; while it is being written (its marker in the bucket), ``202`` again without asking
-twice; once written, ``303`` to a link that downloads it for ``LINK_SECONDS`` (signed by the function: the
-download goes to the bucket, not through the API). Written once per version and format, deleted with the version.
+The first request for a version and format puts its marker in the bucket (only if there is none: S3's conditional
+write), asks the loader to write it (one message on its data queue) and answers ``202`` with ``Retry-After``; while
+the marker is there, ``202`` again without asking twice, however many requests arrive at once; once written, ``303``
+to a link that downloads it for ``LINK_SECONDS`` (signed by the function: the download goes to the bucket, not
+through the API). Written once per version and format, deleted with the version. A request costs one or two reads
+of the bucket (the export, its marker), and the first one a conditional write and a message.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Final, Protocol
 
-from fencepost.core.exports import FORMATS, LINK_SECONDS, STALE_MARKER_SECONDS
+from fencepost.core.exports import FORMATS, LINK_SECONDS, REQUESTED, Marker, should_ask
 from fencepost.core.objects import building_key, export_key
 from fencepost.errors import (
     ExportTooLarge,
@@ -31,6 +33,8 @@ RETRY_AFTER: Final = 5  # seconds a client waits before asking again
 class ExportLinks(Protocol):
     def modified(self, key: str) -> float | None: ...
     def presigned(self, key: str, seconds: int) -> str: ...
+    def marker(self, key: str) -> Marker | None: ...
+    def claim(self, key: str, state: str, *, replacing: str | None) -> bool: ...
 
 
 class ExportRequests(Protocol):
@@ -85,8 +89,10 @@ class Exports:
         if files.modified(key) is not None:
             link = files.presigned(key, LINK_SECONDS)
             return json_response(303, {**body, "status": "READY", "url": link}, {**NO_STORE, "Location": link})
-        marker = files.modified(building_key(key))
-        if marker is None or self.clock() - marker >= STALE_MARKER_SECONDS:
+        marker = files.marker(building_key(key))
+        if should_ask(marker, self.clock()) and files.claim(
+            building_key(key), REQUESTED, replacing=None if marker is None else marker.etag
+        ):
             self.requests(dataset, version, chosen.name)
         headers = {**NO_STORE, "Retry-After": str(RETRY_AFTER)}
         return json_response(202, {**body, "status": "WRITING", "retry_after": RETRY_AFTER}, headers)

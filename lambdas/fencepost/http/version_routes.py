@@ -2,7 +2,8 @@
 and what became of each of its dated folders (``fencepost.core.backfill``).
 
 Three reads per page: the dataset's history (``fencepost.core.history``), its build records (what each version
-holds, and when its deletion is due) and its dated folders' states. A version is listed while it is kept: live, the
+holds, and when its deletion is due) and its dated folders' states, each answered from the container's cache for a
+few seconds (``http.dataset_routes.Listings``). A version is listed while it is kept: live, the
 rollback target, or inside the folder's ``retain_days``; a deleted one is not (its instants answer
 ``NO_VERSION_AT``).
 """
@@ -57,7 +58,7 @@ class VersionListing:
 
     def answer(self, name: str, query: Mapping[str, str]) -> str:
         check_dataset_name(name)
-        record = self.store.get_dataset(name, consistent=True)
+        record = self.store.get_dataset(name)
         if record is None:
             raise UnknownDataset(f"no dataset named {name!r}")
         limit = page_limit(query)

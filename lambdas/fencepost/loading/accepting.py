@@ -65,7 +65,9 @@ def accept_once(
     if record.requests != record.planned:
         raise NotAccepted(f"{dataset}'s folder changed since build {load.version}: look at the next build's diff")
     report = reports.get_json(load.report) if load.report else None
-    refused = sorted((o["key"], o["etag"]) for o in (report or {}).get("objects", []))
+    if report is None:  # load reports expire (the bucket's lifecycle rule): a refusal is accepted soon or not at all
+        raise NotAccepted(f"the report of build {load.version} is gone: upload the folder's files again to build anew")
+    refused = sorted((o["key"], o["etag"]) for o in report.get("objects", []))
     objects = folder.list_data(dataset)
     if not objects or refused != sorted((o.key, o.etag) for o in objects):
         raise NotAccepted(f"{dataset}'s folder no longer holds what build {load.version} was built from")

@@ -5,9 +5,9 @@ A folder's ``"exports"`` asks for them as each version is built: the message wai
 ``WAIT_FOR_LIVE`` seconds) until the version is live, and is dropped if it never goes live. The version's pieces
 are read from the table in address order, a page at a time. CSV and CIDR exports are
 streamed to a multipart upload, never more than a part held; a MaxMind DB is built in memory (its search tree
-and records) and written whole. A marker beside the export says it is being written, so the API answers "being
-written" rather than asking again; a writer that dies leaves a marker that the API ignores once it is older than
-``STALE_MARKER_SECONDS``.
+and records) and written whole. The marker beside the export (``core.exports.Marker``) is taken over by one writer
+(a conditional write: of several deliveries of the same request, one writes), and deleted once the export is
+written; a writer that dies leaves a marker that is asked again once it is older than ``STALE_MARKER_SECONDS``.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from datetime import datetime
 from typing import Final, Protocol
 
 from fencepost.core.addresses import V6
-from fencepost.core.exports import FORMATS, STALE_MARKER_SECONDS, cidr_lines, csv_lines, encoded
+from fencepost.core.exports import FORMATS, WRITING, Marker, cidr_lines, csv_lines, encoded, may_write
+from fencepost.core.folders import FolderSettings
+from fencepost.core.formats.base import FileError
 from fencepost.core.history import Timeline
-from fencepost.core.objects import building_key, export_key
+from fencepost.core.objects import FolderError, building_key, export_key
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import ExportVersion
 from fencepost.loading.ports import Clock, KeptFiles, Outbox, Telemetry
@@ -35,6 +37,10 @@ class ExportFiles(KeptFiles, Protocol):
     def modified(self, key: str) -> float | None:
         """When the object was last written (epoch seconds); None when there is none."""
         ...
+
+    def marker(self, key: str) -> Marker | None: ...
+    def claim(self, key: str, state: str, *, replacing: str | None) -> bool: ...
+    def settings(self, dataset: str) -> FolderSettings: ...
 
     def put_bytes(self, key: str, body: bytes) -> None: ...
     def put_parts(self, key: str, parts: Iterable[bytes], content_type: str) -> None: ...
@@ -69,22 +75,24 @@ class Exporter:
         if not self._served(message):
             return
         key = export_key(dataset, version, chosen.extension)
-        marker = self.files.modified(building_key(key))
-        if self.files.modified(key) is not None or (marker and self.clock() - marker < STALE_MARKER_SECONDS):
+        marker = self.files.marker(building_key(key))
+        if self.files.modified(key) is not None or not may_write(marker, self.clock()):
             return  # written, or being written
         info = self.versions.get(dataset, version)
         if info is None:
             log.info(
                 "export of a version no longer kept: nothing written", extra={"dataset": dataset, "version": version}
             )
+            self.files.delete_files([building_key(key)])  # nobody will write it: a request may ask again
             return
+        if not self.files.claim(building_key(key), WRITING, replacing=None if marker is None else marker.etag):
+            return  # another delivery took it over first
         began = time.perf_counter()
-        self.files.put_bytes(building_key(key), b"")
         pieces = self.versions.pieces(info)
         if chosen.name == "mmdb":
             self.files.put_bytes(key, self._mmdb(info, pieces))
         else:
-            lines = (csv_lines if chosen.name == "csv" else cidr_lines)(info.columns, pieces)
+            lines = (csv_lines if chosen.name == "csv" else cidr_lines)(info.columns, pieces, raw=self._raw(dataset))
             self.files.put_parts(key, encoded(lines, PART_BYTES), chosen.content_type)
         self.files.delete_files([building_key(key)])
         seconds = round(time.perf_counter() - began, 2)
@@ -104,7 +112,17 @@ class Exporter:
             return True
         if record is not None and record.load.version == message.version and record.status == LoadStatus.LOADING:
             self.outbox.send(message, WAIT_FOR_LIVE)
+        else:  # never written: a request may ask again at once
+            extension = FORMATS[message.format].extension
+            self.files.delete_files([building_key(export_key(message.dataset, message.version, extension))])
         return False
+
+    def _raw(self, dataset: str) -> bool:
+        """Whether the folder asks for cells as written (``export_raw_cells``); unreadable settings ask for none."""
+        try:
+            return self.files.settings(dataset).export_raw_cells
+        except (FolderError, FileError):
+            return False
 
     def _mmdb(self, info: VersionInfo, pieces: Iterator[tuple[int, int, int, list[str]]]) -> bytes:
         from fencepost.core.formats.mmdb.output import mmdb_bytes  # mmdb-writer and netaddr: only exports need them

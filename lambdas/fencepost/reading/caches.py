@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 from fencepost.core.addresses import V4, V6
+from fencepost.core.value_index import Directory
 from fencepost.model import VersionInfo
 
 K = TypeVar("K", bound=Hashable)
@@ -88,3 +89,15 @@ def version_bytes(info: VersionInfo) -> int:
     columns = sum(_COLUMN_BYTES + len(column.encode()) for column in info.columns)
     entries = sum(len(directory.partitions) * _ENTRY_BYTES[family] for family, directory in info.directories.items())
     return _VERSION_BYTES + columns + entries
+
+
+# Measured the same way on directories parsed from their file (100,000 values of 23 characters, 300 to 3,000 members):
+# 208 to 212 bytes a value, about 4.4 times the file's text.
+_VALUE_BYTES = 185  # a ValueStats, its four ints and its slot, without the value's own characters
+_MEMBER_BYTES = 120  # an offset and a (family, start) head
+
+
+def index_bytes(directory: Directory) -> int:
+    """An upper estimate of the memory a value index's directory (``core.value_index``) takes once read."""
+    values = sum(_VALUE_BYTES + len(stats.value.encode()) for stats in directory.values)
+    return _VERSION_BYTES + values + len(directory.offsets) * _MEMBER_BYTES

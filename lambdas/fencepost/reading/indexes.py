@@ -1,11 +1,9 @@
 """Reading a version's value indexes (``core.value_index``) from the bucket: each directory read once per container
-and kept (a few, least recently used first out), and a value's index lines read from any of them with one ranged
-GET."""
+and kept (least recently used first out, within ``INDEX_CACHE_BYTES`` of their estimated size), and a value's index
+lines read from any of them with one ranged GET."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
@@ -14,8 +12,9 @@ from fencepost.core.objects import index_key, values_key
 from fencepost.core.value_index import Directory, IndexFileError
 from fencepost.errors import NotIndexed, Unavailable
 from fencepost.model import VersionInfo
+from fencepost.reading.caches import LruCache, index_bytes
 
-DIRECTORIES_KEPT: Final = 8  # directories held per container (one is a few MB for a column of 100,000 values)
+DIRECTORIES_KEPT: Final = 1024  # directories held per container at most, whatever their size
 
 
 class IndexFiles(Protocol):
@@ -26,10 +25,9 @@ class IndexFiles(Protocol):
 class ValueIndexes:
     """The value indexes of the versions lookups serve, read through ``files`` (opened on first use)."""
 
-    def __init__(self, files: Callable[[], IndexFiles] | None, kept: int = DIRECTORIES_KEPT) -> None:
-        self.files, self.kept = files, kept
-        self._directories: OrderedDict[tuple[str, int, int], Directory] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, files: Callable[[], IndexFiles] | None, max_bytes: int, kept: int = DIRECTORIES_KEPT) -> None:
+        self.files = files
+        self._directories: LruCache[tuple[str, int, int], Directory] = LruCache(kept, max_bytes)
 
     def ordinal(self, info: VersionInfo, column: str) -> int:
         """Which of the version's indexes is ``column``'s; ``NotIndexed`` naming the indexed columns otherwise."""
@@ -43,11 +41,9 @@ class ValueIndexes:
 
     def directory(self, info: VersionInfo, column: str) -> Directory:
         key = (info.dataset, info.version, self.ordinal(info, column))
-        with self._lock:
-            found = self._directories.get(key)
-            if found is not None:
-                self._directories.move_to_end(key)
-                return found
+        found = self._directories.get(key)
+        if found is not None:
+            return found
         lines = self._files().lines_if_any(values_key(*key))
         if lines is None:
             raise Unavailable(f"the value index of {column!r} in version {info.version} of {info.dataset!r} is missing")
@@ -55,10 +51,7 @@ class ValueIndexes:
             directory = Directory.parse(lines)
         except IndexFileError as error:
             raise Unavailable(f"the value index of {column!r} is unreadable: {error}") from None
-        with self._lock:
-            self._directories[key] = directory
-            while len(self._directories) > self.kept:
-                self._directories.popitem(last=False)
+        self._directories.put(key, directory, index_bytes(directory))  # (one larger than the budget: read each time)
         return directory
 
     def lines(self, info: VersionInfo, column: str, directory: Directory, line: int) -> Iterator[tuple[int, bytes]]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 from pathlib import Path
 
@@ -76,3 +77,32 @@ def test_the_mmdb_answers_each_address_with_its_piece_and_network(tmp_path: Path
 def test_every_format_is_deleted_with_its_version(form: str) -> None:
     assert f"_exports/geo/3.{FORMATS[form].extension}" in kept_keys("geo", 3)
     assert f"_exports/geo/3.{FORMATS[form].extension}.building" in kept_keys("geo", 3)
+
+
+FORMULAS = [
+    (V4, _at("1.0.0.0"), _at("1.0.0.255"), ['=HYPERLINK("http://x.example","click")', "-33.86", "@SUM(A1)"]),
+    (V4, _at("1.0.1.0"), _at("1.0.1.255"), ["+1+2", "-", "\t=1+1"]),
+    (V4, _at("1.0.2.0"), _at("1.0.2.255"), ["plain", "1e-3", "a=b"]),
+]
+
+
+def test_cells_a_spreadsheet_would_run_are_written_as_text_and_numbers_are_left() -> None:
+    rows = list(csv.reader(io.StringIO("".join(csv_lines(("a", "-b", "c"), FORMULAS)))))
+    assert rows == [
+        ["start", "end", "a", "'-b", "c"],
+        ["1.0.0.0", "1.0.0.255", '\'=HYPERLINK("http://x.example","click")', "-33.86", "'@SUM(A1)"],
+        ["1.0.1.0", "1.0.1.255", "'+1+2", "'-", "'\t=1+1"],
+        ["1.0.2.0", "1.0.2.255", "plain", "1e-3", "a=b"],
+    ]
+    networks = [line.split("\t", 1)[1] for line in cidr_lines(("a",), FORMULAS[:2])]
+    assert networks == [
+        "a\n",
+        '\'=HYPERLINK("http://x.example","click")\t-33.86\t\'@SUM(A1)\n',
+        "'+1+2\t'-\t' =1+1\n",
+    ]  # (a tab in a cell is a space)
+
+
+def test_raw_cells_are_written_as_they_are() -> None:
+    rows = list(csv.reader(io.StringIO("".join(csv_lines(("a", "b", "c"), FORMULAS, raw=True)))))
+    assert rows[1][2:] == ['=HYPERLINK("http://x.example","click")', "-33.86", "@SUM(A1)"]
+    assert list(cidr_lines(("a",), FORMULAS[:1], raw=True))[1].startswith("1.0.0.0/24\t=HYPERLINK(")

@@ -112,6 +112,8 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
     assert (indexed.index, indexed.exports, indexed.numeric) == (("asn", "country"), ("mmdb",), ("asn",))
     assert settings_digest(indexed) != settings_digest(FolderSettings())
     assert settings_digest(FolderSettings.parse(b'{"index": []}', "x")) == settings_digest(FolderSettings())
+    cells = FolderSettings.parse(b'{"export_raw_cells": true}', "x")  # how exports are written, not built
+    assert (cells.export_raw_cells, settings_digest(cells)) == (True, settings_digest(FolderSettings()))
     off = FolderSettings.parse(b'{"max_removed_percent": null}', "x")
     assert off.gates.max_removed_percent is None
     assert settings_digest(off) != settings_digest(FolderSettings())
@@ -129,6 +131,9 @@ def test_settings_parse_the_new_keys_and_leave_old_digests_alone() -> None:
         {"index": ["country", "country"]},
         {"index": [""]},
         {"index": [f"c{n}" for n in range(9)]},
+        {"index": [".."]},  # its values' address would resolve to the dataset's
+        {"index": ["."]},
+        {"export_raw_cells": "yes"},
         {"exports": ["xlsx"]},
         {"exports": "csv"},
         {"numeric": [1]},

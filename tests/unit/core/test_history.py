@@ -72,6 +72,9 @@ def test_a_version_is_kept_its_days_and_never_less_than_the_grace() -> None:
         ("2026-11-01t12:00:00z", 1_793_534_400.0),
         ("2026-11-01T13:30:00+01:30", 1_793_534_400.0),
         ("2026-11-01T12:00:00.250Z", 1_793_534_400.25),
+        ("2016-12-31T23:59:60Z", 1_483_228_800.0),  # a leap second: the instant after 23:59:59, as POSIX counts
+        ("2016-12-31T23:59:60.500Z", 1_483_228_800.5),
+        ("2017-01-01T05:29:60+05:30", 1_483_228_800.0),
     ],
 )
 def test_rfc_3339_instants_are_read_with_their_offset(text: str, instant: float) -> None:
@@ -85,6 +88,7 @@ def test_rfc_3339_instants_are_read_with_their_offset(text: str, instant: float)
         ("2026-11-01", "RFC 3339"),
         ("yesterday", "RFC 3339"),
         ("2026-13-01T00:00:00Z", "RFC 3339"),
+        ("2026-11-01T12:00:61Z", "RFC 3339"),
         ("2027-01-01T00:00:00Z", "in the future"),
         ("2026-11-01T12:00:00" + "0" * 50 + "Z", "RFC 3339"),
         ("2020-W01-1T00:00:00Z", "RFC 3339"),  # an ISO week date

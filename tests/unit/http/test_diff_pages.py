@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fencepost.core.members import MEMBER_LINES, Position
+from fencepost.core.objects import changes_key
 from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
 from fencepost.http.diff_routes import DiffCursor, DiffListing, parse_diff_cursor
 from tests.fakes.world import World, loader_settings
@@ -80,7 +81,7 @@ def test_a_first_version_has_no_changes_and_says_why() -> None:
 def test_pages_of_any_size_give_every_change_once_across_members(limit: int) -> None:
     world = _world(_rows(3200, "NZ"), _rows(3200, "JP"))
     listing = _listing(world)
-    whole = world.bucket.objects[f"_reports/{DATASET}/2.changes.gz"]
+    whole = world.bucket.objects[changes_key(DATASET, 2)]
     expected = [json.loads(line) for line in gzip.decompress(whole).decode().splitlines()]
     assert len(expected) > 2 * MEMBER_LINES  # three members at least
     assert _all(listing, limit) == expected
@@ -145,6 +146,6 @@ def test_refusals() -> None:
         _listing(world).answer(DATASET, {"limit": "0"})
     with pytest.raises(Unavailable, match="BUCKET_NAME"):
         DiffListing(lambda _: world.record(DATASET), lambda _: None, None, 4_500_000).answer(DATASET, {})
-    world.bucket.delete_object(f"_reports/{DATASET}/2.changes.gz")
+    world.bucket.delete_object(changes_key(DATASET, 2))
     with pytest.raises(NotFound, match="no longer kept"):
         _listing(world).answer(DATASET, {})

@@ -1,14 +1,16 @@
 """Listings are cached briefly per container, bounded in names: listing traffic reads the ``#datasets`` partition at
-most once per name (and once in whole) per container and TTL."""
+most once per name (and once in whole) per container and TTL, and a dataset's build records and dated folders (what
+``GET /datasets/{name}/versions`` and exports of past versions read) at most once per name and TTL too."""
 
 from __future__ import annotations
 
 import json
 
+from fencepost.core.backfill import Dated
 from fencepost.core.feeds.schedule import Outcome, SourceState
 from fencepost.core.feeds.spec import parse_source
 from fencepost.http.dataset_routes import Listings
-from fencepost.model import DatasetRecord
+from fencepost.model import BuildRecord, BuildState, DatasetRecord
 
 
 class Store:
@@ -29,6 +31,14 @@ class Store:
     def list_source_states(self) -> dict[str, SourceState]:
         self.reads.append("sources")
         return self.sources
+
+    def list_builds(self, dataset: str) -> list[BuildRecord]:
+        self.reads.append(f"builds {dataset}")
+        return [BuildRecord(dataset, 1, BuildState.LIVE)] if dataset in self.records else []
+
+    def list_dated(self, dataset: str) -> list[Dated]:
+        self.reads.append(f"dated {dataset}")
+        return []
 
 
 class Clock:
@@ -57,12 +67,25 @@ def test_a_listing_is_read_once_per_ttl() -> None:
     assert sorted(store.reads) == ["*", "*", "geo", "geo", "nope"]
 
 
+def test_a_flood_of_version_listings_and_past_exports_reads_the_build_records_once_per_ttl() -> None:
+    store, clock = Store(), Clock()
+    listings = Listings(store, 5.0, clock=clock)
+    for _ in range(1000):
+        assert [build.build for build in listings.list_builds("geo")] == [1]
+        assert listings.list_dated("geo") == []
+        assert listings.get_dataset("geo", consistent=True) == DatasetRecord(name="geo", live=1)
+    assert sorted(store.reads) == ["builds geo", "dated geo", "geo"]
+    clock.now += 5.0
+    listings.list_builds("geo")
+    assert store.reads.count("builds geo") == 2
+
+
 def test_the_cache_is_bounded_in_names() -> None:
     store, clock = Store(), Clock()
     listings = Listings(store, 5.0, max_names=16, clock=clock)
     for index in range(1000):
         listings.get(f"unknown{index}")
-    assert len(listings._records._entries) == 16
+    assert len(listings._named) == 3 * 16
     listings.get("unknown999")
     assert store.reads.count("unknown999") == 1  # the most recent are kept
 
