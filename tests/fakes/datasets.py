@@ -104,15 +104,6 @@ class FakeDatasets(FakeServing):
         return self._write(record).requests
 
     @port
-    def accept(self, name: str, sources: str) -> bool:
-        record = self._read(name)
-        if record is None:  # RECORD_EXISTS
-            return False
-        record.accepted = sources
-        self._write(record)
-        return True
-
-    @port
     def start_build(self, name: str, request: int, now: float) -> DatasetRecord:
         record = self._read(name)
         if not only_latest_request(record, request):
