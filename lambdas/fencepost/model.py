@@ -137,9 +137,7 @@ class DiffSummary:
         "The first reserved network it answers for (IANA, not globally reachable); null when none.", default=None
     )
     gate: str | None = documented(
-        "The folder setting of the gate that stopped this build (`min_ranges`, `reserved_space`, "
-        "`max_removed_percent`, `max_added_percent`, `max_change_percent`, `max_window_change_percent`), or "
-        "`baseline` when the live version's pieces could not be read to compare with; null when none did.",
+        "The gate (its folder setting) that stopped this build, `baseline` if nothing could be compared; or null.",
         default=None,
     )
 
