@@ -40,8 +40,9 @@ def gate_cases(rows: int | None = None) -> list[dict[str, Any]]:
     """Each case's figures and the default gates' verdict; ``rows``: of the shared IPv4 file (None: all)."""
     # Imported here: ``--read`` runs in a process that may hold another checkout's code
     from fencepost.core.addresses import FAMILIES, V4, V6
-    from fencepost.core.diffs import Diff, diff, parse_piece_line, piece_lines
+    from fencepost.core.diffs import Diff, diff
     from fencepost.core.gates import Gates
+    from fencepost.core.piece_files import parse_piece_line, piece_lines
     from tests.feeds import drop_list, networks
     from tests.support import V4_FILE, family_ranges, read_tsv
 

@@ -15,10 +15,10 @@ from typing import Any
 from fencepost.aws.dynamo.timelines import event_item, event_of
 from fencepost.core.addresses import FAMILIES, V4
 from fencepost.core.diff_walk import Resume, Stop, walk
-from fencepost.core.diffs import PieceLine, parse_piece_line, piece_lines
 from fencepost.core.history import Timeline
 from fencepost.core.members import START as FIRST
 from fencepost.core.members import Position, gzip_members, lines_from
+from fencepost.core.piece_files import PieceLine, parse_piece_line, piece_lines
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.past import History
 from fencepost.settings import LOOKUP

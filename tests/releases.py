@@ -34,9 +34,9 @@ LOCATIONS = {
     "subdivision_1_name,subdivision_2_iso_code,subdivision_2_name,city_name,metro_code,time_zone,is_in_european_union",
 }
 ROWS = {
-    "Country": ("1.0.0.0/24,2077456,2077456,,0,0,", "2001:db8::/32,2921044,2921044,,0,0,"),
-    "City": ("1.0.0.0/24,2062367,2077456,,0,0,6157,-34.9,138.6,100,", "2001:db8::/32,2950159,2921044,,0,0,,,,,"),
-    "ASN": ("1.0.0.0/24,13335,CLOUDFLARENET", "2001:db8::/32,3320,Deutsche Telekom AG"),
+    "Country": ("1.0.0.0/24,2077456,2077456,,0,0,", "2003::/19,2921044,2921044,,0,0,"),
+    "City": ("1.0.0.0/24,2062367,2077456,,0,0,6157,-34.9,138.6,100,", "2003::/19,2950159,2921044,,0,0,,,,,"),
+    "ASN": ("1.0.0.0/24,13335,CLOUDFLARENET", "2003::/19,3320,Deutsche Telekom AG"),
 }
 PLACES = {
     "Country": ("2077456,en,OC,Oceania,AU,Australia,0", "2921044,en,EU,Europe,DE,Germany,1"),
@@ -89,7 +89,7 @@ def maxmind_csv(kind: str, places: str = "Locations") -> Release:
     release.expected = {
         "Country": ("1.0.0.1", "country_iso_code", "AU"),
         "City": ("1.0.0.1", "city_name", "Adelaide"),
-        "ASN": ("2001:db8::1", "autonomous_system_organization", "Deutsche Telekom AG"),
+        "ASN": ("2003::1", "autonomous_system_organization", "Deutsche Telekom AG"),
     }[kind]
     return release
 

@@ -102,8 +102,8 @@ RECORD_PROBLEMS = (
 class DiffSummary:
     """How a build's answers differ from the version live when it was built (``fencepost.core.diffs``).
 
-    ``baseline`` None: nothing to compare with (a first version, or a live version built before versions kept their
-    pieces), as ``note`` says; the counts are then 0 and only ``min_ranges`` of the gates applies (``core.gates``).
+    ``baseline`` None: nothing to compare with (a first version), as ``note`` says; the counts are then 0 and only
+    ``min_ranges`` and ``reserved_space`` of the gates apply (``core.gates``).
     """
 
     baseline: int | None = None
@@ -124,9 +124,20 @@ class DiffSummary:
         "Share of the IPv4 addresses the live version answers that are gone or answer otherwise.", default=0.0
     )
     removed_percent_addresses_ipv6: float = documented("The same for IPv6.", default=0.0)
+    added_percent_addresses_ipv4: float | None = documented(
+        "Growth: IPv4 addresses added, as a share of those the live version answers; null when none.", default=0.0
+    )
+    added_percent_addresses_ipv6: float | None = documented("The same for IPv6.", default=0.0)
+    window_changed_percent_ipv4: float = documented(
+        "This build's share of the IPv4 space changed, plus those of the versions live in `change_window_hours`.",
+        default=0.0,
+    )
+    window_changed_percent_ipv6: float = documented("The same for IPv6.", default=0.0)
+    reserved: str | None = documented(
+        "The first reserved network it answers for (IANA, not globally reachable); null when none.", default=None
+    )
     gate: str | None = documented(
-        "The folder setting of the gate that stopped this build (`min_ranges`, `max_removed_percent`, "
-        "`max_change_percent`); null when none did.",
+        "The gate (its folder setting) that stopped this build, `baseline` if nothing could be compared; or null.",
         default=None,
     )
 
@@ -215,6 +226,9 @@ class BuildRecord:
     switched: float | None = None  # when it went live (set with the switch itself): it is never abandoned after
     delete_after: float | None = None  # once DELETING: when its deletion may start
     dated: str | None = None  # built from the dated folder of this date: placed in the history, never live
+    # The percent of the IPv4 and IPv6 space whose answer it changed against the version live when it was built
+    # (None: a first version); recorded in the history when it goes live (``core.history.changed_since``)
+    changed: tuple[float, float] | None = None
 
     @property
     def complete(self) -> bool:

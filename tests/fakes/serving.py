@@ -83,9 +83,17 @@ class FakeServing:
     def _point(self, name: str, pointer: LivePointer | str) -> None:
         self.store.put(live_pk(name), LIVE_POINTER_SK, pointer)
 
-    def event(self, name: str, at: float, version: int | None, *, dated: bool = False) -> None:
+    def event(
+        self,
+        name: str,
+        at: float,
+        version: int | None,
+        *,
+        dated: bool = False,
+        changed: tuple[float, float] | None = None,
+    ) -> None:
         millis = round(to_millisecond(at) * 1000)
-        self.store.put(history_pk(name), millis, Event(millis / 1000, version, dated=dated))
+        self.store.put(history_pk(name), millis, Event(millis / 1000, version, dated=dated, changed=changed))
 
     @port
     def timeline(self, name: str, *, consistent: bool = False) -> Timeline:
@@ -130,6 +138,7 @@ class FakeServing:
         loaded_at: str,
         now: float,
         settings: str | None = None,
+        changed: tuple[float, float] | None = None,
     ) -> Switched:
         before = self._read(name)  # (one attempt: nothing else writes between the read and the write here)
         if before is None:
@@ -151,7 +160,7 @@ class FakeServing:
         record.live_since, record.retired, record.settings, record.held = now, False, settings, None
         self._write(record)
         self._point(name, LivePointer(name, build, now))
-        self.event(name, now, build)
+        self.event(name, now, build, changed=changed)
         attempt.switched = now
         self.store.put(builds_pk(name), build, attempt)
         return Switched(Switch.SWITCHED, before)

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from fencepost.aws.dynamo.versions import DIRECTORY_PAGE_CHARS
 from fencepost.core.addresses import FAMILIES
 from fencepost.core.aliases import parse_alias
-from fencepost.core.items import Item, read_hit
+from fencepost.core.items import Hit, Item, read_hit
 from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, range_pk, version_pk
 from fencepost.core.pacing import WriteOutcome
+from fencepost.core.piece_files import stored_lines
 from fencepost.model import BuildRecord, BuildState, VersionHeader, VersionInfo
 from tests.fakes.kernel import Clock, Faults, Store, detached, port
 
@@ -125,14 +126,21 @@ class FakeVersions:
             dataset, version, header.columns, directories, gaps, aliases, indexed, header.created_at, numeric
         )
 
-    @port
-    def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
+    def _hits(self, info: VersionInfo) -> Iterator[tuple[int, Hit]]:
         for family in sorted(info.directories):
             for partition in info.directories[family].partitions:
                 pk = range_pk(info.dataset, info.version, family, partition)
                 for sk in self.store.sort_keys(pk):
-                    hit = read_hit(family, partition, self.store.get(pk, sk))
-                    yield family, hit.start, hit.end, hit.values
+                    yield family, read_hit(family, partition, self.store.get(pk, sk))
+
+    @port
+    def pieces(self, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
+        for family, hit in self._hits(info):
+            yield family, hit.start, hit.end, hit.values
+
+    @port
+    def piece_lines(self, info: VersionInfo) -> Iterator[str]:
+        return stored_lines(self._hits(info))
 
     @port
     def put(self, info: VersionInfo, header: VersionHeader) -> None:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from fencepost.core.keys import builds_pk
+from fencepost.loading.accepting import Accepted, accept_once
 from fencepost.loading.service import LoadingService
 from fencepost.model import BuildRecord, DatasetRecord
 from fencepost.settings import LoaderSettings, TableSettings
@@ -86,6 +87,17 @@ class World:
     def upload(self, key: str, body: bytes | str) -> None:
         self.bucket.put_object(key, body)
         self.queues.post(notification(key))
+
+    def accept(self, dataset: str = DATASET) -> Accepted:
+        """A person accepts the build a gate refused last, once (the admin module's ``accept``); nothing delivered."""
+        return accept_once(
+            dataset,
+            folder=self.bucket,
+            reports=self.bucket,
+            datasets=self.datasets,
+            outbox=self.queues,
+            clock=self.clock,
+        )
 
     def remove(self, key: str) -> None:
         self.bucket.delete_object(key)

@@ -123,6 +123,25 @@ def test_kept_files_of_versions_built_before_kept_existed_are_read_where_they_we
     assert (loader.refused, lookup.refused) == ([], [])
 
 
+def test_a_live_versions_missing_pieces_are_made_again_from_the_table_under_the_loaders_policy(
+    stack: Stack, fronts: tuple[PolicyFront, PolicyFront]
+) -> None:
+    loader, lookup = fronts
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()
+    stack.delete(pieces_key("geo", 1))  # a missing object: a 404, the loader's role may list the bucket
+    stack.put("geo/ranges.csv", CHANGED)
+    stack.drain()
+    diff = stack.dataset("geo")["load"]["diff"]
+    assert (diff["baseline"], diff["changed"], diff["note"]) == (
+        1,
+        1,
+        "the pieces of version 1 were missing: made again from its items",
+    )
+    assert pieces_key("geo", 1) in loader.written
+    assert (loader.refused, lookup.refused) == ([], [])
+
+
 def test_without_list_bucket_the_first_export_request_is_refused_as_it_was(
     stack: Stack, template: Synth, moto_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

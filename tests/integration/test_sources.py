@@ -20,12 +20,12 @@ from tests.support import LambdaContext
 def drop_list(networks: Iterable[int]) -> bytes:
     """A list in Spamhaus DROP's text layout: one /20 a line, a comment after ``;``."""
     lines = ["; Spamhaus DROP List 2026/11/26 - (c) 2026 The Spamhaus Project SLU", "; Last-Modified: today"]
-    lines += [f"{10 + k // 256}.{k % 256}.0.0/20 ; SBL{100000 + k}" for k in networks]
+    lines += [f"{20 + k // 256}.{k % 256}.0.0/20 ; SBL{100000 + k}" for k in networks]  # never reserved space
     return ("\n".join([*lines, "; EOF"]) + "\n").encode()
 
 
 def address(k: int) -> str:
-    return f"{10 + k // 256}.{k % 256}.7.9"
+    return f"{20 + k // 256}.{k % 256}.7.9"
 
 
 def check(fetch: ModuleType, stack: Stack, **event: Any) -> dict[str, str]:

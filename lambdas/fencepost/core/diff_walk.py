@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from fencepost.core.diffs import Change, PieceLine, segments
+from fencepost.core.diffs import Change, segments
 from fencepost.core.members import Position
+from fencepost.core.piece_files import PieceLine
 
 
 class Resume(NamedTuple):

@@ -1,7 +1,7 @@
 """What changed between two versions, from their sorted pieces alone: no AWS, no version read back from DynamoDB.
 
-A build writes one line per stored piece (``piece_lines``: family, bounds in hex, and a hash of what a lookup there
-answers, its metadata and its range). Two such streams, both in address order, are compared by a streaming merge
+A build writes one line per stored piece (``core.piece_files``: family, bounds in hex, and a hash of what a lookup
+there answers, its metadata and its range). Two such streams, both in address order, are compared by a streaming merge
 (``segments``) that cuts the address space into the stretches where the pair (old piece, new piece) is constant;
 ``diff`` counts them and ``changed_pieces`` lists the stretches whose answer differs. Neither holds more than one
 piece of each stream, so two versions of millions of pieces compare in constant memory.
@@ -11,38 +11,13 @@ An address in no piece answers NOT_FOUND, so found -> NOT_FOUND and NOT_FOUND ->
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from fencepost.core.addresses import BITS, FAMILIES, TOP, V4, V6
-from fencepost.core.build import FamilyRanges, Pieces
-
-HASH_BYTES: Final = 8
-_LINE: Final = re.compile(r"([46])\t([0-9a-f]{1,32})\t([0-9a-f]{1,32})\t([0-9a-f]{" + str(2 * HASH_BYTES) + r"})\n?")
-
-
-def answer_hash(values: tuple[str, ...], range_span: tuple[int, int]) -> str:
-    """A short stable hash (16 hex digits) of a lookup's answer: its metadata and the range it reports.
-
-    JSON with ASCII escapes encodes the tuple unambiguously (no separator can be forged by a value), and the same on
-    every Python version.
-    """
-    text = json.dumps([range_span[0], range_span[1], *values], separators=(",", ":"))
-    return hashlib.blake2b(text.encode("ascii"), digest_size=HASH_BYTES).hexdigest()
-
-
-class PieceLine(NamedTuple):
-    """One stored piece as a build's pieces file gives it."""
-
-    family: int
-    start: int
-    end: int
-    hash: str
+from fencepost.core.piece_files import PieceLine
 
 
 class Change(NamedTuple):
@@ -53,36 +28,6 @@ class Change(NamedTuple):
     end: int
     old_hash: str | None
     new_hash: str | None
-
-
-def piece_lines(families: Mapping[int, FamilyRanges], pieces: Mapping[int, Pieces]) -> Iterator[str]:
-    """``"<family>\\t<start hex>\\t<end hex>\\t<hash>\\n"`` per stored piece: IPv4 then IPv6, in address order.
-
-    ``pieces[family]`` are the pieces of ``families[family]`` (``FamilyRanges.pieces``); a family missing from
-    ``pieces`` has none.
-    """
-    for family in FAMILIES:
-        if family not in pieces:
-            continue
-        ranges = families[family]
-        cached: tuple[int, str] | None = None  # consecutive pieces often share a source (a range split by a nested one)
-        for start, end, source in pieces[family]:
-            if cached is None or cached[0] != source:
-                span = (ranges.starts[source], ranges.ends[source])
-                cached = source, answer_hash(ranges.values[source], span)
-            yield f"{family}\t{start:x}\t{end:x}\t{cached[1]}\n"
-
-
-def parse_piece_line(line: str) -> PieceLine:
-    """The inverse of ``piece_lines`` for one line (its newline optional); ValueError on anything else."""
-    match = _LINE.fullmatch(line)
-    if match is None:
-        raise ValueError(
-            f"malformed piece line {line[:200]!r}: expected family, start and end in lowercase hex, and a "
-            f"{2 * HASH_BYTES}-digit hash, separated by tabs"
-        )
-    family, start, end, digest = match.groups()
-    return PieceLine(int(family), int(start, 16), int(end, 16), digest)
 
 
 class Loss(NamedTuple):
@@ -115,7 +60,8 @@ class Diff:
     """Counts of a comparison. Pieces are matched by their bounds: same bounds and hash are ``unchanged``, same
     bounds and another hash ``changed``; the others are ``added`` (new) or ``removed`` (old).
     ``changed_v4``/``changed_v6`` count the addresses whose answer differs, exactly, of the whole address space;
-    ``loss`` measures the same against what the old version held, per family."""
+    ``loss`` measures the same against what the old version held, per family; ``gained`` counts, per family, the
+    addresses the old version did not answer (NOT_FOUND) that the new one does."""
 
     unchanged: int = 0
     changed: int = 0
@@ -124,6 +70,13 @@ class Diff:
     changed_v4: int = 0
     changed_v6: int = 0
     loss: dict[int, Loss] = field(default_factory=_no_loss)
+    gained: dict[int, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
+
+    def growth(self, family: int) -> Fraction | None:
+        """The addresses gained, as an exact share of those the old version answered; None when it answered none
+        of the family's (any gain is then unbounded growth)."""
+        covered = self.loss[family].addresses
+        return Fraction(self.gained[family], covered) if covered else None
 
     def fraction(self, family: int) -> Fraction:
         """The exact share of ``family``'s address space whose answer changed, between 0 and 1."""
@@ -210,6 +163,7 @@ class Sweep:
         self._olds_lost = dict.fromkeys(FAMILIES, 0)
         self._covered = dict.fromkeys(FAMILIES, 0)
         self._covered_lost = dict.fromkeys(FAMILIES, 0)
+        self._gained = dict.fromkeys(FAMILIES, 0)
         self._done = False
 
     def changes(self) -> Iterator[Change]:
@@ -229,7 +183,9 @@ class Sweep:
             if before == after:
                 continue
             self._changed[family] += end - start + 1
-            if o is not None:
+            if o is None:
+                self._gained[family] += end - start + 1
+            else:
                 self._covered_lost[family] += end - start + 1
                 if lost is not o:
                     self._olds_lost[family] += 1
@@ -265,6 +221,7 @@ class Sweep:
             changed_v4=self._changed[V4],
             changed_v6=self._changed[V6],
             loss=loss,
+            gained=dict(self._gained),
         )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from fencepost.core.exports import FORMATS as EXPORTS
 from fencepost.core.formats.base import ReadOptions
-from fencepost.core.gates import NAMES as GATES
+from fencepost.core.gate_settings import NAMES as GATES
 from fencepost.core.gates import Gates
 from fencepost.core.history import MAX_RETAIN_DAYS
 from fencepost.core.joins import JoinSpec

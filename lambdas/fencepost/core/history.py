@@ -37,6 +37,10 @@ class Event:
     gone: bool = False  # the version's items are deleted: the instant is remembered, its answers are not
     gone_at: float | None = None  # when it was marked gone (its items go a grace after)
     dated: bool = False  # placed from a dated folder (``core.backfill``): never live, only of the past
+    # A build going live: the percent of the IPv4 and of the IPv6 address space whose answer it changed, as it
+    # measured against the version it replaced (None: a rollback, a first version, or a switch recorded before
+    # the figure was kept)
+    changed: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,18 @@ class Timeline:
             if event.version is not None and event.version not in gone:
                 return event.at
         return None
+
+
+def changed_since(timeline: Timeline, start: float) -> tuple[float, float]:
+    """The percent of the IPv4 and of the IPv6 address space changed by the builds that went live at ``start`` or
+    later, summed: an upper bound of how far what is served now has moved from what was served then, read from the
+    history alone (the versions in between may be deleted). A rollback serves again a version that was served
+    before, chosen by a person: it counts nothing, and neither does a first version (nothing was served before)."""
+    v4 = v6 = 0.0
+    for event in timeline.events:
+        if event.at >= start and event.changed is not None and not event.dated:
+            v4, v6 = v4 + event.changed[0], v6 + event.changed[1]
+    return v4, v6
 
 
 def keep_until(stopped: float, retain_days: int, grace: float) -> float:

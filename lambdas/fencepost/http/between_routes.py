@@ -21,7 +21,6 @@ from typing import Final
 
 from fencepost.core.addresses import FAMILIES, TOP, V4, format_address
 from fencepost.core.diff_walk import Resume, Step, Stop, walk
-from fencepost.core.diffs import PieceLine, parse_piece_line
 from fencepost.core.history import InstantError, parse_instant
 from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.objects import pieces_key
@@ -33,6 +32,7 @@ from fencepost.core.paging import (
     encode_token,
     pin_digest,
 )
+from fencepost.core.piece_files import PieceLine, parse_piece_line
 from fencepost.errors import (
     CursorExpired,
     InvalidRequest,

@@ -30,6 +30,7 @@ class LiveSwitch(LoadEnds, Protocol):
         loaded_at: str,
         now: float,
         settings: str | None = None,
+        changed: tuple[float, float] | None = None,
     ) -> Switched: ...
 
 
@@ -74,6 +75,7 @@ class GoLive:
             loaded_at=iso(now),
             now=now,
             settings=record.settings,
+            changed=record.changed,
         )
         if switched.result is Switch.ABANDONED:
             return  # abandoned between the two steps: it never went live

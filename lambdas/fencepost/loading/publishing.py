@@ -98,14 +98,19 @@ class Publisher:
             total = read.problems.total + 1
             self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
             return False
-        comparison = self.comparer.compare(dataset, build, families, pieces, baseline=baseline, columns=read.columns)
         gates = folder.gates.unattended() if any(is_fetched(o.key) for o in objects) else folder.gates
+        comparison = self.comparer.compare(
+            dataset, build, families, pieces, baseline=baseline, gates=gates, columns=read.columns
+        )
         refusal = None if accepted else comparison.refusal(gates, read.rows)
         if accepted:
             comparison = replace(comparison, summary=replace(comparison.summary, note=ACCEPTED))
         if refusal is not None:
             self._refuse(dataset, build, refusal, comparison.summary, read, objects=objects, started=started)
             return False
+        if comparison.reserved is not None and gates.reserved_space == "flag":
+            reason = f'the objects answer for {comparison.reserved.text()}, reserved space (reserved_space "flag")'
+            read.problems.warn(Problem("", None, reason))
         self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=folder.index)
         self._record(
             dataset,
@@ -154,6 +159,7 @@ class Publisher:
                 started=started,
                 settings=settings,
                 dated=dated,
+                changed=None if diff.baseline is None else (diff.changed_percent_ipv4, diff.changed_percent_ipv6),
             )
         )
         created = iso(self.clock())

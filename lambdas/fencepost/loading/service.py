@@ -9,7 +9,7 @@ from typing import Protocol
 from fencepost.loading.backfilling import Backfill, DatedFolders, DatedHistory
 from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import BuildRecords, Deletions, LoadRecords, Sweeper, VersionItems
-from fencepost.loading.comparing import Comparer, PieceFiles
+from fencepost.loading.comparing import Comparer, Histories, PieceFiles, StoredVersions
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.dispatch import Dispatcher
 from fencepost.loading.exporting import ExportedVersions, Exporter, ExportFiles
@@ -26,7 +26,7 @@ from fencepost.model import DatasetRecord
 from fencepost.settings import LoaderSettings
 
 
-class DatasetStore(BuildNumbers, LiveSwitch, LoadProgress, LoadRecords, Protocol):
+class DatasetStore(BuildNumbers, LiveSwitch, LoadProgress, LoadRecords, Histories, Protocol):
     def note_request(self, name: str, now: float) -> int: ...
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
 
@@ -34,7 +34,7 @@ class DatasetStore(BuildNumbers, LiveSwitch, LoadProgress, LoadRecords, Protocol
 class BuildStore(BuildRecords, BuildStarts, ChunkCounts, Protocol): ...
 
 
-class VersionStore(VersionItems, VersionWrites, ExportedVersions, Protocol): ...
+class VersionStore(VersionItems, VersionWrites, ExportedVersions, StoredVersions, Protocol): ...
 
 
 class Bucket(Folder, DatedFolders, Documents, PieceFiles, IndexFiles, ExportFiles, Protocol): ...
@@ -125,7 +125,9 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
 
 def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> Planner:
     publisher = Publisher(
-        comparer=Comparer(files=p.bucket, telemetry=p.telemetry),
+        comparer=Comparer(
+            files=p.bucket, versions=p.versions, history=p.datasets, telemetry=p.telemetry, clock=p.clock
+        ),
         indexer=Indexer(files=p.bucket, telemetry=p.telemetry),
         datasets=p.datasets,
         versions=p.versions,

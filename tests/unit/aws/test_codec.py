@@ -11,6 +11,8 @@ import json
 from typing import Any
 
 from fencepost.aws.dynamo.codec import decode, encode
+from fencepost.aws.dynamo.timelines import event_item, event_of
+from fencepost.core.history import Event
 from fencepost.core.keys import DATASETS_PK, VERSION_HEADER_SK, builds_pk, dataset_id
 from fencepost.model import (
     BuildRecord,
@@ -115,3 +117,14 @@ def test_the_api_shape_is_served_from_the_record() -> None:
     assert list(record.to_api()) == ["name", "version", "status", "ranges", "loaded_at", "objects", "load"]
     assert record.to_api()["objects"] == [{"key": "geo/a.csv", "etag": "0123abcd", "size": 1234}]
     assert record.to_api()["load"]["problems"] == [{"object": "", "line": None, "reason": "the objects hold no ranges"}]
+
+
+def test_what_a_build_changed_travels_from_its_record_to_its_history_event() -> None:
+    # The build record keeps the percent of each family's space it changed (tiny IPv6 shares included)
+    record = BuildRecord("geo", 7, objects=OBJECTS, changed=(4.6875, 1.9259299443872359e-34))
+    item = encode(record, PK=builds_pk("geo"), SK=7)
+    assert decode(BuildRecord, item, dataset="geo", build=7) == record
+    # and the event of its switch keeps them, which the window gate sums; a rollback's event has none
+    switched = event_of(event_item("geo", 1_795_000_000.5, 7, changed=record.changed))
+    assert switched == Event(1_795_000_000.5, 7, changed=(4.6875, 1.9259299443872359e-34))
+    assert event_of(event_item("geo", 1_795_000_001.0, 6)).changed is None

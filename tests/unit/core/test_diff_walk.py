@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from fencepost.core.addresses import V4, V6
 from fencepost.core.diff_walk import Resume, Step, Stop, walk
-from fencepost.core.diffs import Change, PieceLine, changed_pieces, parse_piece_line
+from fencepost.core.diffs import Change, changed_pieces
 from fencepost.core.members import START, Position, gzip_members, lines_from
+from fencepost.core.piece_files import PieceLine, parse_piece_line
 from tests.unit.core.test_diffs import Row, _centre, _rows, _version
 
 

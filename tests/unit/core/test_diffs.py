@@ -14,18 +14,9 @@ from hypothesis import strategies as st
 
 from fencepost.core.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
 from fencepost.core.build import HOLE, FamilyRanges
-from fencepost.core.diffs import (
-    Change,
-    Diff,
-    Loss,
-    PieceLine,
-    answer_hash,
-    changed_pieces,
-    diff,
-    parse_piece_line,
-    piece_lines,
-)
+from fencepost.core.diffs import Change, Diff, Loss, changed_pieces, diff
 from fencepost.core.keys import PARTITION_BITS
+from fencepost.core.piece_files import PieceLine, answer_hash, parse_piece_line, piece_lines
 from tests.reference import answer_of_rows
 
 Row = tuple[int, int, int, tuple[str, ...]]  # family, start, end, metadata: a range as a file gives it
@@ -50,6 +41,10 @@ def _h(values: tuple[str, ...], start: int, end: int) -> str:
 
 
 def _loss(v4: Loss = Loss(), v6: Loss = Loss()) -> dict[int, Loss]:  # noqa: B008 - Loss is an immutable tuple
+    return {V4: v4, V6: v6}
+
+
+def _gained(v4: int = 0, v6: int = 0) -> dict[int, int]:
     return {V4: v4, V6: v6}
 
 
@@ -101,15 +96,22 @@ def test_a_removed_range_counts_as_changed_addresses() -> None:
         Change(V4, 1 << 24, (2 << 24) - 1, _h(("b",), 1 << 24, (2 << 24) - 1), None)
     ]
     # And the other way round, NOT_FOUND -> found
-    assert _diff(new, old) == Diff(unchanged=1, added=1, changed_v4=1 << 24, loss=_loss(Loss(1, 0, 10, 0)))
+    grown = _diff(new, old)
+    assert grown == Diff(
+        unchanged=1, added=1, changed_v4=1 << 24, loss=_loss(Loss(1, 0, 10, 0)), gained=_gained(1 << 24)
+    )
+    assert grown.growth(V4) == Fraction(1 << 24, 10)  # of the 10 addresses the old version answered
 
 
 def test_a_whole_new_ipv6_range() -> None:
     old: list[Row] = [(V4, 5, 9, ("a",))]
     new: list[Row] = [(V4, 5, 9, ("a",)), (V6, 1 << 125, (1 << 126) - 1, ("x",))]
     result = _diff(old, new)
-    assert result == Diff(unchanged=1, added=1, changed_v6=1 << 125, loss=_loss(Loss(1, 0, 5, 0)))
+    assert result == Diff(
+        unchanged=1, added=1, changed_v6=1 << 125, loss=_loss(Loss(1, 0, 5, 0)), gained=_gained(0, 1 << 125)
+    )
     assert result.loss[V6].addresses_fraction() == 0  # nothing held, nothing lost
+    assert (result.growth(V4), result.growth(V6)) == (Fraction(0), None)  # growth from nothing has no share
     assert (result.percent_v4, result.percent_v6, result.max_percent) == (0.0, 12.5, 12.5)
     assert result.exceeds(12)
     assert not result.exceeds(12.5)

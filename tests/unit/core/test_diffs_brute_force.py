@@ -4,17 +4,13 @@ versions."""
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.diffs import (
-    Diff,
-    Loss,
-    changed_pieces,
-    diff,
-)
+from fencepost.core.diffs import Diff, Loss, changed_pieces, diff
 from tests.unit.core.test_diffs import _answer, _centre, _changes_at, _rows, _universe, _version
 
 
@@ -30,12 +26,13 @@ def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, par
     changes = list(changed_pieces(iter(old_pieces), iter(new_pieces)))
     # Then the changed addresses are those whose answer differs, found <-> NOT_FOUND included
     for family in FAMILIES:
-        expected = covered = lost = 0
+        expected = covered = lost = gained = 0
         for address, weight in _universe(family, centres[family]):
             before, after = _answer(old, family, address), _answer(new, family, address)
             expected += weight * (before != after)
             covered += weight * (before is not None)
             lost += weight * (before is not None and before != after)
+            gained += weight * (before is None and after is not None)
             # And the changed stretches hold exactly those addresses, with both answers
             assert _changes_at(changes, family, address) == ((before, after) if before != after else None)
         assert (result.changed_v4 if family == V4 else result.changed_v6) == expected
@@ -46,6 +43,9 @@ def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, par
             p for p in held if any(c.family == family and c.start <= p.end and p.start <= c.end for c in changes)
         ]
         assert result.loss[family] == Loss(len(held), len(touched), covered, lost)
+        # And what was gained is what the old version did not answer and the new one does, a share of the covered
+        assert result.gained[family] == gained
+        assert result.growth(family) == (Fraction(gained, covered) if covered else None)
     # And the changed stretches are in order, disjoint, and merged where they touch with the same answers
     for first, second in itertools.pairwise(changes):
         assert (first.family, first.end) < (second.family, second.start)

@@ -12,9 +12,10 @@ from fractions import Fraction
 import pytest
 
 from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.diffs import Diff, Loss, PieceLine, diff, parse_piece_line, piece_lines
+from fencepost.core.diffs import Diff, Loss, diff
 from fencepost.core.folders import FolderSettings, settings_digest
 from fencepost.core.gates import UNATTENDED, Gates
+from fencepost.core.piece_files import PieceLine, parse_piece_line, piece_lines
 from tests.feeds import drop_list, networks
 from tests.support import V4_FILE, family_ranges, read_tsv
 
@@ -178,8 +179,20 @@ def test_a_folder_fed_by_its_source_gets_the_unattended_defaults_for_the_gates_i
     def gates(document: str) -> Gates:
         return FolderSettings.parse(document.encode(), "s").gates
 
-    assert gates("{}").unattended() == Gates(max_removed_percent=10.0, max_change_percent=5.0)
-    assert UNATTENDED == {"max_removed_percent": 10.0, "max_change_percent": 5.0}
+    assert gates("{}").unattended() == Gates(
+        max_removed_percent=10.0,
+        max_change_percent=5.0,
+        max_added_percent=10.0,
+        max_window_change_percent=5.0,
+        reserved_space="refuse",
+    )
+    assert UNATTENDED == {
+        "max_removed_percent": 10.0,
+        "max_change_percent": 5.0,
+        "max_added_percent": 10.0,
+        "max_window_change_percent": 5.0,
+        "reserved_space": "refuse",
+    }
     chosen = gates('{"max_removed_percent": 30, "max_change_percent": null}').unattended()
     assert (chosen.max_removed_percent, chosen.max_change_percent) == (30.0, None)
     assert gates('{"min_ranges": 500}').unattended().min_ranges == 500

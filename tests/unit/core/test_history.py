@@ -7,7 +7,16 @@ import random
 
 import pytest
 
-from fencepost.core.history import DAY, Event, InstantError, Timeline, format_instant, keep_until, parse_instant
+from fencepost.core.history import (
+    DAY,
+    Event,
+    InstantError,
+    Timeline,
+    changed_since,
+    format_instant,
+    keep_until,
+    parse_instant,
+)
 
 NOW = 1_795_000_000.0
 
@@ -99,3 +108,20 @@ def test_instants_are_written_in_utc_to_the_millisecond_when_they_have_any() -> 
     assert format_instant(1_793_534_400.0) == "2026-11-01T12:00:00Z"
     assert format_instant(1_793_534_400.25) == "2026-11-01T12:00:00.250Z"
     assert format_instant(1_793_534_400.9996) == "2026-11-01T12:00:00.999Z"  # truncated, as the history keeps it
+
+
+def test_the_change_in_a_window_sums_what_the_builds_that_went_live_in_it_changed() -> None:
+    timeline = Timeline(
+        [
+            Event(100.0, 1),  # a first version: nothing was served before, no figure
+            Event(200.0, 2, changed=(4.0, 0.5)),
+            Event(300.0, 3, changed=(1.0, 0.25)),
+            Event(350.0, 2),  # a rollback: a person chose a version served before, no figure
+            Event(360.0, 9, dated=True, changed=(50.0, 50.0)),  # placed from a dated folder: never live
+            Event(400.0, 4, changed=(0.5, 0.0)),
+        ]
+    )
+    assert changed_since(timeline, 0.0) == (5.5, 0.75)
+    assert changed_since(timeline, 200.0) == (5.5, 0.75)  # from its start inclusive
+    assert changed_since(timeline, 200.001) == (1.5, 0.25)
+    assert changed_since(timeline, 401.0) == (0.0, 0.0)

@@ -148,3 +148,59 @@ def test_flattening_any_table_of_networks_agrees_with_a_scan(entries: tuple[Rese
     probes = [seed] + [edge + step for item in entries for edge in (item.first, item.last) for step in (-1, 0, 1)]
     for address in (a for a in probes if 0 <= a < 1 << 32):
         assert table.find(V4, address) == brute_force(entries, V4, address)
+
+
+# -- the reserved_space gate's finding -------------------------------------------------------------------------------
+
+
+def test_every_entry_states_whether_the_registry_marks_it_globally_reachable() -> None:
+    for record in DOCUMENT["entries"]:
+        assert record["global"] in (True, False, None), record  # None: the registry says N/A, or nothing
+    reachable = {item.network: item.reachable for item in ENTRIES}
+    assert (reachable["10.0.0.0/8"], reachable["192.0.0.9/32"], reachable["2002::/16"]) == (False, True, None)
+    # Space no public feed answers for: what the gate refuses
+    unreachable = {item.network for item in ENTRIES if item.reachable is False}
+    assert {"0.0.0.0/8", "10.0.0.0/8", "127.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"} < unreachable
+    assert {"169.254.0.0/16", "192.0.2.0/24", "fc00::/7", "::1/128", "fe80::/10", "2001:db8::/32"} < unreachable
+
+
+def _spans(*texts: str) -> dict[int, tuple[list[int], list[int]]]:
+    """Sorted disjoint pieces, as ``first_unreachable`` takes them, from networks."""
+    spans: dict[int, tuple[list[int], list[int]]] = {V4: ([], []), V6: ([], [])}
+    for text in texts:
+        network = ipaddress.ip_network(text)
+        family = V4 if network.version == 4 else V6
+        spans[family][0].append(int(network.network_address))
+        spans[family][1].append(int(network.broadcast_address))
+    return spans
+
+
+@pytest.mark.parametrize(
+    ("pieces", "found"),
+    [
+        ((), None),
+        (("45.0.0.0/24", "2a01:4f8::/32"), None),
+        (("10.1.2.0/24",), "10.0.0.0/8"),
+        (("9.0.0.0/8", "11.0.0.0/8"), None),  # touching 10/8 on both sides, never in it
+        (("8.0.0.0/6",), "10.0.0.0/8"),  # a wide piece holding it
+        (("192.0.0.9/32", "192.0.0.10/32"), None),  # reachable exceptions inside 192.0.0.0/24
+        (("192.0.0.0/29",), "192.0.0.0/24"),  # named by the widest unreachable entry holding it
+        (("192.0.0.128/25",), "192.0.0.0/24"),
+        (("2002::/16", "2001::/32", "64:ff9b::/96"), None),  # 6to4 and Teredo are N/A, NAT64 reachable
+        (("2000::/5",), "2001::/23"),
+        (("0.0.0.0/0", "::/0"), "0.0.0.0/8"),  # IPv4 first, in address order
+        (("fd00::/8",), "fc00::/7"),
+        (("::1/128",), "::1/128"),
+    ],
+)
+def test_the_first_unreachable_network_a_build_answers_for_is_found_in_address_order(
+    pieces: tuple[str, ...], found: str | None
+) -> None:
+    result = registry().first_unreachable(_spans(*pieces))
+    assert (None if result is None else result.network) == found
+
+
+def test_an_entry_names_itself_with_its_name_and_references() -> None:
+    found = registry().find(V4, int(ipaddress.ip_address("10.0.0.1")))
+    assert found is not None
+    assert found.text() == "10.0.0.0/8 (Private-Use, RFC 1918)"

@@ -7,8 +7,9 @@ from __future__ import annotations
 import gzip
 import json
 
-from fencepost.core.diffs import parse_piece_line
+from fencepost.core.keys import version_pk
 from fencepost.core.objects import changes_key, pieces_key
+from fencepost.core.piece_files import parse_piece_line
 from fencepost.model import DiffSummary, LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 from tests.feeds import drop_list
@@ -28,7 +29,11 @@ def test_a_first_version_has_no_baseline_and_keeps_its_pieces() -> None:
     _loaded(world, V1)
     record = world.record()
     assert record.status == LoadStatus.READY
-    assert record.load.diff == DiffSummary(note="the first version of the dataset: nothing to compare with")
+    # Its IPv6 range is documentation space: reported, and let through (an attended folder allows reserved space)
+    documentation = "2001:db8::/32 (Documentation, RFC 3849)"
+    assert record.load.diff == DiffSummary(
+        note="the first version of the dataset: nothing to compare with", reserved=documentation
+    )
     pieces = [
         parse_piece_line(line)
         for line in gzip.decompress(world.bucket.objects[pieces_key(DATASET, 1)]).decode().splitlines()
@@ -87,19 +92,40 @@ def test_max_change_percent_fails_a_build_that_changes_too_much_and_a_higher_lim
     assert record.load.diff.baseline == 1
 
 
-def test_a_live_version_built_before_pieces_were_kept_is_no_baseline_and_no_gate_applies() -> None:
+def test_a_live_version_whose_pieces_file_is_missing_is_compared_with_its_items_and_the_file_is_kept() -> None:
     world = World(loader_settings())
     _loaded(world, V1)
-    del world.bucket.objects[pieces_key(DATASET, 1)]  # as if version 1 had been built before
+    kept = world.bucket.objects.pop(pieces_key(DATASET, 1))  # expired, deleted, or never written
     world.upload(f"{DATASET}/_settings.json", json.dumps({"max_change_percent": 0}))
     world.upload(f"{DATASET}/ranges.csv", V2)
     world.settle()
+    # The gate decided on a real comparison: refused, and the note says where the baseline came from
     record = world.record()
-    assert (record.status, record.live) == (LoadStatus.READY, 2)
-    assert record.load.diff == DiffSummary(
-        note="version 1 was built before versions kept their pieces: nothing to compare with"
+    assert (record.status, record.live) == (LoadStatus.FAILED, 1)
+    assert record.load.diff is not None
+    assert (record.load.diff.gate, record.load.diff.baseline, record.load.diff.changed) == ("max_change_percent", 1, 1)
+    assert record.load.diff.note == "the pieces of version 1 were missing: made again from its items"
+    # The file is made again as its build wrote it, and kept: the next build reads it
+    assert gzip.decompress(world.bucket.objects[pieces_key(DATASET, 1)]) == gzip.decompress(kept)
+    warnings = [message for level, message, _ in world.telemetry.logger.lines if level == "warning"]
+    assert "the live version's pieces were missing: made again from its items" in warnings
+
+
+def test_a_build_whose_baseline_cannot_be_read_at_all_fails_and_can_be_accepted_once() -> None:
+    world = World(loader_settings())
+    _loaded(world, V1)
+    del world.bucket.objects[pieces_key(DATASET, 1)]
+    world.store.partitions.pop(version_pk(DATASET, 1))  # and its header is gone from the table too
+    _loaded(world, V2)
+    record = world.record()
+    assert (record.status, record.live) == (LoadStatus.FAILED, 1)
+    assert record.load.diff is not None
+    assert record.load.diff.gate == "baseline"
+    reason = record.load.problems[0].reason
+    assert reason.startswith(
+        f"the pieces of version 1, the live version, are missing ({pieces_key(DATASET, 1)}) and its items are not in "
+        "the table: no gate can compare this build with it: the live version keeps answering"
     )
-    assert changes_key(DATASET, 2) not in world.bucket.objects
 
 
 def test_a_deleted_version_takes_its_pieces_and_changes_files_but_the_latest_loads_changes_stay() -> None:

@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fencepost.core.addresses import FAMILIES, V4
 from fencepost.core.diff_walk import Resume, Step
-from fencepost.core.diffs import piece_lines
 from fencepost.core.members import START, gzip_members
 from fencepost.core.objects import pieces_key
+from fencepost.core.piece_files import piece_lines
 from fencepost.http.between_routes import VersionDiff
 from fencepost.http.budget import ResponseBudget
 from fencepost.model import VersionInfo

@@ -41,12 +41,17 @@ def read_pieces(
         kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
-def version_pieces(table: Table, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
-    """Every stored piece of a version, ``(family, first, last, values)``, in address order (IPv4, then IPv6):
-    its directory's partitions in order, each read whole a page at a time (an export's read)."""
+def version_hits(table: Table, info: VersionInfo) -> Iterator[tuple[int, Hit]]:
+    """Every stored piece of a version with the range it was cut from, ``(family, hit)``, in address order (IPv4,
+    then IPv6): its directory's partitions in order, each read whole a page at a time."""
     for family in sorted(info.directories):
         for partition in info.directories[family].partitions:
             for page in table.query_pages(range_pk(info.dataset, info.version, family, partition)):
                 for item in page:
-                    hit = read_hit(family, partition, item)
-                    yield family, hit.start, hit.end, hit.values
+                    yield family, read_hit(family, partition, item)
+
+
+def version_pieces(table: Table, info: VersionInfo) -> Iterator[tuple[int, int, int, list[str]]]:
+    """Every stored piece of a version, ``(family, first, last, values)``, in address order (an export's read)."""
+    for family, hit in version_hits(table, info):
+        yield family, hit.start, hit.end, hit.values

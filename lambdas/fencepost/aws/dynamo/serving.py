@@ -140,9 +140,11 @@ class ServingTable:
         loaded_at: str,
         now: float,
         settings: str | None = None,
+        changed: tuple[float, float] | None = None,
     ) -> Switched:
         """Make ``build`` the live version if it is newer than the live one and still being finalized: the record,
-        the pointer and the build record (``switched``) change in one transaction."""
+        the pointer and the build record (``switched``) change in one transaction, with the history's event (which
+        keeps what the build ``changed``)."""
         for _ in range(10):
             before = self.get(name, consistent=True)
             if before is None:
@@ -169,7 +171,7 @@ class ServingTable:
             transaction = Transaction(self.table)
             transaction.update(record_key(name), f"SET {sets} REMOVE {', '.join(removes)}", values, condition=condition)
             transaction.put(pointer_item(name, LivePointer(name, build, now)))
-            transaction.put(event_item(name, now, build))
+            transaction.put(event_item(name, now, build, changed=changed))
             transaction.update(
                 build_key(name, build),
                 "SET #switched = :now",

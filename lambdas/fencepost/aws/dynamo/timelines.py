@@ -1,7 +1,8 @@
 """A dataset's history (``fencepost.core.history``): one small item per change of what it serves.
 
 ``PK = #h#<dataset>``, ``SK`` = the instant in milliseconds, ``version`` (absent: nothing served from then on),
-``gone`` once the version's items are deleted. Events are written in the same transaction as the change they
+``gone`` once the version's items are deleted, ``changed`` (a build going live: the percent of the IPv4 and IPv6
+space it changed, which the window gate sums). Events are written in the same transaction as the change they
 record (``fencepost.aws.dynamo.serving``), so the history never disagrees with the live pointer. Two changes in
 the same millisecond keep the later one, which is what was served from that instant.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from fencepost.aws.dynamo.builds import build_key
 from fencepost.aws.dynamo.client import Condition, Table
-from fencepost.aws.dynamo.codec import Item
+from fencepost.aws.dynamo.codec import Item, attribute
 from fencepost.aws.dynamo.transactions import Refused, Transaction
 from fencepost.core.backfill import Dated, date_instant
 from fencepost.core.history import Event, Timeline, to_millisecond
@@ -31,24 +32,30 @@ STILL_THE_FOLDERS = Condition(
 )
 
 
-def event_item(dataset: str, at: float, version: int | None, *, dated: bool = False) -> Item:
+def event_item(
+    dataset: str, at: float, version: int | None, *, dated: bool = False, changed: tuple[float, float] | None = None
+) -> Item:
     item: Item = {"PK": {"S": history_pk(dataset)}, "SK": {"N": str(round(to_millisecond(at) * 1000))}}
     if version is not None:
         item["version"] = {"N": str(version)}
     if dated:
         item["dated"] = {"BOOL": True}
+    if changed is not None:
+        item["changed"] = attribute(list(changed))
     return item
 
 
 def event_of(item: Item) -> Event:
     version = item.get("version")
     gone_at = item.get("gone_at")
+    changed = item.get("changed")
     return Event(
         int(item["SK"]["N"]) / 1000,
         None if version is None else int(version["N"]),
         gone=bool(item.get("gone", {}).get("BOOL", False)),
         gone_at=None if gone_at is None else float(gone_at["N"]),
         dated=bool(item.get("dated", {}).get("BOOL", False)),
+        changed=None if changed is None else (float(changed["L"][0]["N"]), float(changed["L"][1]["N"])),
     )
 
 

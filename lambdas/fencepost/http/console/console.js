@@ -293,6 +293,11 @@
       ["IPv6 pieces removed", percent(diff.removed_percent_pieces_ipv6) + " of " + number(diff.live_pieces_ipv6)],
       ["IPv4 addresses removed", percent(diff.removed_percent_addresses_ipv4)],
       ["IPv6 addresses removed", percent(diff.removed_percent_addresses_ipv6)],
+      ["IPv4 addresses added", percent(diff.added_percent_addresses_ipv4)],
+      ["IPv6 addresses added", percent(diff.added_percent_addresses_ipv6)],
+      ["IPv4 space changed in the window", percent(diff.window_changed_percent_ipv4)],
+      ["IPv6 space changed in the window", percent(diff.window_changed_percent_ipv6)],
+      ["reserved space", diff.reserved || "none"],
     ];
     const caption = "Against version " + diff.baseline + ", live when this build was made";
     return facts(caption, rows);
