@@ -92,14 +92,8 @@ CACHES: Final[dict[str, Setting[Any]]] = {
     "range_bytes": Setting(
         "RANGE_CACHE_BYTES", 128 * MIB, 0, 8 * 1024 * MIB, "answered stretches kept; 0 turns it off", "rangeCacheBytes"
     ),
-    "index_bytes": Setting(
-        "INDEX_CACHE_BYTES",
-        64 * MIB,  # about 300,000 distinct values of an indexed column (reading.caches.index_bytes)
-        MIB,
-        8 * 1024 * MIB,
-        "value-index directories kept (reverse lookups), their estimated size together",
-        "indexCacheBytes",
-    ),
+    # 64 MB: about 300,000 distinct values of indexed columns (reading.caches.index_bytes)
+    "index_bytes": Setting("INDEX_CACHE_BYTES", 64 * MIB, MIB, 8 * 1024 * MIB, "value indexes kept", "indexCacheBytes"),
 }
 
 LOADER: Final[dict[str, Setting[Any]]] = {
