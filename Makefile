@@ -92,7 +92,7 @@ test-slow: install
 # CAPACITY=on-demand-new (or warm=<WRU>, provisioned=<WCU>, provisioned=<WCU>,then-on-demand) puts the capacity
 # emulator in front of DynamoDB Local, CAPACITY_SCALE=0.1 scaling every figure.
 run: run-install
-	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
+	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JDK (e.g. apt install openjdk-17-jdk-headless; with a JRE alone DynamoDB Local listens on every interface)"; exit 1; }
 	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(TABLE),--table $(TABLE)) $(if $(CAPACITY),--capacity $(CAPACITY)) $(if $(CAPACITY_SCALE),--capacity-scale $(CAPACITY_SCALE))
 
 # The API fuzzed from its OpenAPI document for longer than make test does (FUZZ_EXAMPLES per operation and mode).
@@ -109,27 +109,20 @@ plan: $(RUN_STAMP)
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 
-# The admin module against the local stack (make run), as local.config sets the functions' environment.
-LOCAL_AWS = http://127.0.0.1:$(or $(AWS_PORT),4566)
-LOCAL_ENV = TABLE_NAME=fencepost-ranges BUCKET_NAME=ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
-	AWS_ENDPOINT_URL_S3=$(LOCAL_AWS) AWS_ENDPOINT_URL_SECRETS_MANAGER=$(LOCAL_AWS) SOURCE_MIN_EVERY_SECONDS=1 SOURCE_HTTPS_ONLY=false \
-	AWS_ENDPOINT_URL_SQS=$(LOCAL_AWS) CONTROL_QUEUE_URL=$(LOCAL_AWS)/123456789012/fencepost-loader-control \
-	DATA_QUEUE_URL=$(LOCAL_AWS)/123456789012/fencepost-loader-data \
-	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
-
-# Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
+# Serve the previous version of a dataset again (run twice to roll forward), on the running local stack: the one
+# make run started from var/ (or DATA_DIR), on whatever ports it took (local/state.py); none running, it says so.
 # On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.handlers.admin rollback <dataset>
-rollback: $(PY_STAMP)
+rollback: $(RUN_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make rollback DATASET=<name>"; exit 2; }
-	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin rollback $(DATASET)
+	@$(PY) -m local.admin rollback $(DATASET)
 
-# Check a dataset's source (_source.json) now, due or not, on the local stack: a new release is written into its
-# folder (<name>/_fetched/) and built as usual. ACCEPT=1: build what the folder holds now past its gates, once (after
-# looking at the refused build's diff). On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName> (and for accept
-# CONTROL_QUEUE_URL, DATA_QUEUE_URL) .venv/bin/python -m fencepost.handlers.admin fetch|accept <dataset>
-fetch: $(PY_STAMP)
+# Check a dataset's source (_source.json) now, due or not, on the running local stack: a new release is written into
+# its folder (<name>/_fetched/) and built as usual. ACCEPT=1: build what the folder holds now past its gates, once
+# (after looking at the refused build's diff). On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName> (and for
+# accept CONTROL_QUEUE_URL, DATA_QUEUE_URL) .venv/bin/python -m fencepost.handlers.admin fetch|accept <dataset>
+fetch: $(RUN_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make fetch DATASET=<name> [ACCEPT=1]"; exit 2; }
-	@$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
+	@$(PY) -m local.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
 
 clean:
 	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis
