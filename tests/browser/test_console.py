@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -81,6 +82,23 @@ def test_the_sample_dataset_is_ready_and_a_lookup_shows_its_data(watched: Watche
     watched.shot("lookup")
 
 
+def test_a_first_lookup_with_nothing_ticked_answers_from_the_default_dataset(watched: Watched) -> None:
+    page = watched.open()
+    # The hint names the service's default dataset (GET /), which make run serves: its sample
+    expect(page.locator("#dataset-hint")).to_have_text("None chosen: the service's default dataset, sample.")
+    assert page.locator("#dataset-boxes input:checked").count() == 0
+    page.fill("#ips", "8.8.8.8")
+    page.click("#lookup-button")
+    row = page.locator("#answers tbody tr")
+    row.wait_for()
+    cells = row.locator("td").all_inner_texts()
+    assert cells[:3] == ["8.8.8.8", "found", "sample"]
+    assert "15169" in cells
+    assert page.get_attribute("#json-link", "href") == f"{watched.api}/lookup?ip=8.8.8.8"
+    # Times are UTC everywhere, "Read at" too
+    assert re.fullmatch(r"Read at \d\d:\d\d:\d\d UTC\.", page.inner_text("#datasets-read"))
+
+
 def test_a_pasted_list_of_50_addresses_shows_50_rows_the_missing_ones_marked(watched: Watched, stack: Running) -> None:
     addresses = [row[0] for row in SAMPLE[:45]] + [f"10.0.0.{n}" for n in range(5)]
     expected = requests.post(f"{stack.api}/lookup", json={"ips": addresses, "dataset": "sample"}, timeout=10).json()
@@ -115,6 +133,7 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
             assert int(bar.get_attribute("max") or 0) >= len(rows)  # the build's items, known once it writes
             watched.shot("loading")
             shot = True
+            _row(page, "uploaded").locator("button").click()  # its detail, whose chart follows the writing
         if status.endswith("READY"):
             break
         page.wait_for_timeout(100)
@@ -127,6 +146,14 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) < 1.6
     watched.shot("ready")
+    # The load chart, with its axes: items written a second (0 to the most seen) over seconds (0 to the span)
+    texts = page.locator("#rate svg text").all_text_contents()
+    assert texts[1:3] == ["0", "0 s"]
+    assert re.fullmatch(r"[\d,]+", texts[0]), texts
+    assert re.fullmatch(r"\d+ s", texts[3]), texts
+    assert texts[4:] == ["seconds since this page first saw the build write", "items written / s"]
+    assert page.locator("#rate svg line.axis").count() == 2
+    assert page.locator("#rate svg polyline").count() == 1
     # The emulator's last minute: the load's writes on the table's partitions
     page.locator("#busiest tbody tr").first.wait_for()
     assert page.locator("#heat rect").count() > 0
