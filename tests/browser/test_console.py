@@ -15,6 +15,7 @@ from typing import Any
 import requests
 from playwright.sync_api import expect
 
+from local.state import CREDENTIALS
 from tests.browser.conftest import Watched
 from tests.e2e.test_local_stack import Running
 from tests.integration.test_sources import drop_list
@@ -35,22 +36,9 @@ def _status(page: Any, name: str) -> str:
 
 def _aws_cp(stack: Running, path: Path, key: str) -> None:
     """``aws s3 cp`` into the local bucket, as the README shows (``source local/env.sh``)."""
-    aws = Path(sys.executable).parent / "aws"
-    env = {
-        **os.environ,
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    command = [
-        str(aws),
-        "--endpoint-url",
-        f"http://127.0.0.1:{stack.aws_port}",
-        "s3",
-        "cp",
-        str(path),
-        f"s3://ranges/{key}",
-    ]
+    aws, endpoint = Path(sys.executable).parent / "aws", f"http://127.0.0.1:{stack.aws_port}"
+    command = [str(aws), "--endpoint-url", endpoint, "s3", "cp", str(path), f"s3://ranges/{key}"]
+    env = {**os.environ, **CREDENTIALS}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
 
