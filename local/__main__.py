@@ -121,7 +121,8 @@ def _listening(stack: LocalStack) -> str:
 def _banner(stack: LocalStack, state_file: Path | None) -> str:
     api, s3 = stack.api_url, stack.aws_endpoint
     env = (f"DATA_DIR={stack.config.data_dir} " if _other_data_dir(stack) else "") + "source local/env.sh"
-    kept = f"  State           {state_file} (source local/env.sh reads it)\n" if state_file else ""
+    where = state_file.relative_to(ROOT) if state_file and state_file.is_relative_to(ROOT) else state_file
+    kept = f"  State           {where} (source local/env.sh reads it)\n" if where else ""
     return f"""
 Fencepost is running locally.
   HTTP API        {api}   (GET {api}/ lists the routes; OpenAPI: {api}/openapi.json)
