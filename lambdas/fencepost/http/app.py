@@ -99,8 +99,8 @@ class HttpApi:
         methods = allowed_methods(path)
         if methods is None:
             return self.refusals.refuse(NotFound(f"no such path: {path[:200]}", path=path[:200]))
-        if method == "OPTIONS":  # a browser's CORS preflight
-            return preflight(self.cors_origins, event.get("headers") or {}, methods)
+        if method == "OPTIONS":  # a browser's CORS preflight (HEAD, a safelisted method, needs none)
+            return preflight(self.cors_origins, event.get("headers") or {}, [m for m in methods if m != "HEAD"])
         if method in methods:  # a path parameter with characters the router does not route (an emoji, a surrogate)
             return self.refusals.refuse(InvalidRequest(f"invalid path {path[:200]!r}: {DATASET_NAME_RULE}"))
         return self.refusals.refuse(MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods))
