@@ -101,13 +101,7 @@ class Route:
 
 
 ROUTES: tuple[Route, ...] = (
-    Route(
-        "GET",
-        "/",
-        "get_index",
-        summary="What this API serves: every route, the console's and this document's paths, the default dataset",
-        ok="ApiIndex",
-    ),
+    Route("GET", "/", "get_index", summary="The API's routes, its console and its default dataset", ok="ApiIndex"),
     Route(
         "GET",
         "/lookup",
