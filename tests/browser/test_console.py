@@ -77,14 +77,11 @@ def test_a_first_lookup_with_nothing_ticked_answers_from_the_default_dataset(wat
     assert page.locator("#dataset-boxes input:checked").count() == 0
     page.fill("#ips", "8.8.8.8")
     page.click("#lookup-button")
-    row = page.locator("#answers tbody tr")
-    row.wait_for()
-    cells = row.locator("td").all_inner_texts()
-    assert cells[:3] == ["8.8.8.8", "found", "sample"]
-    assert "15169" in cells
+    page.locator("#answers tbody tr").wait_for()
+    cells = page.locator("#answers tbody tr td").all_inner_texts()
+    assert (cells[:3], "15169" in cells) == (["8.8.8.8", "found", "sample"], True)
     assert page.get_attribute("#json-link", "href") == f"{watched.api}/lookup?ip=8.8.8.8"
-    # Times are UTC everywhere, "Read at" too
-    assert re.fullmatch(r"Read at \d\d:\d\d:\d\d UTC\.", page.inner_text("#datasets-read"))
+    assert re.fullmatch(r"Read at \d\d:\d\d:\d\d UTC\.", page.inner_text("#datasets-read"))  # UTC, as every time
 
 
 def test_a_pasted_list_of_50_addresses_shows_50_rows_the_missing_ones_marked(watched: Watched, stack: Running) -> None:
@@ -136,12 +133,9 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
     watched.shot("ready")
     # The load chart, with its axes: items written a second (0 to the most seen) over seconds (0 to the span)
     texts = page.locator("#rate svg text").all_text_contents()
-    assert texts[1:3] == ["0", "0 s"]
-    assert re.fullmatch(r"[\d,]+", texts[0]), texts
-    assert re.fullmatch(r"\d+ s", texts[3]), texts
+    assert [re.sub(r"\d[\d,]*", "N", text) for text in texts[:4]] == ["N", "N", "N s", "N s"], texts
     assert texts[4:] == ["seconds since this page first saw the build write", "items written / s"]
-    assert page.locator("#rate svg line.axis").count() == 2
-    assert page.locator("#rate svg polyline").count() == 1
+    assert (page.locator("#rate svg line.axis").count(), page.locator("#rate svg polyline").count()) == (2, 1)
     # The emulator's last minute: the load's writes on the table's partitions
     page.locator("#busiest tbody tr").first.wait_for()
     assert page.locator("#heat rect").count() > 0
