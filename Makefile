@@ -4,14 +4,22 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
+# Two sets of Python packages: what `make run` (and the admin targets) need, requirements/run.txt; everything `make
+# test` needs, requirements/dev.txt (run.txt's pins, and the test, lint, CDK and scan tools). Installing dev.txt
+# installs run.txt too, so its stamp marks both.
+VENV_STAMP := $(VENV)/.created
+RUN_STAMP := $(VENV)/.installed-run
 PY_STAMP := $(VENV)/.installed
 # checkov pins libraries the project's own cannot share: it has a virtual environment of its own (infra/scan.py)
 SCAN_VENV := .venv-scan
 SCAN_STAMP := $(SCAN_VENV)/.installed
+# npm likewise: DynamoDB Local for `make run` (package.json's dependencies), the CDK CLI too for the rest.
+NODE_RUN_STAMP := node_modules/.installed-run
 NODE_STAMP := node_modules/.installed
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install lint fmt test test-slow run rollback fetch bench fuzz plan clean
+.PHONY: help install run-install lint fmt test test-slow run rollback fetch bench fuzz plan clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -28,25 +36,41 @@ help:
 	@echo "make rollback DATASET=name   serve the previous version of a dataset again (local stack)"
 	@echo "make fetch DATASET=name      check the dataset's source (_source.json) now (local stack)"
 
-$(PY_STAMP): requirements/dev.txt
+$(VENV_STAMP):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed as python3")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/dev.txt
 	@# Make the service's packages importable from the venv (lambdas/ for fencepost, the root for local and infra).
 	$(PY) -c 'import pathlib, site; pathlib.Path(site.getsitepackages()[0], "fencepost-dev.pth").write_text("$(CURDIR)/lambdas\n$(CURDIR)\n")'
 	@touch $@
+
+# --no-compile: modules are compiled when first imported, not every one at install (run.txt: 26 s of CPU, not 46)
+$(RUN_STAMP): requirements/run.txt | $(VENV_STAMP)
+	$(PIP) -r requirements/run.txt
+	@touch $@
+
+$(PY_STAMP): requirements/dev.txt requirements/run.txt | $(VENV_STAMP)
+	$(PIP) -r requirements/dev.txt
+	@touch $@ $(RUN_STAMP)
 
 $(SCAN_STAMP): requirements/scan.txt
 	$(PYTHON) -m venv $(SCAN_VENV)
 	$(SCAN_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements/scan.txt
 	@touch $@
 
+$(NODE_RUN_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node.js 20+) is needed for DynamoDB Local"; exit 1; }
+	npm ci --omit=dev --no-audit --no-fund --loglevel=error
+	@touch $@
+
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "npm (Node.js 20+) is needed for the CDK CLI and DynamoDB Local"; exit 1; }
 	npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
+	@touch $@ $(NODE_RUN_STAMP)
 
+# Everything make test needs; make run installs only its part (run-install).
 install: $(PY_STAMP) $(NODE_STAMP) $(SCAN_STAMP)
+
+run-install: $(RUN_STAMP) $(NODE_RUN_STAMP)
 
 lint: $(PY_STAMP)
 	$(BIN)/ruff check .
@@ -67,8 +91,8 @@ test-slow: install
 # The table is kept in memory and rebuilt from the mirrored objects at each start; TABLE=disk keeps it in var/.
 # CAPACITY=on-demand-new (or warm=<WRU>, provisioned=<WCU>, provisioned=<WCU>,then-on-demand) puts the capacity
 # emulator in front of DynamoDB Local, CAPACITY_SCALE=0.1 scaling every figure.
-run: install
-	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JRE (e.g. apt install openjdk-17-jre-headless)"; exit 1; }
+run: run-install
+	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JDK (e.g. apt install openjdk-17-jdk-headless; with a JRE alone DynamoDB Local listens on every interface)"; exit 1; }
 	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(TABLE),--table $(TABLE)) $(if $(CAPACITY),--capacity $(CAPACITY)) $(if $(CAPACITY_SCALE),--capacity-scale $(CAPACITY_SCALE))
 
 # The API fuzzed from its OpenAPI document for longer than make test does (FUZZ_EXAMPLES per operation and mode).
@@ -77,35 +101,28 @@ fuzz: install
 
 # What a load (and a lookup rate) will do on each table mode on AWS, from the capacity model; STUDY=1: the study's
 # loads and reads beside the model's. PLAN_ARGS passes more, e.g. PLAN_ARGS="--json --within 5m".
-plan: $(PY_STAMP)
-	$(PY) -m fencepost.plan $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
+plan: $(RUN_STAMP)
+	@$(PY) -m fencepost.plan $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
 
 # Speed, memory and cost side by side (about 5 minutes); results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 
-# The admin module against the local stack (make run), as local.config sets the functions' environment.
-LOCAL_AWS = http://127.0.0.1:$(or $(AWS_PORT),4566)
-LOCAL_ENV = TABLE_NAME=fencepost-ranges BUCKET_NAME=ranges AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(or $(DYNAMODB_PORT),8000) \
-	AWS_ENDPOINT_URL_S3=$(LOCAL_AWS) AWS_ENDPOINT_URL_SECRETS_MANAGER=$(LOCAL_AWS) SOURCE_MIN_EVERY_SECONDS=1 SOURCE_HTTPS_ONLY=false \
-	SOURCE_ALLOW_LOOPBACK=true AWS_ENDPOINT_URL_SQS=$(LOCAL_AWS) CONTROL_QUEUE_URL=$(LOCAL_AWS)/123456789012/fencepost-loader-control \
-	DATA_QUEUE_URL=$(LOCAL_AWS)/123456789012/fencepost-loader-data \
-	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
-
-# Serve the previous version of a dataset again (run twice to roll forward), on the local stack.
+# Serve the previous version of a dataset again (run twice to roll forward), on the running local stack: the one
+# make run started from var/ (or DATA_DIR), on whatever ports it took (local/state.py); none running, it says so.
 # On AWS: TABLE_NAME=<the stack's TableName output> .venv/bin/python -m fencepost.handlers.admin rollback <dataset>
-rollback: $(PY_STAMP)
+rollback: $(RUN_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make rollback DATASET=<name>"; exit 2; }
-	$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin rollback $(DATASET)
+	@$(PY) -m local.admin rollback $(DATASET)
 
-# Check a dataset's source (_source.json) now, due or not, on the local stack: a new release is written into its
-# folder (<name>/_fetched/) and built as usual. ACCEPT=1: build what the folder holds now past its gates, once (after
-# looking at the refused build's diff). On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName> (and for accept
-# CONTROL_QUEUE_URL, DATA_QUEUE_URL) .venv/bin/python -m fencepost.handlers.admin fetch|accept <dataset>
-fetch: $(PY_STAMP)
+# Check a dataset's source (_source.json) now, due or not, on the running local stack: a new release is written into
+# its folder (<name>/_fetched/) and built as usual. ACCEPT=1: build what the folder holds now past its gates, once
+# (after looking at the refused build's diff). On AWS: TABLE_NAME=<TableName> BUCKET_NAME=<BucketName> (and for
+# accept CONTROL_QUEUE_URL, DATA_QUEUE_URL) .venv/bin/python -m fencepost.handlers.admin fetch|accept <dataset>
+fetch: $(RUN_STAMP)
 	@test -n "$(DATASET)" || { echo "usage: make fetch DATASET=<name> [ACCEPT=1]"; exit 2; }
-	@$(LOCAL_ENV) $(PY) -m fencepost.handlers.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
+	@$(PY) -m local.admin $(if $(filter 1,$(ACCEPT)),accept,fetch) $(DATASET)
 
 clean:
 	rm -rf $(VENV) $(SCAN_VENV) node_modules cdk.out build .mypy_cache .ruff_cache .pytest_cache .hypothesis

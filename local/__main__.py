@@ -23,12 +23,15 @@ from typing import Any
 
 from fencepost.capacity.modes import ModeError, parse_mode
 from fencepost.model import DatasetRecord, LoadStatus
+from local import state as stack_file
 from local.config import DISK, MEMORY, ROOT, StackConfig
+from local.config import environment as environment_of
 from local.dynamodb import LocalStackError
 from local.mirror import Mirror, reconcile
 from local.stack import LocalStack
 
 SAMPLES = ROOT / "samples"
+SAMPLE = "sample"  # the dataset loaded at start from samples/, and the default dataset of make run's lookups
 
 
 def progress_line(record: DatasetRecord) -> str:
@@ -103,23 +106,44 @@ def _capacity(stack: LocalStack) -> str:
     return f"emulated ({stack.front.describe()}), DynamoDB Local behind it at {behind}; per second: {record}"
 
 
-def _banner(stack: LocalStack) -> str:
+def _listening(stack: LocalStack) -> str:
+    """Every port the stack listens on, and on which addresses: what anyone who can reach this machine could use."""
+    ports = [f"{stack.config.http_port} (HTTP API)", f"{stack.config.aws_port} (S3, SQS)"]
+    db = stack.dynamodb
+    behind = [f"{db.port} (DynamoDB Local)"] if db else []
+    if stack.front is not None:
+        ports.append(f"{stack.config.dynamodb_port} (the capacity emulator)")
+    if db is None or db.launcher is None or db.launcher.loopback:
+        return "127.0.0.1 only: " + ", ".join(ports + behind)
+    return f"127.0.0.1: {', '.join(ports)}; every interface: {behind[0]}, as {db.launcher.note}"
+
+
+def _banner(stack: LocalStack, state_file: Path | None) -> str:
     api, s3 = stack.api_url, stack.aws_endpoint
+    env = (f"DATA_DIR={stack.config.data_dir} " if _other_data_dir(stack) else "") + "source local/env.sh"
+    where = state_file.relative_to(ROOT) if state_file and state_file.is_relative_to(ROOT) else state_file
+    kept = f"  State           {where} (source local/env.sh reads it)\n" if where else ""
     return f"""
 Fencepost is running locally.
-  HTTP API        {api}   (OpenAPI: {api}/openapi.json)
+  HTTP API        {api}   (GET {api}/ lists the routes; OpenAPI: {api}/openapi.json)
   Console         {api}/console   (open it in a browser)
   S3 and SQS      {s3}   (bucket: {stack.config.bucket})
   DynamoDB        {stack.dynamodb_endpoint if stack.dynamodb else ""}   (table: {stack.config.table}, {_kept(stack)})
   Capacity        {_capacity(stack)}
-
-Try:
-  curl '{api}/lookup?ip=8.8.8.8&dataset=sample'
-  source local/env.sh && aws --endpoint-url {s3} s3 cp myfile.csv s3://{stack.config.bucket}/geo/myfile.csv
-  curl '{api}/datasets/geo'
+  Listening on    {_listening(stack)}
+{kept}
+Try, in another terminal:
+  {env}
+  curl "$API/lookup?ip=8.8.8.8"   # no dataset=: the default one, {stack.config.default_dataset or "default"}
+  aws s3 cp myfile.csv s3://{stack.config.bucket}/geo/myfile.csv
+  curl "$API/datasets/geo"
 
 Ctrl-C stops everything.
 """
+
+
+def _other_data_dir(stack: LocalStack) -> bool:
+    return stack.config.data_dir is not None and stack.config.data_dir.resolve() != (ROOT / "var").resolve()
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -127,7 +151,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--dynamodb-port", type=int, default=int(os.environ.get("DYNAMODB_PORT", "8000")))
     parser.add_argument("--aws-port", type=int, default=int(os.environ.get("AWS_PORT", "4566")))
     parser.add_argument("--http-port", type=int, default=int(os.environ.get("HTTP_PORT", "3000")))
-    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DATA_DIR", ROOT / "var")))
+    parser.add_argument("--data-dir", type=Path, default=stack_file.data_dir())
     parser.add_argument(
         "--table",
         choices=(MEMORY, DISK),
@@ -162,9 +186,21 @@ def _restore(stack: LocalStack, config: StackConfig) -> None:
     elif restored or known:
         print(f"Restored {restored} objects from {mirror.root}; checking {len(known)} known datasets.", flush=True)
     s3 = stack.client("s3")
-    if "Contents" not in s3.list_objects_v2(Bucket=config.bucket, Prefix="sample/"):
+    if "Contents" not in s3.list_objects_v2(Bucket=config.bucket, Prefix=f"{SAMPLE}/"):
         for name in ("_settings.json", "asn-sample.tsv"):
-            s3.put_object(Bucket=config.bucket, Key=f"sample/{name}", Body=(SAMPLES / name).read_bytes())
+            s3.put_object(Bucket=config.bucket, Key=f"{SAMPLE}/{name}", Body=(SAMPLES / name).read_bytes())
+
+
+def _refuse_a_second_stack(data_dir: Path) -> None:
+    """One stack per data dir: a second would mirror into the same folder and take over its state file."""
+    try:
+        running = stack_file.running(data_dir)
+    except stack_file.NoStack:
+        return
+    raise LocalStackError(
+        f"a local stack already runs from {data_dir} (process {running.pid}, API {running.api}): stop it first, "
+        "or start this one with another DATA_DIR"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         store=args.table,
         capacity=args.capacity,
         capacity_scale=args.capacity_scale,
+        default_dataset=SAMPLE,
     )
     stack = LocalStack(config)
     stopping = threading.Event()
@@ -188,21 +225,32 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
     try:
+        _refuse_a_second_stack(args.data_dir)
         print("Starting DynamoDB Local, the local S3/SQS, the loader worker and the HTTP API...", flush=True)
         stack.start()
         _restore(stack, config)
         threading.Thread(target=_progress, args=(stack, stopping), daemon=True).start()
-        print(_banner(stack), flush=True)
-        while not stopping.wait(0.5):
-            pass
+        state_file = stack_file.write(args.data_dir, _state(stack))
+        print(_banner(stack, state_file), flush=True)
+        # Slept in steps, never waited on the event: a signal handler runs in this thread, and one that came while
+        # this thread held the event's lock (inside wait) would block on it for ever in set()
+        while not stopping.is_set():
+            time.sleep(0.2)
         print("\nStopping...", flush=True)
     except LocalStackError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     finally:
+        stack_file.remove(args.data_dir, os.getpid())
         stack.stop()
     print("Stopped: nothing is left running.", flush=True)
     return 0
+
+
+def _state(stack: LocalStack) -> stack_file.StackState:
+    assert stack.queues is not None
+    environment = environment_of(stack.config, stack.dynamodb_endpoint, stack.aws_endpoint, stack.queues)
+    return stack_file.StackState(os.getpid(), stack.api_url, stack.aws_endpoint, stack.dynamodb_endpoint, environment)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,9 @@ class StackConfig:
     # every capacity figure multiplied by capacity_scale. It listens on dynamodb_port; DynamoDB Local moves behind.
     capacity: str = "off"
     capacity_scale: float = 1.0
+    # The dataset a lookup without dataset= reads (DEFAULT_DATASET); None: the service's own default, "default".
+    # make run names the sample it loads, so that a first lookup (the console's with nothing ticked) answers.
+    default_dataset: str | None = None
     # Keep the functions' EMF metric lines: in <data_dir>/metrics.log, never on the terminal; a stack without a data
     # dir writes them to standard output, as Lambda does (the benchmarks). Off: counted, never written.
     metrics: bool = True
@@ -101,4 +104,5 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "SOURCE_ALLOW_LOOPBACK": "true",
         **config.metrics_environment(),
         **config.loader_env,
+        **({"DEFAULT_DATASET": config.default_dataset} if config.default_dataset else {}),
     }

@@ -19,6 +19,7 @@ import boto3
 from botocore.config import Config
 
 from fencepost.core.keys import PK, SK
+from local.loopback import Launcher, launcher
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,13 +154,16 @@ JAVA_OPTIONS = os.environ.get("DYNAMODB_LOCAL_JAVA_OPTIONS", "-Xms512m -Xmx1g").
 
 class DynamoDBLocal(Service):
     """DynamoDB Local. ``db_path`` keeps the data in that folder across restarts (``-sharedDb`` makes every access
-    key and region see the same tables); without it the data lives in memory only."""
+    key and region see the same tables); without it the data lives in memory only. It listens on 127.0.0.1 through
+    ``local.loopback``'s launcher when this machine has a JDK, on every interface otherwise (``launcher`` says which,
+    and why, once started)."""
 
     name = "DynamoDB Local"
 
     def __init__(self, port: int | None = None, db_path: Path | None = None, log: Path | None = None) -> None:
         super().__init__(port, log)
         self.db_path = db_path
+        self.launcher: Launcher | None = None
 
     def command(self) -> tuple[list[str], Path]:
         java = shutil.which("java")
@@ -171,7 +175,8 @@ class DynamoDBLocal(Service):
             self.db_path.mkdir(parents=True, exist_ok=True)
         library = f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}"
         options = ["-sharedDb", "-disableTelemetry", *storage, "-port", str(self.port)]
-        return [java, *JAVA_OPTIONS, library, "-jar", str(jar), *options], jar.parent
+        self.launcher = launcher(jar, java)
+        return [java, *JAVA_OPTIONS, library, *self.launcher.arguments, *options], jar.parent
 
     def ready(self) -> bool:
         local_client(self.endpoint).list_tables()

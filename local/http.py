@@ -123,7 +123,8 @@ def serve(handler: Handler, host: str, port: int, local: dict[str, Local] | None
                     self.send_header(name, value)
             for cookie in cookies or []:
                 self.send_header("set-cookie", cookie)
-            self.send_header("content-length", str(len(data)))
+            if self.command != "HEAD":  # the function answers HEAD without the body: its length is not the GET's
+                self.send_header("content-length", str(len(data)))
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(data)

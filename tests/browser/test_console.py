@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from typing import Any
 import requests
 from playwright.sync_api import expect
 
+from local.state import CREDENTIALS
 from tests.browser.conftest import Watched
 from tests.e2e.test_local_stack import Running
 from tests.integration.test_sources import drop_list
@@ -34,22 +36,9 @@ def _status(page: Any, name: str) -> str:
 
 def _aws_cp(stack: Running, path: Path, key: str) -> None:
     """``aws s3 cp`` into the local bucket, as the README shows (``source local/env.sh``)."""
-    aws = Path(sys.executable).parent / "aws"
-    env = {
-        **os.environ,
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    command = [
-        str(aws),
-        "--endpoint-url",
-        f"http://127.0.0.1:{stack.aws_port}",
-        "s3",
-        "cp",
-        str(path),
-        f"s3://ranges/{key}",
-    ]
+    aws, endpoint = Path(sys.executable).parent / "aws", f"http://127.0.0.1:{stack.aws_port}"
+    command = [str(aws), "--endpoint-url", endpoint, "s3", "cp", str(path), f"s3://ranges/{key}"]
+    env = {**os.environ, **CREDENTIALS}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
 
@@ -79,6 +68,20 @@ def test_the_sample_dataset_is_ready_and_a_lookup_shows_its_data(watched: Watche
     assert requests.get(link, timeout=10).json()["data"]["description"] == description
     assert page.input_value("#curl-line") == f"curl '{link}'"
     watched.shot("lookup")
+
+
+def test_a_first_lookup_with_nothing_ticked_answers_from_the_default_dataset(watched: Watched) -> None:
+    page = watched.open()
+    # The hint names the service's default dataset (GET /), which make run serves: its sample
+    expect(page.locator("#dataset-hint")).to_have_text("None chosen: the service's default dataset, sample.")
+    assert page.locator("#dataset-boxes input:checked").count() == 0
+    page.fill("#ips", "8.8.8.8")
+    page.click("#lookup-button")
+    page.locator("#answers tbody tr").wait_for()
+    cells = page.locator("#answers tbody tr td").all_inner_texts()
+    assert (cells[:3], "15169" in cells) == (["8.8.8.8", "found", "sample"], True)
+    assert page.get_attribute("#json-link", "href") == f"{watched.api}/lookup?ip=8.8.8.8"
+    assert re.fullmatch(r"Read at \d\d:\d\d:\d\d UTC\.", page.inner_text("#datasets-read"))  # UTC, as every time
 
 
 def test_a_pasted_list_of_50_addresses_shows_50_rows_the_missing_ones_marked(watched: Watched, stack: Running) -> None:
@@ -115,6 +118,7 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
             assert int(bar.get_attribute("max") or 0) >= len(rows)  # the build's items, known once it writes
             watched.shot("loading")
             shot = True
+            _row(page, "uploaded").locator("button").click()  # its detail, whose chart follows the writing
         if status.endswith("READY"):
             break
         page.wait_for_timeout(100)
@@ -127,6 +131,11 @@ def test_an_upload_shows_loading_then_ready_without_a_reload(watched: Watched, s
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) < 1.6
     watched.shot("ready")
+    # The load chart, with its axes: items written a second (0 to the most seen) over seconds (0 to the span)
+    texts = page.locator("#rate svg text").all_text_contents()
+    assert [re.sub(r"\d[\d,]*", "N", text) for text in texts[:4]] == ["N", "N", "N s", "N s"], texts
+    assert texts[4:] == ["seconds since this page first saw the build write", "items written / s"]
+    assert (page.locator("#rate svg line.axis").count(), page.locator("#rate svg polyline").count()) == (2, 1)
     # The emulator's last minute: the load's writes on the table's partitions
     page.locator("#busiest tbody tr").first.wait_for()
     assert page.locator("#heat rect").count() > 0

@@ -58,14 +58,19 @@ def _start(data_dir: Path, *options: str) -> Running:
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     api = f"http://127.0.0.1:{ports['--http-port']}"
     deadline = time.monotonic() + 90
-    while True:
-        assert process.poll() is None, process.stdout.read() if process.stdout else ""
-        try:
-            requests.get(f"{api}/datasets", timeout=2)
-            break
-        except requests.ConnectionError:
-            assert time.monotonic() < deadline, "the local stack did not start"
-            time.sleep(0.2)
+    try:
+        while True:
+            assert process.poll() is None, process.stdout.read() if process.stdout else ""
+            try:
+                requests.get(f"{api}/datasets", timeout=2)
+                break
+            except (requests.ConnectionError, requests.Timeout):  # not up yet, or its first answer is slow
+                assert time.monotonic() < deadline, "the local stack did not start"
+                time.sleep(0.2)
+    except BaseException:
+        process.kill()  # with it, its children (they die with their parent: local.dynamodb)
+        process.wait()
+        raise
     return Running(process, api, ports["--aws-port"], ports["--dynamodb-port"])
 
 

@@ -180,12 +180,12 @@ CORPUS = [
     path("DELETE", "DELETE", "/lookup", 405, "METHOD_NOT_ALLOWED"),
     path("PUT", "PUT", "/lookup", 405, "METHOD_NOT_ALLOWED"),
     path("PATCH", "PATCH", "/lookup", 405, "METHOD_NOT_ALLOWED"),
-    path("HEAD", "HEAD", "/lookup", 405, "METHOD_NOT_ALLOWED"),
+    path("TRACE", "TRACE", "/lookup", 405, "METHOD_NOT_ALLOWED"),  # HEAD is GET without the body: test_index_and_head
     path("OPTIONS on an unknown path", "OPTIONS", "/admin", 404, "NOT_FOUND"),
     path("POST to datasets", "POST", "/datasets", 405, "METHOD_NOT_ALLOWED"),
     path("DELETE a dataset", "DELETE", "/datasets/geo", 405, "METHOD_NOT_ALLOWED"),
     path("trailing slash", "GET", "/lookup/", 404, "NOT_FOUND"),
-    path("root", "GET", "/", 404, "NOT_FOUND"),
+    path("a double slash", "GET", "//", 404, "NOT_FOUND"),  # GET / is the API's index
     path("admin", "GET", "/admin", 404, "NOT_FOUND"),
     path("upper case", "GET", "/LOOKUP", 404, "NOT_FOUND"),
     path("dot segments", "GET", "/openapi.json/../lookup", 404, "NOT_FOUND"),

@@ -113,7 +113,7 @@ def test_not_found_names_the_address(lookup_handler: ModuleType) -> None:
 
 def test_wrong_method_lists_the_allowed_ones(lookup_handler: ModuleType) -> None:
     _, headers, _ = call(lookup_handler, "method-not-allowed")
-    assert headers["allow"] == "GET, POST"
+    assert headers["allow"] == "GET, HEAD, POST"  # HEAD: GET without the body
 
 
 def test_unknown_path_names_the_path(lookup_handler: ModuleType) -> None:

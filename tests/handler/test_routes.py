@@ -43,7 +43,8 @@ def test_every_path_refuses_other_methods_and_lists_the_tables(lookup_handler: M
     ev["rawPath"] = ev["requestContext"]["http"]["path"] = re.sub(r"<\w+>", "geo", path)
     response = lookup_handler.handler(ev, LambdaContext())
     assert response["statusCode"] == 405
-    assert response["headers"]["Allow"] == ", ".join(route.method for route in ROUTES if route.path == path)
+    table = [route.method for route in ROUTES if route.path == path]
+    assert response["headers"]["Allow"] == ", ".join(m for t in table for m in ((t, "HEAD") if t == "GET" else (t,)))
 
 
 def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler: ModuleType) -> None:
@@ -115,6 +116,7 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     paths = document["paths"]
     values = "/datasets/{name}/values/{column}"
     assert set(paths) == {
+        "/",
         "/lookup",
         "/datasets",
         "/datasets/{name}",

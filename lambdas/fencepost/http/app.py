@@ -21,10 +21,11 @@ from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAll
 from fencepost.http.cors import preflight
 from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings
 from fencepost.http.diff_routes import ChangeFiles, DiffListing
+from fencepost.http.index_route import answer_index
 from fencepost.http.lookup_routes import LookupRoutes
 from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
-from fencepost.http.responses import NO_STORE, HttpResponse, text_response
+from fencepost.http.responses import NO_STORE, HttpResponse, text_response, without_body
 from fencepost.http.routes import ROUTES, allowed_methods
 from fencepost.http.version_routes import VersionListing, VersionSource
 from fencepost.model import BuildRecord
@@ -59,6 +60,10 @@ def _query(event: Event) -> Mapping[str, str]:
     return event.get("queryStringParameters") or {}
 
 
+def _as_get(event: dict[str, Any], http: dict[str, Any]) -> dict[str, Any]:
+    return {**event, "requestContext": {**event["requestContext"], "http": {**http, "method": "GET"}}}
+
+
 def _source_ip(event: Event) -> str:
     return str(((event.get("requestContext") or {}).get("http") or {}).get("sourceIp", ""))
 
@@ -74,6 +79,8 @@ class HttpApi:
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         http = (event.get("requestContext") or {}).get("http") or {}
+        if http.get("method") == "HEAD":  # what GET would answer, without its body (RFC 9110, 9.3.2)
+            return without_body(self.handle(_as_get(event, http), context))
         if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
             return self.answer(self.served["get_lookup"], event).payload()
         result: dict[str, Any] = self.resolver.resolve(event, context)
@@ -92,8 +99,8 @@ class HttpApi:
         methods = allowed_methods(path)
         if methods is None:
             return self.refusals.refuse(NotFound(f"no such path: {path[:200]}", path=path[:200]))
-        if method == "OPTIONS":  # a browser's CORS preflight
-            return preflight(self.cors_origins, event.get("headers") or {}, methods)
+        if method == "OPTIONS":  # a browser's CORS preflight (HEAD, a safelisted method, needs none)
+            return preflight(self.cors_origins, event.get("headers") or {}, [m for m in methods if m != "HEAD"])
         if method in methods:  # a path parameter with characters the router does not route (an emoji, a surrogate)
             return self.refusals.refuse(InvalidRequest(f"invalid path {path[:200]!r}: {DATASET_NAME_RULE}"))
         return self.refusals.refuse(MethodNotAllowed(f"{method} is not allowed on {path}", allow=methods))
@@ -221,6 +228,7 @@ def create_app(
     console = functools.cache(_console)  # its files read on its first request, then kept
 
     served: dict[str, RouteFunction] = {
+        "get_index": lambda _: answer_index(settings.default_dataset),
         "get_lookup": lambda event: lookups.get(_query(event), _source_ip(event), event.get("headers") or {}),
         "post_lookup": lambda event: lookups.post(
             event.get("body"), bool(event.get("isBase64Encoded")), _source_ip(event)

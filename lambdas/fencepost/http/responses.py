@@ -40,6 +40,11 @@ class HttpResponse:
         }
 
 
+def without_body(payload: dict[str, Any]) -> dict[str, Any]:
+    """A payload's status and headers without its body: the answer to HEAD."""
+    return {**payload, "body": "", "isBase64Encoded": False}
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -101,6 +101,7 @@ class Route:
 
 
 ROUTES: tuple[Route, ...] = (
+    Route("GET", "/", "get_index", summary="The API's routes, its console and its default dataset", ok="ApiIndex"),
     Route(
         "GET",
         "/lookup",
@@ -279,11 +280,12 @@ _SERVED = _methods_by_path(ROUTES)
 
 
 def allowed_methods(path: str) -> tuple[str, ...] | None:
-    """The methods served on ``path``, in table order; None when no route has that path.
+    """The methods served on ``path``, in table order, HEAD after GET (answered as GET without its body); None when
+    no route has that path.
 
     For a request the app did not route: None is a 404, anything else a 405 that lists these in ``Allow``.
     """
     for pattern, methods in _SERVED:
         if pattern.fullmatch(path):
-            return methods
+            return tuple(m for method in methods for m in ((method, "HEAD") if method == "GET" else (method,)))
     return None

@@ -15,7 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fencepost.core.objects import SETTINGS_NAME
+from fencepost.core.declared import SettingsError
+from fencepost.core.objects import SETTINGS_NAME, FolderError
+from fencepost.loading.progress import LoadFailure
 from fencepost.plan.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
 from fencepost.plan.loads import plan_mode as simulate
 from fencepost.plan.local_build import Build, read_build
@@ -125,12 +127,26 @@ class Planned:
         return "\n".join(lines)
 
 
+class PlanError(Exception):
+    """Files the planner cannot read as the loader would, said as the load's report would say it."""
+
+
 def plan(args: argparse.Namespace) -> Planned:
+    missing = [str(path) for path in args.files if not path.exists()]
+    if missing:
+        raise PlanError(f"no such file or folder: {', '.join(missing)}")
     files = _files(args.files)
     data = [path for path in files if path.name != SETTINGS_NAME]
+    if not data:
+        raise PlanError(f"no range file in {', '.join(map(str, args.files))}")
     dataset = args.dataset or (args.files[0].name if args.files[0].is_dir() else data[0].name.split(".")[0])
     name = re.sub(r"[^A-Za-z0-9._-]", "-", dataset)[:64] or "data"
-    build = read_build(files, name, chunk_items=args.chunk_items)
+    try:
+        build = read_build(files, name, chunk_items=args.chunk_items)
+    except LoadFailure as failure:
+        raise PlanError(_failed(failure, files)) from None
+    except (FolderError, SettingsError, OSError) as error:
+        raise PlanError(str(error)) from None
     plans = [simulate(build, mode, workers=args.workers, threads=args.threads, scale=args.scale) for mode in CANDIDATES]
     best = cheapest_within(plans, args.within)
     shown = [p for p in plans if p.mode in SHOWN or (best is not None and p.mode == best.mode)]
@@ -138,6 +154,18 @@ def plan(args: argparse.Namespace) -> Planned:
     spread = hottest_share_spread(build, "on-demand-new")
     recommendation = recommend(best, plans, args.within)
     return Planned(build, shown, recommendation, spread, args.within, args.workers, args.threads, reads)
+
+
+def _failed(failure: LoadFailure, files: list[Path]) -> str:
+    """A load's failure with the local file it names (the loader names ``<dataset>/<file>``)."""
+    problem = failure.problem
+    named = problem.object.rsplit("/", 1)[-1]
+    where = next((str(path) for path in files if path.name == named), problem.object or "the files")
+    line = f", line {problem.line}" if problem.line else ""
+    return (
+        f"{where}{line}: {problem.reason} (a load of these files would fail the same way: every file named, and "
+        "every file of a folder named, is read as one of the dataset's objects)"
+    )
 
 
 def recommend(best: ModePlan | None, plans: list[ModePlan], within: float) -> dict[str, str]:
@@ -203,7 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.files:
         parser.error("name the files to plan (or --study)")
-    planned = plan(args)
+    try:
+        planned = plan(args)
+    except PlanError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(json.dumps(planned.as_json(), indent=1) if args.json else planned.text())
     return 0
 

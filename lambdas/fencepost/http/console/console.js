@@ -6,7 +6,7 @@
   const IDLE_MS = 5000; // the dataset list's refresh while nothing loads
   const LOADING_MS = 1000; // ... and while something is LOADING
   const state = { datasets: [], selected: null, timer: null, busy: false, last: 0, signed: false, shown: null, rates: {} };
-  Object.assign(state, { changes: null, values: null, capacity: null });
+  Object.assign(state, { changes: null, values: null, capacity: null, defaultDataset: null });
 
   function el(tag, attributes, ...children) {
     const node = document.createElement(tag);
@@ -188,6 +188,22 @@
     );
   }
 
+  async function readIndex() {
+    const answer = await api(".").catch(() => null); // GET / of the API this page came from
+    const name = answer && answer.status === 200 && answer.body ? answer.body.default_dataset : null;
+    if (typeof name !== "string") return; // the hint stays as the page wrote it
+    state.defaultDataset = name;
+    renderDefaultHint();
+  }
+
+  function renderDefaultHint() {
+    const name = state.defaultDataset;
+    if (name === null) return;
+    const served = state.datasets.some((d) => d.name === name && d.version !== null);
+    const rest = served ? "." : ", which serves nothing yet: choose a dataset below.";
+    say("dataset-hint", "None chosen: the service's default dataset, " + name + rest);
+  }
+
   // -- the dataset list ------------------------------------------------------------------------------------
 
   function progressOf(load) {
@@ -253,8 +269,9 @@
       if (again) again.querySelector("button").focus(); // the rows are new: keep the keyboard where it was
       const loading = state.datasets.filter((d) => d.status === "LOADING").length;
       say("datasets-status", state.datasets.length + " datasets" + (loading ? ", " + loading + " loading" : "") + ".");
-      $("datasets-read").textContent = "Read at " + new Date().toLocaleTimeString() + ".";
+      $("datasets-read").textContent = "Read at " + new Date().toISOString().slice(11, 19) + " UTC.";
       renderChoices();
+      renderDefaultHint();
       noteRates();
       if (state.selected) showDetail(false);
       await refreshCapacity();
@@ -339,6 +356,30 @@
     }
   }
 
+  // The load chart: items written a second (left axis) over the seconds since this page first saw the build write
+  const CHART = { width: 360, height: 150, left: 56, right: 12, top: 10, bottom: 40 };
+
+  function svgEl(tag, attributes, text) {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function axes(top, span) {
+    const c = CHART, right = c.width - c.right, bottom = c.height - c.bottom;
+    return [
+      svgEl("line", { class: "axis", x1: c.left, y1: c.top, x2: c.left, y2: bottom }),
+      svgEl("line", { class: "axis", x1: c.left, y1: bottom, x2: right, y2: bottom }),
+      svgEl("text", { x: c.left - 4, y: c.top + 4, "text-anchor": "end" }, number(Math.round(top))),
+      svgEl("text", { x: c.left - 4, y: bottom, "text-anchor": "end" }, "0"),
+      svgEl("text", { x: c.left, y: bottom + 14, "text-anchor": "middle" }, "0 s"),
+      svgEl("text", { x: right, y: bottom + 14, "text-anchor": "end" }, Math.round(span) + " s"),
+      svgEl("text", { class: "title", x: (c.left + right) / 2, y: c.height - 4, "text-anchor": "middle" }, "seconds since this page first saw the build write"),
+      svgEl("text", { class: "title", x: 12, y: (c.top + bottom) / 2, "text-anchor": "middle", transform: "rotate(-90 12 " + (c.top + bottom) / 2 + ")" }, "items written / s"),
+    ];
+  }
+
   function renderRate(name) {
     const record = state.rates[name];
     const points = record ? record.points : [];
@@ -347,15 +388,11 @@
     }
     const rates = points.slice(1).map((p, i) => ({ t: p.t - points[0].t, r: (p.items - points[i].items) / Math.max(0.001, p.t - points[i].t) }));
     const top = Math.max(...rates.map((p) => p.r), 1), span = Math.max(rates[rates.length - 1].t, 1);
-    const svgNS = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(svgNS, "svg");
-    svg.setAttribute("viewBox", "0 0 300 100");
-    svg.setAttribute("role", "img");
+    const c = CHART, wide = c.width - c.left - c.right, high = c.height - c.top - c.bottom;
     const summary = "Build " + record.build + ": up to " + Math.round(top).toLocaleString("en-US") + " items written a second over " + Math.round(span) + " s";
-    svg.setAttribute("aria-label", summary);
-    const line = document.createElementNS(svgNS, "polyline");
-    line.setAttribute("points", rates.map((p) => (p.t / span * 300).toFixed(1) + "," + (100 - p.r / top * 95).toFixed(1)).join(" "));
-    svg.append(line);
+    const svg = svgEl("svg", { viewBox: "0 0 " + c.width + " " + c.height, role: "img", "aria-label": summary });
+    const at = (p) => (c.left + (p.t / span) * wide).toFixed(1) + "," + (c.top + high - (p.r / top) * high).toFixed(1);
+    svg.append(...axes(top, span), svgEl("polyline", { points: rates.map(at).join(" ") }));
     fill($("rate"), [svg, el("p", { class: "small" }, summary + " (as this page saw them between refreshes)")]);
   }
 
@@ -543,5 +580,6 @@
     else if (Date.now() - state.last >= LOADING_MS) refresh();
     else schedule();
   });
+  readIndex();
   refresh();
 })();

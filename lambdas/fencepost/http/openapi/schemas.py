@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS, Mode
+from fencepost.http.openapi.api_index import ApiIndex  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.source_status import SourceStatus
 from fencepost.model import DatasetRecord, DiffSummary
@@ -200,8 +201,6 @@ def _served(record: type, name: str, **more: Any) -> type[BaseModel]:
 
 SOURCE = (SourceStatus | None, Field(description="The folder's source (`_source.json`); null when it names none."))
 Dataset = _served(DatasetRecord, "Dataset", source=SOURCE)
-
-
 DatasetList = create_model("DatasetList", datasets=(list[Dataset], ...))  # type: ignore[valid-type]
 
 

@@ -1,0 +1,85 @@
+"""How DynamoDB Local is launched (``local.loopback``), and what the banner says of every listener: 127.0.0.1 only
+when the launcher runs, and the truth, with the reason, when a machine without a JDK runs the jar as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import local.__main__ as make_run
+from local import loopback
+
+
+def test_without_a_jdk_the_jar_runs_as_it_is_and_the_reason_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(loopback, "javac_for", lambda _java: None)
+
+    launched = loopback.launcher(tmp_path / "DynamoDBLocal.jar", "java", cache=tmp_path / "cache")
+
+    assert launched.arguments == ("-jar", str(tmp_path / "DynamoDBLocal.jar"))
+    assert (launched.loopback, launched.listens_on) == (False, "every interface")
+    assert "no JDK" in launched.note
+
+
+def test_a_launcher_that_does_not_compile_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    javac = tmp_path / "javac"
+    javac.write_text("#!/bin/sh\necho 'error: release version 17 not supported' >&2\nexit 2\n")
+    javac.chmod(0o755)
+    monkeypatch.setattr(loopback, "javac_for", lambda _java: str(javac))
+
+    launched = loopback.launcher(tmp_path / "DynamoDBLocal.jar", "java", cache=tmp_path / "cache")
+
+    assert not launched.loopback
+    assert launched.note.endswith("did not compile: error: release version 17 not supported")
+    assert list((tmp_path / "cache").iterdir()) == []  # no half-compiled folder left behind
+
+
+def test_a_compiled_launcher_is_used_again_without_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jar = tmp_path / "DynamoDBLocal.jar"
+    first = _compiling(tmp_path, monkeypatch, jar)
+    monkeypatch.setattr(loopback, "javac_for", lambda _java: pytest.fail("compiled twice"))
+
+    again = loopback.launcher(jar, "java", cache=tmp_path / "cache")
+
+    assert again == first
+    assert again.arguments[0] == "-Ddynamodb.local.host=127.0.0.1"
+    assert again.arguments[-1] == loopback.MAIN
+
+
+def _compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jar: Path) -> loopback.Launcher:
+    """A launcher compiled by a stand-in for javac that writes the class file where ``-d`` says."""
+    javac = tmp_path / "javac"
+    javac.write_text('#!/bin/sh\nwhile [ "$1" != "-d" ]; do shift; done\ntouch "$2/LoopbackDynamoDBLocal.class"\n')
+    javac.chmod(0o755)
+    monkeypatch.setattr(loopback, "javac_for", lambda _java: str(javac))
+    launched = loopback.launcher(jar, "java", cache=tmp_path / "cache")
+    assert launched.loopback
+    return launched
+
+
+def _stack(launcher: loopback.Launcher | None, front: Any = None) -> Any:
+    config = SimpleNamespace(http_port=3000, aws_port=4566, dynamodb_port=8000)
+    return SimpleNamespace(config=config, dynamodb=SimpleNamespace(port=8000, launcher=launcher), front=front)
+
+
+def test_the_banner_says_every_listener_is_on_loopback_when_it_is() -> None:
+    launched = loopback.Launcher(("-cp", "x", loopback.MAIN), loopback=True)
+
+    shown = make_run._listening(_stack(launched))
+
+    assert shown == "127.0.0.1 only: 3000 (HTTP API), 4566 (S3, SQS), 8000 (DynamoDB Local)"
+
+
+def test_the_banner_says_which_port_listens_on_every_interface_and_why() -> None:
+    launched = loopback.Launcher(("-jar", "x"), loopback=False, note="no JDK here (javac) to compile the launcher")
+
+    shown = make_run._listening(_stack(launched))
+
+    assert shown == (
+        "127.0.0.1: 3000 (HTTP API), 4566 (S3, SQS); every interface: 8000 (DynamoDB Local), "
+        "as no JDK here (javac) to compile the launcher"
+    )
