@@ -25,6 +25,8 @@ from fencepost.capacity.modes import ModeError, parse_mode
 from fencepost.model import DatasetRecord, LoadStatus
 from local.config import DISK, MEMORY, ROOT, StackConfig
 from local.dynamodb import LocalStackError
+from local.faults import FaultSpecError, parse_faults
+from local.faults.spec import FAULTS
 from local.mirror import Mirror, reconcile
 from local.stack import LocalStack
 
@@ -103,6 +105,18 @@ def _capacity(stack: LocalStack) -> str:
     return f"emulated ({stack.front.describe()}), DynamoDB Local behind it at {behind}; per second: {record}"
 
 
+def _faults(stack: LocalStack) -> str:
+    if stack.faults is None:
+        return ""
+    spec = stack.faults.spec
+    where = [f"DynamoDB's at {stack.dynamodb_endpoint}"] if spec.dynamodb else []
+    where += (
+        [f"S3's at {stack.aws_endpoint} (moto behind it at {stack.moto.endpoint})"] if spec.s3 and stack.moto else []
+    )
+    where += ["the data lane's loader workers run as processes"] if spec.loader_kill else []
+    return f"  Faults          {spec.describe()}, FAULTS_SEED={stack.faults.seed}: {'; '.join(where)}\n"
+
+
 def _banner(stack: LocalStack) -> str:
     api, s3 = stack.api_url, stack.aws_endpoint
     return f"""
@@ -112,7 +126,7 @@ Fencepost is running locally.
   S3 and SQS      {s3}   (bucket: {stack.config.bucket})
   DynamoDB        {stack.dynamodb_endpoint if stack.dynamodb else ""}   (table: {stack.config.table}, {_kept(stack)})
   Capacity        {_capacity(stack)}
-
+{_faults(stack)}
 Try:
   curl '{api}/lookup?ip=8.8.8.8&dataset=sample'
   source local/env.sh && aws --endpoint-url {s3} s3 cp myfile.csv s3://{stack.config.bucket}/geo/myfile.csv
@@ -142,10 +156,24 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "provisioned=<WCU>,then-on-demand: DynamoDB's partitions emulated in front of DynamoDB Local",
     )
     parser.add_argument("--capacity-scale", type=float, default=float(os.environ.get("CAPACITY_SCALE", "1")))
+    parser.add_argument(
+        "--faults",
+        default=os.environ.get("FAULTS", ""),
+        help="faults injected on purpose, comma-separated name=value: "
+        + "; ".join(f"{name}: {what}" for name, what in FAULTS.items())
+        + " (e.g. dynamodb.error=0.02,s3.cut=0.01,loader.kill=1)",
+    )
+    parser.add_argument(
+        "--faults-seed",
+        type=int,
+        default=os.environ.get("FAULTS_SEED"),  # argparse reads a string default with ``type``: a bad one is said
+        help="seed of the faults' decisions (default: drawn at start and printed, to repeat a run with it)",
+    )
     args = parser.parse_args(argv)
     try:
         parse_mode(args.capacity)
-    except ModeError as error:
+        parse_faults(args.faults)
+    except (ModeError, FaultSpecError) as error:
         parser.error(str(error))
     if not 0.001 <= args.capacity_scale <= 100:
         parser.error("CAPACITY_SCALE must be from 0.001 to 100")
@@ -161,7 +189,7 @@ def _restore(stack: LocalStack, config: StackConfig) -> None:
         print(f"Restored {restored} objects from {mirror.root}: building their datasets again.", flush=True)
     elif restored or known:
         print(f"Restored {restored} objects from {mirror.root}; checking {len(known)} known datasets.", flush=True)
-    s3 = stack.client("s3")
+    s3 = stack.direct_client("s3")  # the stack's own work: past the faults, if any
     if "Contents" not in s3.list_objects_v2(Bucket=config.bucket, Prefix="sample/"):
         for name in ("_settings.json", "asn-sample.tsv"):
             s3.put_object(Bucket=config.bucket, Key=f"sample/{name}", Body=(SAMPLES / name).read_bytes())
@@ -178,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         store=args.table,
         capacity=args.capacity,
         capacity_scale=args.capacity_scale,
+        faults=args.faults,
+        faults_seed=args.faults_seed,
     )
     stack = LocalStack(config)
     stopping = threading.Event()

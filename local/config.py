@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from local.dynamodb import free_port
-from local.resources import Queues
+from local.resources import VISIBILITY_TIMEOUT, Queues
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,6 +53,12 @@ class StackConfig:
     # every capacity figure multiplied by capacity_scale. It listens on dynamodb_port; DynamoDB Local moves behind.
     capacity: str = "off"
     capacity_scale: float = 1.0
+    # Faults injected on purpose (local.faults): a FAULTS spec ("" or "off": none), and the seed of its decisions
+    # (None: one is drawn at start and printed, so that the run can be repeated with it).
+    faults: str = ""
+    faults_seed: int | None = None
+    # The data queue's visibility timeout: how long a chunk whose worker was killed waits to be delivered again.
+    data_visibility: int = VISIBILITY_TIMEOUT
     # Keep the functions' EMF metric lines: in <data_dir>/metrics.log, never on the terminal; a stack without a data
     # dir writes them to standard output, as Lambda does (the benchmarks). Off: counted, never written.
     metrics: bool = True

@@ -16,18 +16,13 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from fencepost.capacity.modes import parse_mode
 from local.capacity import CapacityFront
+from local.child_workers import ChildWorkers
 from local.config import DISK, MEMORY, StackConfig, environment
-from local.dynamodb import (
-    DynamoDBLocal,
-    LocalStackError,
-    MotoServer,
-    create_table,
-    free_port,
-    local_client,
-    port_in_use,
-)
+from local.dynamodb import DynamoDBLocal, LocalStackError, MotoServer, create_table, local_client, port_in_use
+from local.faults import REPORT_EVERY, Faults, parse_faults
+from local.fronts import start_dynamodb, start_moto
+from local.proxy import Proxy
 from local.resources import Queues, create_bucket, create_queues
 from local.storage import MEMORY_ROOT, WorkingCopy
 from local.worker import LambdaContext, SqsWorker
@@ -49,7 +44,13 @@ class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.dynamodb: DynamoDBLocal | None = None
-        self.front: CapacityFront | None = None
+        self.front: CapacityFront | None = None  # the capacity emulator
+        self.faults: Faults | None = None
+        # What listens on the ports clients use, in front of DynamoDB Local and moto's server, when anything does
+        # (the capacity emulator, faults): None when the clients talk to them directly.
+        self.dynamodb_front: Proxy | None = None
+        self.s3_front: Proxy | None = None
+        self.children: ChildWorkers | None = None  # the data lane's workers as processes (FAULTS=loader.kill=N)
         self.storage: WorkingCopy | None = None
         self.moto: MotoServer | None = None
         self.queues: Queues | None = None
@@ -74,15 +75,21 @@ class LocalStack:
 
     @property
     def dynamodb_endpoint(self) -> str:
-        """Where every DynamoDB client goes: the capacity emulator when there is one, else DynamoDB Local."""
-        if self.front is not None:
-            return self.front.endpoint
+        """Where every DynamoDB client goes: the front when there is one, else DynamoDB Local."""
+        if self.dynamodb_front is not None:
+            return self.dynamodb_front.endpoint
         assert self.dynamodb is not None
         return self.dynamodb.endpoint
 
     def client(self, service: str) -> Any:
         endpoint = self.dynamodb_endpoint if service == "dynamodb" and self.dynamodb else self.aws_endpoint
         return local_client(endpoint, service)
+
+    def direct_client(self, service: str) -> Any:
+        """A client past every front (no fault, no capacity model): for the stack's own work and for checks."""
+        assert self.dynamodb is not None
+        assert self.moto is not None
+        return local_client(self.dynamodb.endpoint if service == "dynamodb" else self.moto.endpoint, service)
 
     # -- life cycle --------------------------------------------------------------------------------------------
 
@@ -93,9 +100,10 @@ class LocalStack:
                 raise LocalStackError(f"port {port} (for {what}) is busy: stop what uses it or choose another port")
         if config.http_port is not None and port_in_use(config.http_port):
             raise LocalStackError(f"port {config.http_port} (for the HTTP API) is busy: choose another port")
+        spec = parse_faults(config.faults)  # a bad spec stops the start before anything runs
+        self.faults = Faults(spec, config.faults_seed) if spec.any else None
         self._start_dynamodb()
-        moto_log = config.data_dir / "moto.log" if config.data_dir else None
-        self.moto = MotoServer(config.aws_port, moto_log).start()
+        self.moto, self.s3_front = start_moto(config, self.faults)
         self._create_resources()
         self._set_environment()
         self.loader = self._import("fencepost.handlers.loader")
@@ -107,18 +115,34 @@ class LocalStack:
             self.workers[lane] = SqsWorker(
                 self.client("sqs"), queue.url, queue.arn, self._deliver, timeout=config.loader_timeout
             )
+        faults = self.faults
+        if faults is not None:  # the stack is set up: from now on, faults are injected
+            faults.armed.set()
+            self._spawn(lambda: every(self._stop, REPORT_EVERY, faults.report, "faults"), "faults")
         if worker:
-            for lane, (_, count) in lanes.items():
-                for number in range(count):
-                    self._spawn(lambda lane=lane: self._work(self.workers[lane]), f"{lane}-worker-{number}")
-            self._spawn(lambda: every(self._stop, config.sweep_every, self._sweep, "the sweep"), "sweep")
-            if config.sources_every > 0:
-                self._spawn(lambda: every(self._stop, config.sources_every, self.check_sources, "sources"), "sources")
+            self._start_workers(lanes)
         if config.http_port is not None:
             from local.http import serve
 
             self.http = serve(self.lookup.handler, "127.0.0.1", config.http_port, {CAPACITY_PATH: self.capacity_heat})
         return self
+
+    def _start_workers(self, lanes: dict[str, tuple[Any, int]]) -> None:
+        """A thread per worker, as many as each lane's concurrency; the data lane's are processes when a fault
+        kills them (``local.child_workers``)."""
+        config = self.config
+        for lane, (_, count) in lanes.items():
+            if lane == "data" and self.faults is not None and self.faults.spec.loader_kill:
+                chunk_items = int(config.loader_env.get("CHUNK_ITEMS", "5000"))
+                self.children = ChildWorkers(
+                    self.workers[lane], self.aws_endpoint, count, self.faults, chunk_items=chunk_items
+                ).start()
+                continue
+            for number in range(count):
+                self._spawn(lambda lane=lane: self._work(self.workers[lane]), f"{lane}-worker-{number}")
+        self._spawn(lambda: every(self._stop, config.sweep_every, self._sweep, "the sweep"), "sweep")
+        if config.sources_every > 0:
+            self._spawn(lambda: every(self._stop, config.sources_every, self.check_sources, "sources"), "sources")
 
     def capacity_heat(self) -> dict[str, Any]:
         """What the console shows of the capacity emulator: its last seconds, or how to turn it on."""
@@ -127,7 +151,7 @@ class LocalStack:
         return self.front.heat()
 
     def _start_dynamodb(self) -> None:
-        """DynamoDB Local (its table in memory or on disk), and the capacity emulator in front of it if asked."""
+        """DynamoDB Local (its table in memory or on disk), and the front before it if asked (``local.fronts``)."""
         config = self.config
         db_path, log = None, None
         if config.data_dir:
@@ -140,20 +164,14 @@ class LocalStack:
                 raise LocalStackError("a table kept on disk needs a data dir")
             self.storage = WorkingCopy(config.data_dir / "dynamodb", MEMORY_ROOT)
             db_path = self.storage.open()
-        mode = parse_mode(config.capacity)  # a bad mode stops the start before anything runs
-        behind = config.dynamodb_port if mode.unlimited else free_port()
-        self.dynamodb = DynamoDBLocal(behind, db_path, log).start()
-        if not mode.unlimited:
-            front = CapacityFront(config.dynamodb_port, self.dynamodb.endpoint, mode, scale=config.capacity_scale)
-            front.record = config.data_dir / "capacity.jsonl" if config.data_dir else None
-            self.front = front.start()
+        self.dynamodb, self.front, self.dynamodb_front = start_dynamodb(config, db_path, log, self.faults)
 
     def _create_resources(self) -> None:
         assert self.dynamodb is not None
         ddb = self.client("dynamodb")
         if self.config.table not in ddb.list_tables()["TableNames"]:
             create_table(ddb, self.config.table)
-        self.queues = create_queues(self.client("sqs"), self.config.queue)
+        self.queues = create_queues(self.client("sqs"), self.config.queue, data_visibility=self.config.data_visibility)
         create_bucket(self.client("s3"), self.config.bucket, self.queues)
 
     def _set_environment(self) -> None:
@@ -200,15 +218,20 @@ class LocalStack:
 
     def stop(self) -> None:
         self._stop.set()
+        if self.children is not None:
+            self.children.stop()
         for thread in self._threads:
             thread.join(timeout=15)
         if self.http is not None:
             self.http.shutdown()
             self.http.server_close()
+        if self.faults is not None:
+            self.faults.report(always=True)
+        for front in (self.s3_front, self.dynamodb_front):
+            if front is not None:
+                front.stop()
         if self.moto is not None:
             self.moto.stop()
-        if self.front is not None:
-            self.front.stop()
         if self.dynamodb is not None:
             self.dynamodb.stop()
         if self.storage is not None:

@@ -75,13 +75,17 @@ class SqsWorker:
             raise
         except BaseException:  # a crashed invocation (an error, or the process killed): the batch stays queued
             failed = {message["MessageId"] for message in messages}
-        with self._lock:
-            self.invocations += 1
-            self.busy_seconds += time.monotonic() - started
+        self.add_invocation(time.monotonic() - started)
         for message in messages:
             if message["MessageId"] not in failed:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
+
+    def add_invocation(self, seconds: float) -> None:
+        """Count an invocation of ``seconds`` (also one made by a worker process on this queue)."""
+        with self._lock:
+            self.invocations += 1
+            self.busy_seconds += seconds
 
     def _record(self, message: dict[str, Any]) -> dict[str, Any]:
         attributes = message.get("Attributes", {})

@@ -54,6 +54,31 @@ class BucketUnavailable(DependencyUnavailable):
     """S3 refused or did not answer."""
 
 
+class WholeBody:
+    """An object's body whose end is checked at every read that comes back short.
+
+    botocore compares the bytes received with the ``Content-Length`` S3 sent only when a read finds the stream
+    empty; a bounded ``read(n)`` of a body cut short (the connection closed early) returns what came, as if it
+    were the end. A short read means the end: one more read makes botocore check, so a body cut short raises
+    (``IncompleteReadError``, ``ResponseStreamingError``) instead of being read as whole.
+    """
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+    def read(self, size: int | None = None) -> bytes:
+        if size is None or size < 0:
+            whole: bytes = self.body.read()  # botocore checks the length of an unbounded read itself
+            return whole
+        data: bytes = self.body.read(size)
+        if len(data) < size:
+            data += self.body.read(size - len(data))  # empty at the end, after botocore's check
+        return data
+
+    def close(self) -> None:
+        self.body.close()
+
+
 def object_refs(client: S3Client, bucket: str, prefix: str) -> Iterator[ObjectRef]:
     """The objects under ``prefix`` (recursively), or at the bucket's top level for an empty prefix."""
     paginator = client.get_paginator("list_objects_v2")
@@ -106,7 +131,7 @@ class Bucket:
     def lines(self, key: str) -> Iterator[bytes]:
         """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""
         try:
-            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            body = WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"])
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
         yield from self._lines(key, body)
@@ -121,7 +146,7 @@ class Bucket:
         it is shorter than ``offset``."""
         ranged = {"Range": f"bytes={offset}-"} if offset else {}
         try:
-            return self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
+            return WholeBody(self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"])  # type: ignore[arg-type]
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "InvalidRange", "416"):
                 return None
@@ -230,7 +255,7 @@ class Bucket:
         """The object whole, decompressed (a tar archive's ``.mmdb`` member), at most ``limit + 1`` bytes of it:
         more than ``limit`` means it holds more (``fencepost.core.formats.archives``)."""
         try:
-            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            body = WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"])
             return unpacked(key, body, limit)
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be read: {error}") from error
