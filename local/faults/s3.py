@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Final
 from urllib.parse import unquote
@@ -50,6 +51,7 @@ def error_answer(status: int, request: Request) -> Response:
 class S3Faults(Hook):
     def __init__(self, spec: FaultSpec, dice: Dice, armed: Callable[[], bool]) -> None:
         self.spec, self.dice, self.armed = spec, dice, armed
+        self.cut_paths: Counter[str] = Counter()  # the paths of the bodies cut short, for tests and reports
 
     def on_request(self, request: Request) -> Response | None:
         if not self.armed() or service_of(request) != "s3":
@@ -67,5 +69,6 @@ class S3Faults(Hook):
     def on_response(self, request: Request, response: Response) -> Response:
         if request.notes.get("s3.cut") and response.status in (200, 206) and response.body:
             self.dice.count("s3.cut")
+            self.cut_paths[request.path] += 1
             response.cut_at = self.dice.pick("s3.cut", 0, len(response.body) - 1)
         return response
