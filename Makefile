@@ -21,7 +21,7 @@ help:
 	@echo "                injects faults on purpose (FAULTS_SEED=n repeats a run's decisions; docs/development.md)"
 	@echo "make test       install what is needed, then lint, type-check and run the test suite"
 	@echo "make test-slow  the tests that load the full shared data files"
-	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
+	@echo "make bench      speed, memory and cost benchmarks, and a soak under injected faults (results in bench-results/)"
 	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
 	@echo "make plan FILE=path [FILE=...]  what loading these files (and LOOKUPS=<per second>) will do on AWS"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
@@ -83,8 +83,9 @@ fuzz: install
 plan: $(PY_STAMP)
 	$(PY) -m fencepost.plan $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
 
-# Speed, memory and cost side by side (about 5 minutes); results in bench-results/latest.md.
-# Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"
+# Speed, memory and cost side by side, and a soak under injected faults; results in bench-results/latest.md.
+# Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000 --soak-rows 20000"
+# (--soak-rows 0 leaves the soak out; python -m bench.soak --rows 20000 runs it alone).
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 

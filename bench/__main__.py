@@ -31,6 +31,7 @@ from bench import (
     processes,
     reverse,
     several,
+    soak,
     workload,
 )
 from bench.lookups import quiet_stdout
@@ -129,6 +130,10 @@ def run(args: argparse.Namespace) -> Report:
     say("Timing lookups in the past against live ones, resolving instants, and pages of a diff between versions...")
     past = processes.probe("warm-as-of", str(args.invocations), env=OFF)
     report.sections.append(history.section(warm, past, history.resolution(), history.diff_pages()))
+    say("Soaking: the IPv4 file loaded twice, looked up throughout, under injected faults...")
+    soaked = soak.run(args)
+    if soaked is not None:
+        report.sections.append(soaked)
     return report
 
 
@@ -258,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     partitions.add_arguments(parser)
     parser.add_argument("--export-rows", type=int, default=4_000_000, help="rows of the synthetic file exported")
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
+    soak.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

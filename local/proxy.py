@@ -142,7 +142,10 @@ def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
                 response = proxy.answer(request)
             except (ConnectionError, OSError):  # the backend is gone (stopping): say so as a gateway would
                 response = Response(502, {"Content-Type": "text/plain"}, b"the service behind this front is gone")
-            self._send(response)
+            try:
+                self._send(response)
+            except (BrokenPipeError, ConnectionResetError):  # the client is gone (a killed worker): nothing to say
+                self.close_connection = True
 
         def _body(self, headers: dict[str, str]) -> bytes:
             if "chunked" in headers.get("transfer-encoding", "").lower():

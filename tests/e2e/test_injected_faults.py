@@ -75,6 +75,7 @@ def _lookups(stack: LocalStack, rows: list[list[str]], version: int, count: int 
         for address in addresses:
             judged.add(look_up(session, stack.api_url, DATASET, address, expected))
     assert judged.wrong == []
+    assert set(judged.verdicts) <= {"right", "unavailable"}
     assert set(judged.statuses) <= {200, 404, 503}
     return judged
 
