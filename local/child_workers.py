@@ -44,11 +44,11 @@ class ChildWorkers:
         faults: Faults | None,
         *,
         chunk_items: int,
-        say: Callable[[str], None] = print,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         self.counted, self.sqs_endpoint, self.count, self.faults = counted, sqs_endpoint, count, faults
         self.batches_per_chunk = max(1, -(-chunk_items // BATCH))
-        self.say = say
+        self._said = say  # None: where the faults say what they did (``Faults.say``), else the terminal
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -67,6 +67,9 @@ class ChildWorkers:
                 process.terminate()  # it finishes the invocation under way (its poll waits at most a second)
         for thread in self._threads:
             thread.join(timeout=20)
+
+    def say(self, text: str) -> None:
+        (self._said or (self.faults.say if self.faults else print))(text)
 
     def _keep(self, slot: int) -> None:
         while not self._stop.is_set():
@@ -155,12 +158,7 @@ def child(args: argparse.Namespace) -> int:
             events.write(f"done {time.monotonic() - started:.6f}\n")
 
     worker = SqsWorker(local_client(args.sqs, "sqs"), args.queue_url, args.queue_arn, invoke, timeout=args.timeout)
-    while not stop.is_set():
-        try:
-            worker.poll(wait=1)
-        except Exception:  # the local S3/SQS is going away at shutdown
-            if not stop.is_set():
-                time.sleep(0.5)
+    worker.serve(stop)
     return 0
 
 

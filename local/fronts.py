@@ -12,9 +12,18 @@ from pathlib import Path
 from fencepost.capacity.modes import parse_mode
 from local.capacity import CapacityFront
 from local.config import StackConfig
-from local.dynamodb import DynamoDBLocal, MotoServer, free_port
+from local.dynamodb import DynamoDBLocal, LocalStackError, MotoServer, free_port, port_in_use
 from local.faults import Faults
 from local.proxy import Proxy
+
+
+def check_ports(config: StackConfig) -> None:
+    """Every port clients use is free, or the start stops before anything runs, saying which is busy."""
+    for port, what in ((config.dynamodb_port, "DynamoDB Local"), (config.aws_port, "the local S3/SQS")):
+        if port_in_use(port):
+            raise LocalStackError(f"port {port} (for {what}) is busy: stop what uses it or choose another port")
+    if config.http_port is not None and port_in_use(config.http_port):
+        raise LocalStackError(f"port {config.http_port} (for the HTTP API) is busy: choose another port")
 
 
 def start_dynamodb(

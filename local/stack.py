@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import os
 import sys
 import threading
 import time
@@ -18,16 +17,22 @@ from typing import Any
 
 from local.capacity import CapacityFront
 from local.child_workers import ChildWorkers
-from local.config import DISK, MEMORY, StackConfig, environment
-from local.dynamodb import DynamoDBLocal, LocalStackError, MotoServer, create_table, local_client, port_in_use
+from local.config import Environ, StackConfig, environment
+from local.dynamodb import DynamoDBLocal, MotoServer, create_table, local_client
 from local.faults import REPORT_EVERY, Faults, parse_faults
-from local.fronts import start_dynamodb, start_moto
+from local.fronts import check_ports, start_dynamodb, start_moto
 from local.proxy import Proxy
 from local.resources import Queues, create_bucket, create_queues
-from local.storage import MEMORY_ROOT, WorkingCopy
+from local.storage import WorkingCopy, table_storage
 from local.worker import LambdaContext, SqsWorker
 
 CAPACITY_PATH = "/local/capacity"  # the emulator's last seconds, for the console (``LocalStack.capacity_heat``)
+
+
+def fresh_import(name: str) -> ModuleType:
+    """The module imported anew: a handler reads its environment when imported (its settings, its clients)."""
+    sys.modules.pop(name, None)
+    return importlib.import_module(name)
 
 
 def every(stop: threading.Event, seconds: float, call: Callable[[], Any], what: str) -> None:
@@ -61,7 +66,7 @@ class LocalStack:
         self.http: Any = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._saved_env: dict[str, str | None] = {}
+        self._environ = Environ()
 
     # -- endpoints ---------------------------------------------------------------------------------------------
 
@@ -95,20 +100,17 @@ class LocalStack:
 
     def start(self, *, worker: bool = True) -> LocalStack:
         config = self.config
-        for port, what in ((config.dynamodb_port, "DynamoDB Local"), (config.aws_port, "the local S3/SQS")):
-            if port_in_use(port):
-                raise LocalStackError(f"port {port} (for {what}) is busy: stop what uses it or choose another port")
-        if config.http_port is not None and port_in_use(config.http_port):
-            raise LocalStackError(f"port {config.http_port} (for the HTTP API) is busy: choose another port")
+        check_ports(config)
         spec = parse_faults(config.faults)  # a bad spec stops the start before anything runs
         self.faults = Faults(spec, config.faults_seed) if spec.any else None
-        self._start_dynamodb()
+        self.storage, db_path, log = table_storage(config.store, config.data_dir)
+        self.dynamodb, self.front, self.dynamodb_front = start_dynamodb(config, db_path, log, self.faults)
         self.moto, self.s3_front = start_moto(config, self.faults)
         self._create_resources()
         self._set_environment()
-        self.loader = self._import("fencepost.handlers.loader")
-        self.lookup = self._import("fencepost.handlers.lookup")
-        self.fetch = self._import("fencepost.handlers.fetch")
+        self.loader = fresh_import("fencepost.handlers.loader")
+        self.lookup = fresh_import("fencepost.handlers.lookup")
+        self.fetch = fresh_import("fencepost.handlers.fetch")
         assert self.queues is not None
         lanes = {"control": (self.queues.control, config.control_workers), "data": (self.queues.data, config.workers)}
         for lane, (queue, _) in lanes.items():
@@ -139,7 +141,7 @@ class LocalStack:
                 ).start()
                 continue
             for number in range(count):
-                self._spawn(lambda lane=lane: self._work(self.workers[lane]), f"{lane}-worker-{number}")
+                self._spawn(lambda lane=lane: self.workers[lane].serve(self._stop), f"{lane}-worker-{number}")
         self._spawn(lambda: every(self._stop, config.sweep_every, self._sweep, "the sweep"), "sweep")
         if config.sources_every > 0:
             self._spawn(lambda: every(self._stop, config.sources_every, self.check_sources, "sources"), "sources")
@@ -149,22 +151,6 @@ class LocalStack:
         if self.front is None:
             return {"emulated": False, "hint": "make run CAPACITY=on-demand-new emulates DynamoDB's partitions"}
         return self.front.heat()
-
-    def _start_dynamodb(self) -> None:
-        """DynamoDB Local (its table in memory or on disk), and the front before it if asked (``local.fronts``)."""
-        config = self.config
-        db_path, log = None, None
-        if config.data_dir:
-            config.data_dir.mkdir(parents=True, exist_ok=True)
-            log = config.data_dir / "dynamodb.log"
-        if config.store not in (MEMORY, DISK):
-            raise LocalStackError(f"the table is kept in {MEMORY!r} or on {DISK!r}, not {config.store!r}")
-        if config.store == DISK:
-            if config.data_dir is None:
-                raise LocalStackError("a table kept on disk needs a data dir")
-            self.storage = WorkingCopy(config.data_dir / "dynamodb", MEMORY_ROOT)
-            db_path = self.storage.open()
-        self.dynamodb, self.front, self.dynamodb_front = start_dynamodb(config, db_path, log, self.faults)
 
     def _create_resources(self) -> None:
         assert self.dynamodb is not None
@@ -177,15 +163,7 @@ class LocalStack:
     def _set_environment(self) -> None:
         assert self.dynamodb is not None
         assert self.queues is not None
-        env = environment(self.config, self.dynamodb_endpoint, self.aws_endpoint, self.queues)
-        for name, value in env.items():
-            self._saved_env.setdefault(name, os.environ.get(name))
-            os.environ[name] = value
-
-    @staticmethod
-    def _import(name: str) -> ModuleType:
-        sys.modules.pop(name, None)
-        return importlib.import_module(name)
+        self._environ.set(environment(self.config, self.dynamodb_endpoint, self.aws_endpoint, self.queues))
 
     def _spawn(self, target: Any, name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -195,14 +173,6 @@ class LocalStack:
     def _deliver(self, event: dict[str, Any], context: Any) -> Any:
         assert self.loader is not None
         return self.loader.handler(event, context)
-
-    def _work(self, worker: SqsWorker) -> None:
-        while not self._stop.is_set():
-            try:
-                worker.poll(wait=1)
-            except Exception:  # the local S3/SQS is going away at shutdown
-                if not self._stop.is_set():
-                    time.sleep(0.5)
 
     def _sweep(self) -> None:
         assert self.loader is not None
@@ -236,11 +206,7 @@ class LocalStack:
             self.dynamodb.stop()
         if self.storage is not None:
             self.storage.close()  # DynamoDB Local has exited: the last save is of a table at rest
-        for name, value in self._saved_env.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        self._environ.restore()
 
     def __enter__(self) -> LocalStack:
         return self.start()

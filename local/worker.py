@@ -81,6 +81,15 @@ class SqsWorker:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
 
+    def serve(self, stop: threading.Event) -> None:
+        """Poll and deliver until ``stop`` is set, as the event source does while the function exists."""
+        while not stop.is_set():
+            try:
+                self.poll(wait=1)
+            except Exception:  # the local S3/SQS is going away at shutdown
+                if not stop.is_set():
+                    time.sleep(0.5)
+
     def add_invocation(self, seconds: float) -> None:
         """Count an invocation of ``seconds`` (also one made by a worker process on this queue)."""
         with self._lock:
