@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import struct
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,7 +72,7 @@ class Proxy:
 
     def __init__(self, port: int, backend: str, hooks: Sequence[Hook] = (), *, name: str = "front") -> None:
         self.port, self.backend, self.hooks, self.name = port, backend, list(hooks), name
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self._local = threading.local()
 
     @property
@@ -79,8 +80,7 @@ class Proxy:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Proxy:
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self))
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", self.port), _handler(self))
         threading.Thread(target=self._server.serve_forever, name=self.name, daemon=True).start()
         return self
 
@@ -128,6 +128,15 @@ class Proxy:
         raise AssertionError("unreachable")
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client gone mid-request (a worker killed on purpose, a client timing out): nothing to say
+        super().handle_error(request, client_address)
+
+
 def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # kept connections; Expect: 100-continue is answered by the base class
@@ -142,10 +151,7 @@ def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
                 response = proxy.answer(request)
             except (ConnectionError, OSError):  # the backend is gone (stopping): say so as a gateway would
                 response = Response(502, {"Content-Type": "text/plain"}, b"the service behind this front is gone")
-            try:
-                self._send(response)
-            except (BrokenPipeError, ConnectionResetError):  # the client is gone (a killed worker): nothing to say
-                self.close_connection = True
+            self._send(response)
 
         def _body(self, headers: dict[str, str]) -> bytes:
             if "chunked" in headers.get("transfer-encoding", "").lower():

@@ -4,6 +4,8 @@ clients in the services' own formats; a cut body is never read as whole; SQS is 
 
 from __future__ import annotations
 
+import socket
+import struct
 import time
 import uuid
 from collections.abc import Iterator
@@ -201,3 +203,18 @@ def test_the_faults_sit_before_the_capacity_emulator_on_one_front(dynamodb_local
         assert table in capacity.operations.tables.tables
     finally:
         capacity.stop()
+
+
+def test_a_client_gone_mid_request_leaves_no_trace_and_the_front_serves_on(
+    moto_server: str, bucket: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    proxy = Proxy(free_port(), moto_server).start()
+    try:
+        for _ in range(3):  # as a worker killed with SIGKILL leaves its kept connections: reset by its kernel
+            with socket.create_connection(("127.0.0.1", proxy.port)) as sock:
+                sock.sendall(b"GET /" + bucket.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        assert local_client(proxy.endpoint, "s3").list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+    finally:
+        proxy.stop()
+    assert "Traceback" not in capfd.readouterr().err
