@@ -218,3 +218,23 @@ def test_a_client_gone_mid_request_leaves_no_trace_and_the_front_serves_on(
     finally:
         proxy.stop()
     assert "Traceback" not in capfd.readouterr().err
+
+
+class Answers(Hook):
+    def on_request(self, request: Request) -> Response:
+        return Response(200, {"Content-Type": "application/json"}, b'{"ok": true}')
+
+
+def test_an_answer_over_a_kept_connection_is_not_held_for_the_client_s_delayed_ack() -> None:
+    # Headers and body go out in two writes: with Nagle's algorithm on, the body waited 40 ms for every answer
+    proxy = Proxy(free_port(), "http://127.0.0.1:9", [Answers()]).start()
+    try:
+        with requests.Session() as session:
+            seconds = []
+            for _ in range(60):
+                started = time.perf_counter()
+                assert session.post(proxy.endpoint, data=b"{}", timeout=10).json() == {"ok": True}
+                seconds.append(time.perf_counter() - started)
+    finally:
+        proxy.stop()
+    assert sorted(seconds)[30] < 0.025
