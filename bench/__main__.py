@@ -180,6 +180,8 @@ def _configuration(args: argparse.Namespace) -> list[str]:
         "section 9: the capacity model (fencepost.capacity) in virtual time for the study's loads and our loader as "
         f"deployed; then `python -m local --capacity <table> --capacity-scale {args.capacity_scale:g}` (make run's "
         "configuration, the capacity emulator in front of DynamoDB Local), one process a load",
+        f"section 13: `make run`'s loader configuration under `FAULTS={soak.FAULTS}` (`python -m bench.soak`), "
+        "the data lane's workers as processes, the range cache off, 2 threads looking up over HTTP",
     ]
 
 
