@@ -25,9 +25,11 @@ help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
 	@echo "                TABLE=disk keeps the table in var/ (restarts in seconds) instead of rebuilding it"
 	@echo "                CAPACITY=on-demand-new CAPACITY_SCALE=0.1 emulates DynamoDB's partitions in front of it"
+	@echo "                FAULTS=dynamodb.error=0.02,dynamodb.reset=0.01,dynamodb.slow=0.05@500ms,s3.error=0.01,s3.cut=0.01,loader.kill=1"
+	@echo "                injects faults on purpose (FAULTS_SEED=n repeats a run's decisions; docs/development.md)"
 	@echo "make test       install what is needed, then lint, type-check and run the test suite"
 	@echo "make test-slow  the tests that load the full shared data files"
-	@echo "make bench      speed, memory and cost benchmarks (results in bench-results/)"
+	@echo "make bench      speed, memory and cost benchmarks, and a soak under injected faults (results in bench-results/)"
 	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
 	@echo "make plan FILE=path [FILE=...]  what loading these files (and LOOKUPS=<per second>) will do on AWS"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
@@ -91,9 +93,10 @@ test-slow: install
 # The table is kept in memory and rebuilt from the mirrored objects at each start; TABLE=disk keeps it in var/.
 # CAPACITY=on-demand-new (or warm=<WRU>, provisioned=<WCU>, provisioned=<WCU>,then-on-demand) puts the capacity
 # emulator in front of DynamoDB Local, CAPACITY_SCALE=0.1 scaling every figure.
+# FAULTS=dynamodb.error=0.02,s3.cut=0.01,loader.kill=1 (...) injects faults on purpose, FAULTS_SEED=n repeating a run.
 run: run-install
 	@command -v java >/dev/null || { echo "Java 17+ is needed for DynamoDB Local: install a JDK (e.g. apt install openjdk-17-jdk-headless; with a JRE alone DynamoDB Local listens on every interface)"; exit 1; }
-	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(TABLE),--table $(TABLE)) $(if $(CAPACITY),--capacity $(CAPACITY)) $(if $(CAPACITY_SCALE),--capacity-scale $(CAPACITY_SCALE))
+	$(PY) -m local $(if $(HTTP_PORT),--http-port $(HTTP_PORT)) $(if $(AWS_PORT),--aws-port $(AWS_PORT)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(TABLE),--table $(TABLE)) $(if $(CAPACITY),--capacity $(CAPACITY)) $(if $(CAPACITY_SCALE),--capacity-scale $(CAPACITY_SCALE)) $(if $(FAULTS),--faults '$(FAULTS)') $(if $(FAULTS_SEED),--faults-seed $(FAULTS_SEED))
 
 # The API fuzzed from its OpenAPI document for longer than make test does (FUZZ_EXAMPLES per operation and mode).
 fuzz: install
@@ -104,8 +107,9 @@ fuzz: install
 plan: $(RUN_STAMP)
 	@$(PY) -m fencepost.plan $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
 
-# Speed, memory and cost side by side (about 5 minutes); results in bench-results/latest.md.
-# Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000"
+# Speed, memory and cost side by side, and a soak under injected faults; results in bench-results/latest.md.
+# Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000 --soak-rows 20000"
+# (--soak-rows 0 leaves the soak out; python -m bench.soak --rows 20000 runs it alone).
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 

@@ -31,6 +31,7 @@ from bench import (
     processes,
     reverse,
     several,
+    soak,
     workload,
 )
 from bench.lookups import quiet_stdout
@@ -129,6 +130,10 @@ def run(args: argparse.Namespace) -> Report:
     say("Timing lookups in the past against live ones, resolving instants, and pages of a diff between versions...")
     past = processes.probe("warm-as-of", str(args.invocations), env=OFF)
     report.sections.append(history.section(warm, past, history.resolution(), history.diff_pages()))
+    say("Soaking: the IPv4 file loaded twice, looked up throughout, under injected faults...")
+    soaked = soak.run(args)
+    if soaked is not None:
+        report.sections.append(soaked)
     return report
 
 
@@ -175,6 +180,8 @@ def _configuration(args: argparse.Namespace) -> list[str]:
         "section 9: the capacity model (fencepost.capacity) in virtual time for the study's loads and our loader as "
         f"deployed; then `python -m local --capacity <table> --capacity-scale {args.capacity_scale:g}` (make run's "
         "configuration, the capacity emulator in front of DynamoDB Local), one process a load",
+        f"section 13: `make run`'s loader configuration under `FAULTS={soak.FAULTS}` (`python -m bench.soak`), "
+        "the data lane's workers as processes, the range cache off, 2 threads looking up over HTTP",
     ]
 
 
@@ -258,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     partitions.add_arguments(parser)
     parser.add_argument("--export-rows", type=int, default=4_000_000, help="rows of the synthetic file exported")
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
+    soak.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

@@ -27,6 +27,8 @@ from local import state as stack_file
 from local.config import DISK, MEMORY, ROOT, StackConfig
 from local.config import environment as environment_of
 from local.dynamodb import LocalStackError
+from local.faults import FaultSpecError, parse_faults
+from local.faults.spec import FAULTS
 from local.mirror import Mirror, reconcile
 from local.stack import LocalStack
 
@@ -106,13 +108,27 @@ def _capacity(stack: LocalStack) -> str:
     return f"emulated ({stack.front.describe()}), DynamoDB Local behind it at {behind}; per second: {record}"
 
 
+def _faults(stack: LocalStack) -> str:
+    if stack.faults is None:
+        return ""
+    spec = stack.faults.spec
+    where = [f"DynamoDB's at {stack.dynamodb_endpoint}"] if spec.dynamodb else []
+    where += (
+        [f"S3's at {stack.aws_endpoint} (moto behind it at {stack.moto.endpoint})"] if spec.s3 and stack.moto else []
+    )
+    where += ["the data lane's loader workers run as processes"] if spec.loader_kill else []
+    return f"  Faults          {spec.describe()}, FAULTS_SEED={stack.faults.seed}: {'; '.join(where)}\n"
+
+
 def _listening(stack: LocalStack) -> str:
     """Every port the stack listens on, and on which addresses: what anyone who can reach this machine could use."""
     ports = [f"{stack.config.http_port} (HTTP API)", f"{stack.config.aws_port} (S3, SQS)"]
+    if stack.s3_front is not None and stack.moto is not None:
+        ports.append(f"{stack.moto.port} (moto's S3, SQS behind the faults)")
     db = stack.dynamodb
     behind = [f"{db.port} (DynamoDB Local)"] if db else []
-    if stack.front is not None:
-        ports.append(f"{stack.config.dynamodb_port} (the capacity emulator)")
+    if stack.dynamodb_front is not None:
+        ports.append(f"{stack.config.dynamodb_port} (the DynamoDB front: capacity emulator, faults)")
     if db is None or db.launcher is None or db.launcher.loopback:
         return "127.0.0.1 only: " + ", ".join(ports + behind)
     return f"127.0.0.1: {', '.join(ports)}; every interface: {behind[0]}, as {db.launcher.note}"
@@ -130,7 +146,7 @@ Fencepost is running locally.
   S3 and SQS      {s3}   (bucket: {stack.config.bucket})
   DynamoDB        {stack.dynamodb_endpoint if stack.dynamodb else ""}   (table: {stack.config.table}, {_kept(stack)})
   Capacity        {_capacity(stack)}
-  Listening on    {_listening(stack)}
+{_faults(stack)}  Listening on    {_listening(stack)}
 {kept}
 Try, in another terminal:
   {env}
@@ -166,10 +182,24 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "provisioned=<WCU>,then-on-demand: DynamoDB's partitions emulated in front of DynamoDB Local",
     )
     parser.add_argument("--capacity-scale", type=float, default=float(os.environ.get("CAPACITY_SCALE", "1")))
+    parser.add_argument(
+        "--faults",
+        default=os.environ.get("FAULTS", ""),
+        help="faults injected on purpose, comma-separated name=value: "
+        + "; ".join(f"{name}: {what}" for name, what in FAULTS.items())
+        + " (e.g. dynamodb.error=0.02,s3.cut=0.01,loader.kill=1)",
+    )
+    parser.add_argument(
+        "--faults-seed",
+        type=int,
+        default=os.environ.get("FAULTS_SEED"),  # argparse reads a string default with ``type``: a bad one is said
+        help="seed of the faults' decisions (default: drawn at start and printed, to repeat a run with it)",
+    )
     args = parser.parse_args(argv)
     try:
         parse_mode(args.capacity)
-    except ModeError as error:
+        parse_faults(args.faults)
+    except (ModeError, FaultSpecError) as error:
         parser.error(str(error))
     if not 0.001 <= args.capacity_scale <= 100:
         parser.error("CAPACITY_SCALE must be from 0.001 to 100")
@@ -185,7 +215,7 @@ def _restore(stack: LocalStack, config: StackConfig) -> None:
         print(f"Restored {restored} objects from {mirror.root}: building their datasets again.", flush=True)
     elif restored or known:
         print(f"Restored {restored} objects from {mirror.root}; checking {len(known)} known datasets.", flush=True)
-    s3 = stack.client("s3")
+    s3 = stack.direct_client("s3")  # the stack's own work: past the faults, if any
     if "Contents" not in s3.list_objects_v2(Bucket=config.bucket, Prefix=f"{SAMPLE}/"):
         for name in ("_settings.json", "asn-sample.tsv"):
             s3.put_object(Bucket=config.bucket, Key=f"{SAMPLE}/{name}", Body=(SAMPLES / name).read_bytes())
@@ -215,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         capacity=args.capacity,
         capacity_scale=args.capacity_scale,
         default_dataset=SAMPLE,
+        faults=args.faults,
+        faults_seed=args.faults_seed,
     )
     stack = LocalStack(config)
     stopping = threading.Event()

@@ -3,17 +3,18 @@ environment (``make run``'s defaults; tests and benchmarks take free ports)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from local.dynamodb import free_port
-from local.resources import Queues
+from local.resources import VISIBILITY_TIMEOUT, Queues
+from local.storage import DISK, MEMORY
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-MEMORY, DISK = "memory", "disk"  # where DynamoDB Local keeps the table (StackConfig.store)
+__all__ = ["DISK", "MEMORY", "ROOT", "Environ", "StackConfig", "environment"]
 
 
 @dataclass
@@ -56,6 +57,12 @@ class StackConfig:
     # The dataset a lookup without dataset= reads (DEFAULT_DATASET); None: the service's own default, "default".
     # make run names the sample it loads, so that a first lookup (the console's with nothing ticked) answers.
     default_dataset: str | None = None
+    # Faults injected on purpose (local.faults): a FAULTS spec ("" or "off": none), and the seed of its decisions
+    # (None: one is drawn at start and printed, so that the run can be repeated with it).
+    faults: str = ""
+    faults_seed: int | None = None
+    # The data queue's visibility timeout: how long a chunk whose worker was killed waits to be delivered again.
+    data_visibility: int = VISIBILITY_TIMEOUT
     # Keep the functions' EMF metric lines: in <data_dir>/metrics.log, never on the terminal; a stack without a data
     # dir writes them to standard output, as Lambda does (the benchmarks). Off: counted, never written.
     metrics: bool = True
@@ -75,6 +82,25 @@ class StackConfig:
             return {"POWERTOOLS_METRICS_DISABLED": "true", "METRICS_FILE": ""}
         sink = str(self.data_dir / "metrics.log") if self.data_dir is not None else ""
         return {"POWERTOOLS_METRICS_DISABLED": "false", "METRICS_FILE": sink}
+
+
+class Environ:
+    """``os.environ`` changed for the functions the stack runs in its process, and put back as it was."""
+
+    def __init__(self) -> None:
+        self.saved: dict[str, str | None] = {}
+
+    def set(self, values: dict[str, str]) -> None:
+        for name, value in values.items():
+            self.saved.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
+
+    def restore(self) -> None:
+        for name, value in self.saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) -> dict[str, str]:

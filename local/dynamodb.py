@@ -44,7 +44,7 @@ _PRCTL = ctypes.CDLL("libc.so.6", use_errno=True).prctl if sys.platform.startswi
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child, before exec: ask Linux to stop it when the Python process ends, however that ends.
 
     Only a call into libc, prepared in the parent: nothing that could take a lock held by another thread.
@@ -112,7 +112,7 @@ class Service:
             cwd=cwd,
             stdout=output,
             stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - see _die_with_parent
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - see die_with_parent
         )
         deadline = time.monotonic() + 60
         while not self._answers():

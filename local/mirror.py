@@ -28,7 +28,7 @@ class Mirror:
     def __init__(self, stack: LocalStack, root: Path) -> None:
         self.stack = stack
         self.root = root
-        self.s3 = stack.client("s3")
+        self.s3 = stack.direct_client("s3")  # the mirror is the stack's own work: past the faults, if any
 
     @classmethod
     def attach(cls, stack: LocalStack, root: Path) -> Mirror:

@@ -31,11 +31,18 @@ class Queues:
 
 
 def create_queues(
-    sqs: Any, name: str, *, visibility: int = VISIBILITY_TIMEOUT, max_receives: int = MAX_RECEIVES
+    sqs: Any,
+    name: str,
+    *,
+    visibility: int = VISIBILITY_TIMEOUT,
+    max_receives: int = MAX_RECEIVES,
+    data_visibility: int | None = None,
 ) -> Queues:
-    """``<name>-control`` and ``<name>-data``, each with its own dead-letter queue."""
-    lanes = [_create_queue(sqs, f"{name}-{lane}", visibility, max_receives) for lane in ("control", "data")]
-    return Queues(*lanes)
+    """``<name>-control`` and ``<name>-data``, each with its own dead-letter queue (the data queue's visibility
+    timeout is ``data_visibility`` when given)."""
+    control = _create_queue(sqs, f"{name}-control", visibility, max_receives)
+    data = _create_queue(sqs, f"{name}-data", data_visibility or visibility, max_receives)
+    return Queues(control, data)
 
 
 def _create_queue(sqs: Any, name: str, visibility: int, max_receives: int) -> Queue:

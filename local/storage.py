@@ -26,6 +26,10 @@ import time
 from pathlib import Path
 from typing import Final
 
+from local.dynamodb import LocalStackError
+
+MEMORY, DISK = "memory", "disk"  # where DynamoDB Local keeps the table (StackConfig.store)
+
 DB_FILE: Final = "shared-local-instance.db"  # DynamoDB Local's file with -sharedDb
 MEMORY_ROOT: Final = Path("/dev/shm")
 QUIET_SECONDS: Final = 3.0
@@ -112,6 +116,23 @@ class WorkingCopy:
             if time.time() - mtime >= QUIET_SECONDS:
                 with contextlib.suppress(sqlite3.Error, OSError):  # busy or gone: the next quiet moment saves
                     self.save()
+
+
+def table_storage(store: str, data_dir: Path | None) -> tuple[WorkingCopy | None, Path | None, Path | None]:
+    """Where DynamoDB Local keeps the table (``StackConfig.store``): the working copy on disk (None: in memory),
+    the folder DynamoDB Local is given (None: ``-inMemory``), and its log (None without a data dir)."""
+    log = None
+    if data_dir:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        log = data_dir / "dynamodb.log"
+    if store not in (MEMORY, DISK):
+        raise LocalStackError(f"the table is kept in {MEMORY!r} or on {DISK!r}, not {store!r}")
+    if store == MEMORY:
+        return None, None, log
+    if data_dir is None:
+        raise LocalStackError("a table kept on disk needs a data dir")
+    storage = WorkingCopy(data_dir / "dynamodb", MEMORY_ROOT)
+    return storage, storage.open(), log
 
 
 def _usable(root: Path) -> bool:

@@ -75,13 +75,26 @@ class SqsWorker:
             raise
         except BaseException:  # a crashed invocation (an error, or the process killed): the batch stays queued
             failed = {message["MessageId"] for message in messages}
-        with self._lock:
-            self.invocations += 1
-            self.busy_seconds += time.monotonic() - started
+        self.add_invocation(time.monotonic() - started)
         for message in messages:
             if message["MessageId"] not in failed:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
+
+    def serve(self, stop: threading.Event) -> None:
+        """Poll and deliver until ``stop`` is set, as the event source does while the function exists."""
+        while not stop.is_set():
+            try:
+                self.poll(wait=1)
+            except Exception:  # the local S3/SQS is going away at shutdown
+                if not stop.is_set():
+                    time.sleep(0.5)
+
+    def add_invocation(self, seconds: float) -> None:
+        """Count an invocation of ``seconds`` (also one made by a worker process on this queue)."""
+        with self._lock:
+            self.invocations += 1
+            self.busy_seconds += seconds
 
     def _record(self, message: dict[str, Any]) -> dict[str, Any]:
         attributes = message.get("Attributes", {})

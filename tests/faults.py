@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -65,14 +66,25 @@ class FaultyClient:
         return self._client.batch_write_item(RequestItems=RequestItems, **kwargs)
 
 
-def stored_items(client: Any, table: str, dataset: str, version: int) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every range item of a version, by key."""
-    pages = client.get_paginator("scan").paginate(
-        TableName=table,
-        FilterExpression="begins_with(PK, :p)",
-        ExpressionAttributeValues={":p": {"S": f"{dataset}#{version}#"}},
-    )
-    return {(item["PK"]["S"], item["SK"]["N"]): item for page in pages for item in page["Items"]}
+def stored_items(
+    client: Any, table: str, dataset: str, version: int, *, segments: int = 1
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every range item of a version, by key (a whole-table Scan, in ``segments`` scanned at once)."""
+
+    def segment(number: int) -> dict[tuple[str, str], dict[str, Any]]:
+        pages = client.get_paginator("scan").paginate(
+            TableName=table,
+            FilterExpression="begins_with(PK, :p)",
+            ExpressionAttributeValues={":p": {"S": f"{dataset}#{version}#"}},
+            **({"Segment": number, "TotalSegments": segments} if segments > 1 else {}),
+        )
+        return {(item["PK"]["S"], item["SK"]["N"]): item for page in pages for item in page["Items"]}
+
+    with ThreadPoolExecutor(max_workers=segments) as pool:
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for part in pool.map(segment, range(segments)):
+            found.update(part)
+    return found
 
 
 def expected_items(rows: list[list[str]], dataset: str, version: int) -> dict[tuple[str, str], dict[str, Any]]:

@@ -17,23 +17,23 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from http.client import HTTPConnection
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from fencepost.capacity.modes import Mode
 from fencepost.capacity.table import Second
 from local.capacity.operations import Operations, Reply
+from local.proxy import Hook, Proxy, Request, Response
 
 LOG_EVERY: Final = 10.0
 RECENT_SECONDS: Final = 120  # lines kept for ``heat`` (all tables together)
 FORWARDED: Final = ("content-type", "x-amz-target", "authorization", "x-amz-date", "x-amz-security-token")
 
 
-class CapacityFront:
+class CapacityFront(Hook):
+    """The emulator: the last hook of a ``local.proxy.Proxy`` on ``port`` (``hooks`` come before it: the faults)."""
+
     def __init__(
         self,
         port: int,
@@ -43,12 +43,12 @@ class CapacityFront:
         scale: float = 1.0,
         record: Path | None = None,
         say: Callable[[str], None] = print,
+        hooks: Sequence[Hook] = (),
     ) -> None:
         self.port, self.backend, self.mode, self.scale = port, backend, mode, scale
         self.record, self.say = record, say
         self.operations = Operations(mode, scale, self._second, self._forward)
-        self._server: ThreadingHTTPServer | None = None
-        self._local = threading.local()
+        self.proxy = Proxy(port, backend, [*hooks, self], name="capacity-front")
         self._window: dict[str, list[Second]] = {}
         self._recent: deque[dict[str, Any]] = deque(maxlen=RECENT_SECONDS)
         self._logged = time.monotonic()
@@ -62,62 +62,24 @@ class CapacityFront:
         return f"{self.mode.name}, scale {self.scale:g}"
 
     def start(self) -> CapacityFront:
-        front = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                headers = {name.lower(): value for name, value in self.headers.items()}
-                reply = front.operations.handle(headers.get("x-amz-target", ""), headers, body)
-                self.send_response(reply.status)
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(reply.body)))
-                self.end_headers()
-                self.wfile.write(reply.body)
-
-            def do_GET(self) -> None:
-                self.do_POST()
-
-            def log_message(self, *_: Any) -> None:  # the terminal shows the capacity lines only
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="capacity-front", daemon=True).start()
+        self.proxy.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        self.proxy.stop()
 
-    # -- forwarding --------------------------------------------------------------------------------------------
+    # -- the hook: every request accounted, then forwarded or refused -------------------------------------------
+
+    def on_request(self, request: Request) -> Response:
+        reply = self.operations.handle(request.headers.get("x-amz-target", ""), request.headers, request.body)
+        return Response(reply.status, dict(reply.headers), reply.body)
 
     def _forward(self, headers: dict[str, str], body: bytes) -> Reply:
-        """The request as DynamoDB Local answers it (one kept connection a thread)."""
-        connection: HTTPConnection | None = getattr(self._local, "connection", None)
-        for attempt in range(2):
-            if connection is None:
-                parts = urlsplit(self.backend)
-                connection = HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=60)
-                self._local.connection = connection
-            try:
-                sent = {name: value for name, value in headers.items() if name in FORWARDED}
-                connection.request("POST", "/", body=body, headers=sent)
-                response = connection.getresponse()
-                data = response.read()
-                kept = {name: value for name, value in response.getheaders() if name.lower() != "content-length"}
-                return Reply(response.status, kept, data)
-            except (ConnectionError, OSError):
-                connection.close()
-                connection = self._local.connection = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        """The request as DynamoDB Local answers it."""
+        sent = {name: value for name, value in headers.items() if name in FORWARDED}
+        response = self.proxy.forward(Request("POST", "/", sent, body))
+        kept = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
+        return Reply(response.status, kept, response.body)
 
     # -- what each second held ---------------------------------------------------------------------------------
 

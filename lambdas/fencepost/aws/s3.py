@@ -80,6 +80,31 @@ def _unavailable(key: str, what: str, *, missing: frozenset[str] = frozenset()) 
         raise BucketUnavailable(f"{key} could not be {what}: {error}") from error
 
 
+class WholeBody:
+    """An object's body whose end is checked at every read that comes back short.
+
+    botocore compares the bytes received with the ``Content-Length`` S3 sent only when a read finds the stream
+    empty; a bounded ``read(n)`` of a body cut short (the connection closed early) returns what came, as if it
+    were the end. A short read means the end: one more read makes botocore check, so a body cut short raises
+    (``IncompleteReadError``, ``ResponseStreamingError``) instead of being read as whole.
+    """
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+    def read(self, size: int | None = None) -> bytes:
+        if size is None or size < 0:
+            whole: bytes = self.body.read()  # botocore checks the length of an unbounded read itself
+            return whole
+        data: bytes = self.body.read(size)
+        if len(data) < size:
+            data += self.body.read(size - len(data))  # empty at the end, after botocore's check
+        return data
+
+    def close(self) -> None:
+        self.body.close()
+
+
 def object_refs(client: S3Client, bucket: str, prefix: str) -> Iterator[ObjectRef]:
     """The objects under ``prefix`` (recursively), or at the bucket's top level for an empty prefix."""
     paginator = client.get_paginator("list_objects_v2")
@@ -132,7 +157,7 @@ class Bucket:
     def lines(self, key: str) -> Iterator[bytes]:
         """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""
         with _unavailable(key, "read"):
-            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            body = WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"])
         yield from self._lines(key, body)
 
     def lines_if_any(self, key: str) -> Iterator[bytes] | None:
@@ -151,7 +176,7 @@ class Bucket:
     def _ranged_body(self, key: str, offset: int) -> Any:
         ranged = {"Range": f"bytes={offset}-"} if offset else {}
         with _unavailable(key, "read", missing=_MISSING | {"InvalidRange", "416"}) as gone:
-            return self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"]  # type: ignore[arg-type]
+            return WholeBody(self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"])  # type: ignore[arg-type]
         assert gone[0]
         return None
 
@@ -250,7 +275,7 @@ class Bucket:
         """The object whole, decompressed (a tar archive's ``.mmdb`` member), at most ``limit + 1`` bytes of it:
         more than ``limit`` means it holds more (``fencepost.core.formats.archives``)."""
         with _unavailable(key, "read"):
-            body = self.client.get_object(Bucket=self.name, Key=key)["Body"]
+            body = WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"])
             return unpacked(key, body, limit)
 
     def settings(self, dataset: str) -> FolderSettings:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from fencepost.aws.s3 import BucketUnavailable, object_refs
+from fencepost.aws.s3 import BucketUnavailable, WholeBody, object_refs
 from fencepost.core.keys import is_dataset_name
 from fencepost.core.objects import (
     DEFAULT_DATASET,
@@ -44,7 +44,7 @@ class SourceBucket:
     def read_source(self, dataset: str) -> tuple[str, bytes] | None:
         for key in source_keys(dataset):
             try:
-                return key, self.client.get_object(Bucket=self.name, Key=key)["Body"].read(1 << 20)
+                return key, WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"]).read(1 << 20)
             except ClientError as error:
                 if error.response.get("Error", {}).get("Code") not in _MISSING:
                     raise BucketUnavailable(f"{key} could not be read: {error}") from error
