@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from fencepost.aws.s3 import BucketUnavailable, WholeBody, object_refs
+from fencepost.aws.s3 import BucketUnavailable, object_refs
+from fencepost.aws.whole_body import WholeBody
 from fencepost.core.keys import is_dataset_name
 from fencepost.core.objects import (
     DEFAULT_DATASET,

@@ -1,5 +1,5 @@
 """A body cut short (fewer bytes than its ``Content-Length``) raises at every kind of read, bounded ones included,
-instead of being read as whole (``fencepost.aws.s3.WholeBody``)."""
+instead of being read as whole (``fencepost.aws.whole_body.WholeBody``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import IncompleteReadError
 from botocore.response import StreamingBody
 
-from fencepost.aws.s3 import WholeBody
+from fencepost.aws.whole_body import WholeBody
 
 DATA = b"1.0.0.0\t1.0.0.255\tAU\n" * 100
 

@@ -61,9 +61,10 @@ def _compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jar: Path) -> lo
     return launched
 
 
-def _stack(launcher: loopback.Launcher | None, front: Any = None) -> Any:
+def _stack(launcher: loopback.Launcher | None, front: Any = None, moto: Any = None) -> Any:
     config = SimpleNamespace(http_port=3000, aws_port=4566, dynamodb_port=8000)
-    return SimpleNamespace(config=config, dynamodb=SimpleNamespace(port=8000, launcher=launcher), front=front)
+    database = SimpleNamespace(port=8000, launcher=launcher)
+    return SimpleNamespace(config=config, dynamodb=database, dynamodb_front=front, s3_front=moto, moto=moto)
 
 
 def test_the_banner_says_every_listener_is_on_loopback_when_it_is() -> None:
@@ -72,6 +73,17 @@ def test_the_banner_says_every_listener_is_on_loopback_when_it_is() -> None:
     shown = make_run._listening(_stack(launched))
 
     assert shown == "127.0.0.1 only: 3000 (HTTP API), 4566 (S3, SQS), 8000 (DynamoDB Local)"
+
+
+def test_the_banner_lists_the_fronts_of_faults_and_what_listens_behind_them() -> None:
+    launched = loopback.Launcher(("-cp", "x", loopback.MAIN), loopback=True)
+
+    shown = make_run._listening(_stack(launched, front=object(), moto=SimpleNamespace(port=4567)))
+
+    assert shown == (
+        "127.0.0.1 only: 3000 (HTTP API), 4566 (S3, SQS), 4567 (moto's S3, SQS behind the faults), "
+        "8000 (the DynamoDB front: capacity emulator, faults), 8000 (DynamoDB Local)"
+    )
 
 
 def test_the_banner_says_which_port_listens_on_every_interface_and_why() -> None:
