@@ -21,7 +21,7 @@ from fencepost.core.addresses import V4, format_address, parse_address
 from fencepost.core.backfill import Dated
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.history import Timeline
-from fencepost.core.paging import Slice
+from fencepost.core.items import Slice
 from fencepost.http.app import create_app
 from fencepost.model import BuildRecord, DatasetRecord
 from fencepost.observability import Observability

@@ -16,6 +16,7 @@ import zlib
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
@@ -119,3 +120,14 @@ def cut(
                 pending += [run[middle:], run[:middle]]
             else:
                 yield run, payload
+
+
+@dataclass(slots=True)
+class WriteOutcome:
+    """What one bulk write did: items written, calls made and refused, and what is left at the deadline."""
+
+    written: int = 0
+    calls: int = 0  # BatchWriteItem calls made
+    throttled: int = 0  # calls refused or answered with unprocessed items
+    retries: int = 0  # items sent again after such an answer
+    unfinished: list[dict[str, Any]] = field(default_factory=list)  # requests not written by the deadline

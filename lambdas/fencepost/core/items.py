@@ -158,3 +158,12 @@ def _value_bytes(value: dict[str, Any]) -> int:  # noqa: PLR0911 - one branch pe
     if kind == "B":
         return len(content)
     return 1  # BOOL, NULL
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """Pieces of one partition, in order; ``more``: the partition holds further pieces in the asked span."""
+
+    hits: list[Hit]
+    more: bool
+    read_units: float  # what DynamoDB reported the Queries cost

@@ -28,8 +28,7 @@ import heapq
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 R = TypeVar("R")
 
@@ -193,14 +192,3 @@ class Work(Generic[R]):
     def _push(self, when: float, request: R) -> None:
         self._order += 1
         heapq.heappush(self.deferred, (when, self._order, request))
-
-
-@dataclass(slots=True)
-class WriteOutcome:
-    """What one bulk write did: items written, calls made and refused, and what is left at the deadline."""
-
-    written: int = 0
-    calls: int = 0  # BatchWriteItem calls made
-    throttled: int = 0  # calls refused or answered with unprocessed items
-    retries: int = 0  # items sent again after such an answer
-    unfinished: list[dict[str, Any]] = field(default_factory=list)  # requests not written by the deadline

@@ -29,7 +29,6 @@ from fencepost.core.addresses import (
     format_address,
     parse_boundary,
 )
-from fencepost.core.items import Hit
 from fencepost.core.keys import is_dataset_name
 
 DEFAULT_LIMIT: Final = 100
@@ -194,12 +193,3 @@ def parse_cursor(token: str, dataset: str, within: Within) -> Cursor:
     if not isinstance(after, str) or not _HEX.fullmatch(after) or int(after, 16) >= span.last:
         raise refused
     return Cursor(name, version, family, int(after, 16))
-
-
-@dataclass(frozen=True, slots=True)
-class Slice:
-    """Pieces of one partition, in order; ``more``: the partition holds further pieces in the asked span."""
-
-    hits: list[Hit]
-    more: bool
-    read_units: float  # what DynamoDB reported the Queries cost

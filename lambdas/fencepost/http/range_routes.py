@@ -15,13 +15,12 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Protocol
 
-from fencepost.core.items import Hit
+from fencepost.core.items import Hit, Slice
 from fencepost.core.keys import partition_of, sort_key
 from fencepost.core.paging import (
     MAX_CURSOR_CHARS,
     Cursor,
     ListingError,
-    Slice,
     Span,
     Within,
     parse_cursor,

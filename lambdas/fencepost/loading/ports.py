@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.chunks import WriteOutcome
 from fencepost.core.folders import FolderSettings
 from fencepost.core.items import Item
-from fencepost.core.pacing import WriteOutcome
 from fencepost.loading.messages import Command
 from fencepost.model import BuildRecord, BuildState, DiffSummary, ObjectRef, Phase, Problem
 

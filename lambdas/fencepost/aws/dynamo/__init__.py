@@ -26,9 +26,8 @@ from fencepost.aws.dynamo.versions import VersionTable
 from fencepost.core.backfill import Dated
 from fencepost.core.feeds.schedule import SourceState
 from fencepost.core.history import Timeline
-from fencepost.core.items import Hit
+from fencepost.core.items import Hit, Slice
 from fencepost.core.keys import Probe
-from fencepost.core.paging import Slice
 from fencepost.model import BuildRecord, DatasetRecord, LivePointer, VersionInfo
 
 if TYPE_CHECKING:
