@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# The stack imports the service's key names (fencepost.core.keys) from the Lambda source tree.
+# The stack imports the service's key names (fencepost.core.storage.keys) from the Lambda source tree.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lambdas"))
 
 from infra.application import create_app

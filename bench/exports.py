@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import synthetic
-from fencepost.core.addresses import FAMILIES, V6
-from fencepost.core.exports import cidr_lines, csv_lines, encoded
+from fencepost.core.space.addresses import FAMILIES, V6
+from fencepost.core.versions.exports import cidr_lines, csv_lines, encoded
 from fencepost.loading.exporting import PART_BYTES
 from fencepost.settings import LOOKUP
 from tests.support import V4_FILE, family_ranges, read_tsv
@@ -57,7 +57,7 @@ def child(path: Path, form: str) -> Exported:
     before = _peak_mb()
     started = time.perf_counter()
     if form == "mmdb":
-        from fencepost.core.formats.mmdb.output import mmdb_bytes
+        from fencepost.core.versions.mmdb_export import mmdb_bytes
 
         has_v6 = any(piece[0] == V6 for piece in pieces)
         written = len(mmdb_bytes("bench", columns, pieces, has_ipv6=has_v6, build_epoch=0))

@@ -3,7 +3,7 @@
 Gates: the shared IPv4 file, then the same file with 2% of its rows given another country, and cut after 60% of
 its rows; a DROP-style list (1,000 IPv4 /20s, 200 IPv6 /32s) cut to a tenth, and grown tenfold. Each pair is
 compared as a build compares itself with the live version (pieces files, one streaming merge) and decided by the
-default gates (``core.gates``).
+default gates (``core.folders.gates``).
 
 Crafted MaxMind DB files, read as the loader reads them with its default limits, each in a fresh process: seconds
 until it fails (or is read), how, and the peak resident memory (``VmHWM``) above the process's own. ``wide``: R
@@ -39,10 +39,10 @@ BASELINE_SIZES = {"wide": (300, 400), "sparse": (20_000, 100_000)}
 def gate_cases(rows: int | None = None) -> list[dict[str, Any]]:
     """Each case's figures and the default gates' verdict; ``rows``: of the shared IPv4 file (None: all)."""
     # Imported here: ``--read`` runs in a process that may hold another checkout's code
-    from fencepost.core.addresses import FAMILIES, V4, V6
-    from fencepost.core.diffs import Diff, diff
-    from fencepost.core.gates import Gates
-    from fencepost.core.piece_files import parse_piece_line, piece_lines
+    from fencepost.core.folders.gates import Gates
+    from fencepost.core.space.addresses import FAMILIES, V4, V6
+    from fencepost.core.storage.piece_files import parse_piece_line, piece_lines
+    from fencepost.core.versions.diffs import Diff, diff
     from tests.feeds import drop_list, networks
     from tests.support import V4_FILE, family_ranges, read_tsv
 
@@ -89,10 +89,10 @@ def gate_cases(rows: int | None = None) -> list[dict[str, Any]]:
 
 def read_crafted(path: Path) -> dict[str, Any]:
     """Read one crafted file as the loader does, in this process (run it in a fresh one)."""
-    from fencepost.core.build import Collector, ProblemLog
+    from fencepost.core.folders.limits import Limits
     from fencepost.core.formats import mmdb
     from fencepost.core.formats.base import FileError, ReadOptions
-    from fencepost.core.limits import Limits
+    from fencepost.core.versions.build import Collector, ProblemLog
 
     data = path.read_bytes()
     before = _peak_mb()

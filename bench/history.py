@@ -1,7 +1,7 @@
 """Section 12: lookups in the past. A warm ``as_of`` lookup against a live one (both measured in fresh processes in
 the same run, ``bench.probe``), what resolving an instant costs: reading and decoding a long history, and finding
-the version in it once cached; and what a page of the diff between two versions costs (``core.diff_walk``) on the
-shared IPv4 file against a copy with 0.1% of its rows given another country."""
+the version in it once cached; and what a page of the diff between two versions costs (``core.versions.diff_walk``) on
+the shared IPv4 file against a copy with 0.1% of its rows given another country."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from fencepost.aws.dynamo.timelines import event_item, event_of
-from fencepost.core.addresses import FAMILIES, V4
-from fencepost.core.diff_walk import Resume, Stop, walk
-from fencepost.core.history import Timeline
-from fencepost.core.members import START as FIRST
-from fencepost.core.members import Position, gzip_members, lines_from
-from fencepost.core.piece_files import PieceLine, parse_piece_line, piece_lines
+from fencepost.core.space.addresses import FAMILIES, V4
+from fencepost.core.storage.members import START as FIRST
+from fencepost.core.storage.members import Position, gzip_members, lines_from
+from fencepost.core.storage.piece_files import PieceLine, parse_piece_line, piece_lines
+from fencepost.core.versions.diff_walk import Resume, Stop, walk
+from fencepost.core.versions.history import Timeline
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.past import History
 from fencepost.settings import LOOKUP

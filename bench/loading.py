@@ -19,12 +19,12 @@ from typing import Any
 
 from botocore.config import Config
 
-from fencepost.core import chunks
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.formats.choice import read_ranges
-from fencepost.core.items import item_bytes
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage import chunks
+from fencepost.core.storage.items import item_bytes
+from fencepost.core.versions.build import Collector, ProblemLog
 from local.dynamodb import create_table, local_client, local_resource
 from local.stack import LocalStack
 

@@ -21,8 +21,8 @@ from boto3.dynamodb.conditions import Key
 from botocore.config import Config
 
 from fencepost.aws.dynamo import Tables
-from fencepost.core.addresses import V4, format_address
-from fencepost.core.keys import range_pk
+from fencepost.core.space.addresses import V4, format_address
+from fencepost.core.storage.keys import range_pk
 from fencepost.reading.lookup import Lookup
 from local.dynamodb import local_client, local_resource
 from local.stack import LocalStack

@@ -85,10 +85,10 @@ def _peak_mb() -> float:
 
 def measure(path: Path) -> dict[str, Any]:
     """Read the file as the loader does, in this process (run it in a fresh one)."""
-    from fencepost.core.build import Collector, ProblemLog
+    from fencepost.core.folders.limits import Limits
     from fencepost.core.formats.base import ReadOptions
     from fencepost.core.formats.mmdb import Room, read_mmdb
-    from fencepost.core.limits import Limits
+    from fencepost.core.versions.build import Collector, ProblemLog
 
     data = path.read_bytes()
     before = _peak_mb()

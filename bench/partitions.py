@@ -35,7 +35,7 @@ from bench.capacity_log import metric_totals, worst_range_throttling, writing_se
 from bench.chart import line_chart
 from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.table import TableModel
-from fencepost.core.addresses import format_address
+from fencepost.core.space.addresses import format_address
 from fencepost.plan.loads import plan_mode
 from fencepost.plan.local_build import Build, read_build
 from fencepost.plan.study import our_loads, study_loads, study_reads, study_rows

@@ -56,9 +56,9 @@ class FakeClient:
         from fencepost.aws.dynamo.codec import encode
         from fencepost.aws.dynamo.serving import pointer_item
         from fencepost.aws.dynamo.timelines import event_item
-        from fencepost.core.addresses import V4
-        from fencepost.core.build import FamilyRanges
-        from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
+        from fencepost.core.space.addresses import V4
+        from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, version_pk
+        from fencepost.core.versions.build import FamilyRanges
         from fencepost.model import LivePointer, VersionHeader
 
         ranges = FamilyRanges(V4)
@@ -144,11 +144,11 @@ def measure_pipeline(path: str) -> dict[str, Any]:
 
 
 def _pipeline(path: str) -> dict[str, Any]:
-    from fencepost.core import chunks
-    from fencepost.core.addresses import FAMILIES
-    from fencepost.core.build import Collector, ProblemLog
     from fencepost.core.formats.base import ReadOptions
     from fencepost.core.formats.choice import read_ranges
+    from fencepost.core.space.addresses import FAMILIES
+    from fencepost.core.storage import chunks
+    from fencepost.core.versions.build import Collector, ProblemLog
 
     baseline = _peak_mb()
     collector, problems = Collector(), ProblemLog()

@@ -12,14 +12,14 @@ import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
-from fencepost.core.addresses import FAMILIES, V4
-from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.diffs import Diff, diff
+from fencepost.core.folders.gates import Gates
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.formats.choice import read_ranges
-from fencepost.core.gates import Gates
-from fencepost.core.piece_files import PieceLine, parse_piece_line, piece_lines
-from fencepost.core.reserved import Reserved, registry
+from fencepost.core.space.addresses import FAMILIES, V4
+from fencepost.core.space.reserved import Reserved, registry
+from fencepost.core.storage.piece_files import PieceLine, parse_piece_line, piece_lines
+from fencepost.core.versions.build import Collector, ProblemLog
+from fencepost.core.versions.diffs import Diff, diff
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """``python -m bench.reverse``: reverse lookups and their value index (section 10 of ``make bench``).
 
 1. Building the index: for each whole shared file (the IPv4 file's ``country``, the IPv6 file's ``asn``), the seconds
-   to build one column's index and directory from the flattened pieces (``core.value_index``), beside the seconds
-   to flatten them, in the same run; the bytes the bucket keeps.
+   to build one column's index and directory from the flattened pieces (``core.versions.value_index``), beside the
+   seconds to flatten them, in the same run; the bytes the bucket keeps.
 2. A page's cost: every value of the IPv4 file's ``country`` paged through ``GET /ranges?where=`` (``limit=1000``)
    and listed by ``GET /datasets/{name}/values/country``, on the lookup function's app with the version in memory
    (``MemoryStore``) and the index objects in a bucket stub that counts GETs and the bytes they return.
@@ -26,10 +26,10 @@ from bench.partitions import EmulatedLoad, add_arguments, emulated_load
 from bench.reverse_report import Built, Pages, markdown
 from bench.several import _NoListings
 from bench.timing import median
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.exports import Marker
-from fencepost.core.objects import index_key, values_key
-from fencepost.core.value_index import build_index, directory_bytes
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage.objects import index_key, values_key
+from fencepost.core.versions.exports import Marker
+from fencepost.core.versions.value_index import build_index, directory_bytes
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup

@@ -17,11 +17,11 @@ from typing import Any
 from bench.lookups import quiet_stdout
 from bench.report import Report, mark
 from bench.timing import median, percentile
-from fencepost.core.addresses import V4, format_address, parse_address
-from fencepost.core.backfill import Dated
-from fencepost.core.feeds.schedule import SourceState
-from fencepost.core.history import Timeline
-from fencepost.core.items import Slice
+from fencepost.core.folders.backfill import Dated
+from fencepost.core.sources.schedule import SourceState
+from fencepost.core.space.addresses import V4, format_address, parse_address
+from fencepost.core.storage.items import Slice
+from fencepost.core.versions.history import Timeline
 from fencepost.http.app import create_app
 from fencepost.model import BuildRecord, DatasetRecord
 from fencepost.observability import Observability

@@ -27,7 +27,7 @@ import numpy as np
 from bench.report import mark
 from bench.timing import percentile
 from fencepost.aws.dynamo import Tables
-from fencepost.core.addresses import V4, format_address, parse_address
+from fencepost.core.space.addresses import V4, format_address, parse_address
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup

@@ -13,7 +13,7 @@ function's role holds exactly the calls a round makes:
   name secrets meant for sources, and send each only where its tag says.
 
 A round that fails is not retried (the next is five minutes away, and a source that failed is checked sooner:
-``core.feeds.schedule``). Rounds never overlap: each takes a lease in the ``#sources`` partition first
+``core.sources.schedule``). Rounds never overlap: each takes a lease in the ``#sources`` partition first
 (``fencepost.sourcing.rounds``), which works on any account (reserved concurrency would need room in the account's
 quota, which a new account may not have). The alarms: a source whose checks failed three times in a row, and a
 source no check found current for three of its intervals (both from the function's metrics, ``SourcesFailing`` and
@@ -33,8 +33,8 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
-from fencepost.core.keys import SOURCES_PK
-from fencepost.core.objects import FETCHED_FOLDER, SOURCE_NAME
+from fencepost.core.storage.keys import SOURCES_PK
+from fencepost.core.storage.objects import FETCHED_FOLDER, SOURCE_NAME
 from fencepost.sourcing.outcomes import FAILING
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, silent

@@ -34,7 +34,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, REPORTS_PREFIX
+from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, REPORTS_PREFIX
 from fencepost.settings import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period

@@ -19,7 +19,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, building_key
+from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, building_key
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.front import UNRESERVED_MINIMUM, Front

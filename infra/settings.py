@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from fencepost.core.declared import Setting
-from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
 from fencepost.settings import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
@@ -31,7 +31,7 @@ BURST_LIMIT: Final = 2_000
 CONTROL_CONCURRENCY: Final = 2
 
 # The loader's limits (lines, bytes and rows a build may read; partitions a version may span): the function's
-# defaults, from the files it is known to load (fencepost.core.limits says which).
+# defaults, from the files it is known to load (fencepost.core.folders.limits says which).
 LOADER_LIMITS: Final = Limits()
 # The secrets a folder's _source.json may name (their names start with it): the fetch function reads no other.
 SOURCE_SECRET_PREFIX: Final = "fencepost/"
@@ -56,7 +56,7 @@ class DeploySettings:
     system_log_level: str = "WARN"  # Lambda's own lines for both functions: WARN drops START, END and REPORT
     front: FrontSettings = DEFAULT_FRONT  # how lookups reach the lookup function (infra.front)
     alarm_email: str | None = None
-    loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.limits)
+    loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.folders.limits)
     # Every setting of fencepost.settings' tables as deployed: given with -c, or the stack's default.
     lookup: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOOKUP | CACHES))
     loader: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOADER))

@@ -14,8 +14,8 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from fencepost.core.keys import PK, SK
-from fencepost.core.objects import REPORTS_PREFIX
+from fencepost.core.storage.keys import PK, SK
+from fencepost.core.storage.objects import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, sustained
 from infra.settings import DeploySettings

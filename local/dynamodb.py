@@ -18,7 +18,7 @@ from typing import Any, Self
 import boto3
 from botocore.config import Config
 
-from fencepost.core.keys import PK, SK
+from fencepost.core.storage.keys import PK, SK
 from local.loopback import Launcher, launcher
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from fencepost.core.objects import REPORTS_PREFIX
+from fencepost.core.storage.objects import REPORTS_PREFIX
 from local.stack import LocalStack
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import requests
 
-from fencepost.core.addresses import V4, format_address
+from fencepost.core.space.addresses import V4, format_address
 from tests.reference import range_span
 from tests.support import family_ranges
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from fencepost.core.addresses import parse_boundary
-from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats.base import FileSummary, ReadOptions
 from fencepost.core.formats.choice import read_ranges
+from fencepost.core.space.addresses import parse_boundary
+from fencepost.core.versions.build import Collector, ProblemLog
 
 
 def read_text(

@@ -1,4 +1,4 @@
-"""Releases in the publishers' real layouts, small, for every preset (``fencepost.core.feeds.presets``): the files at
+"""Releases in the publishers' real layouts, small, for every preset (``fencepost.core.sources.presets``): the files at
 the paths the preset fetches, and an address each release answers with what it should say.
 
 Layouts as the publishers document them (cited in the presets): MaxMind's CSV zips hold one dated folder with the

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import TOP
+from fencepost.core.space.addresses import TOP
 
 RELATIONS = ("duplicate", "nested", "overlap", "beside")
 

@@ -13,8 +13,8 @@ from fencepost.aws.dynamo import Tables
 from fencepost.aws.dynamo.serving import pointer_item
 from fencepost.aws.dynamo.timelines import event_item
 from fencepost.aws.dynamo.writer import BulkWriter
-from fencepost.core.addresses import FAMILIES, parse_address
-from fencepost.core.build import FamilyRanges
+from fencepost.core.space.addresses import FAMILIES, parse_address
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.model import DatasetRecord, LivePointer, LoadStatus, VersionHeader, VersionInfo
 
 ROOT = Path(__file__).resolve().parent.parent

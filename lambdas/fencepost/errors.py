@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
 
 
 class ServiceError(Exception):

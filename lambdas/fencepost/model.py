@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from fencepost.core.keys import Directory
-from fencepost.core.problems import Problem
-from fencepost.core.sources import fingerprint
+from fencepost.core.folders.fingerprint import fingerprint
+from fencepost.core.formats.problems import Problem
+from fencepost.core.storage.keys import Directory
 
 __all__ = [
     "BuildRecord",
@@ -100,10 +100,10 @@ RECORD_PROBLEMS = (
 
 @dataclass(frozen=True, slots=True)
 class DiffSummary:
-    """How a build's answers differ from the version live when it was built (``fencepost.core.diffs``).
+    """How a build's answers differ from the version live when it was built (``fencepost.core.versions.diffs``).
 
     ``baseline`` None: nothing to compare with (a first version), as ``note`` says; the counts are then 0 and only
-    ``min_ranges`` and ``reserved_space`` of the gates apply (``core.gates``).
+    ``min_ranges`` and ``reserved_space`` of the gates apply (``core.folders.gates``).
     """
 
     baseline: int | None = None
@@ -179,12 +179,12 @@ class DatasetRecord:
     # After a rollback: the fingerprint of the sources rolled away from. A folder that still holds exactly them is
     # not a change, so neither a repeated notification nor a reconcile rebuilds them over the rollback.
     held: str | None = bookkeeping(default=None)
-    retain_days: int = bookkeeping(default=0)  # the folder's ``retain_days``, as last read (``core.history``)
+    retain_days: int = bookkeeping(default=0)  # the folder's ``retain_days``, as last read (``core.versions.history``)
     accepted: str | None = bookkeeping(default=None)  # sources a person let past the gates once (admin accept)
 
     @property
     def sources(self) -> str:
-        """The fingerprint of what the live version was built from (``fencepost.core.sources``)."""
+        """The fingerprint of what the live version was built from (``fencepost.core.folders.fingerprint``)."""
         return fingerprint(((o.key, o.etag) for o in self.objects), self.settings)
 
     def to_api(self) -> dict[str, Any]:
@@ -227,7 +227,7 @@ class BuildRecord:
     delete_after: float | None = None  # once DELETING: when its deletion may start
     dated: str | None = None  # built from the dated folder of this date: placed in the history, never live
     # The percent of the IPv4 and IPv6 space whose answer it changed against the version live when it was built
-    # (None: a first version); recorded in the history when it goes live (``core.history.changed_since``)
+    # (None: a first version); recorded in the history when it goes live (``core.versions.history.changed_since``)
     changed: tuple[float, float] | None = None
 
     @property
@@ -277,8 +277,8 @@ class VersionHeader:
     created_at: str
     settings: str | None = None  # the digest of the folder settings it was built with
     gaps: bool | None = None  # True: its pieces carry the gaps after them (None: built before gaps were stored)
-    aliases: tuple[str, ...] | None = None  # IPv6 prefixes answered as the IPv4 address they carry (core.aliases)
-    indexed: tuple[str, ...] | None = None  # the columns with a value index (core.value_index), in key order
+    aliases: tuple[str, ...] | None = None  # IPv6 prefixes answered as the IPv4 address they carry (core.space.aliases)
+    indexed: tuple[str, ...] | None = None  # the columns with a value index (core.versions.value_index), in key order
     numeric: tuple[str, ...] | None = None  # the columns a MaxMind DB export stores as numbers
 
 
@@ -291,7 +291,7 @@ class VersionInfo:
     columns: tuple[str, ...]
     directories: dict[int, Directory]
     gaps: bool = False  # NOT_FOUND answers can say how far the gap reaches (``VersionHeader.gaps``)
-    aliases: tuple[tuple[int, int], ...] = ()  # (first address, prefix length) of each (``core.aliases``)
+    aliases: tuple[tuple[int, int], ...] = ()  # (first address, prefix length) of each (``core.space.aliases``)
     indexed: tuple[str, ...] = ()  # the columns with a value index (``VersionHeader.indexed``)
     created_at: str = ""  # when the version was built (``VersionHeader.created_at``, ISO 8601)
     numeric: tuple[str, ...] = ()  # ``VersionHeader.numeric``

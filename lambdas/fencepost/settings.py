@@ -4,7 +4,7 @@ CDK context key that sets it at deploy when it is a deployment choice.
 The functions read them once per cold start (nothing else reads ``os.environ``); ``infra/`` reads the same tables to
 check ``-c key=value`` and to write each function's environment. A new setting is one entry here and one field of
 the dataclass beside its table (a test checks that the two agree). The loader's limits, which a folder may also
-lower, are declared the same way in ``fencepost.core.limits``.
+lower, are declared the same way in ``fencepost.core.folders.limits``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fencepost.core.declared import Setting, SettingsError
-from fencepost.core.keys import DATASET_NAME_RULE, is_dataset_name
-from fencepost.core.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
 
 MIB: Final = 1024 * 1024
 
@@ -291,7 +291,7 @@ class FetchSettings:
 
 def loader_limits(env: Mapping[str, str]) -> Limits:
     """The loader's limits: ``MAX_LINE_BYTES``, ``MAX_OBJECT_BYTES``, ``MAX_BUILD_BYTES``, ``MAX_BUILD_ROWS``,
-    ``MAX_DIRECTORY_PARTITIONS`` and ``MAX_COLUMNS`` (``fencepost.core.limits``)."""
+    ``MAX_DIRECTORY_PARTITIONS`` and ``MAX_COLUMNS`` (``fencepost.core.folders.limits``)."""
     default = Limits()
     limits = {name: Setting(variable, getattr(default, name), *BOUNDS[name]) for name, variable in ENVIRONMENT.items()}
     return Limits.of({name: setting.read(env) for name, setting in limits.items()})

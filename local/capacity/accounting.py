@@ -2,7 +2,7 @@
 
 ``Tables`` holds one ``TableModel`` per table (created by ``CreateTable`` through the front, or first seen), knows
 each table's key schema and indexes, and says for each request what DynamoDB would: which items are written (the
-rest unprocessed), or that the call is throttled, and why. Sizes are DynamoDB's (``fencepost.core.items``); a
+rest unprocessed), or that the call is throttled, and why. Sizes are DynamoDB's (``fencepost.core.storage.items``); a
 delete or an update, whose item the front does not see, counts one write unit; a read is charged what it returned.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 from fencepost.capacity.modes import Mode
 from fencepost.capacity.placement import Position, position, read_units, write_units
 from fencepost.capacity.table import IndexWrite, Second, TableModel
-from fencepost.core.items import item_bytes
+from fencepost.core.storage.items import item_bytes
 
 Item = dict[str, Any]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.addresses import V4, format_address
+from fencepost.core.space.addresses import V4, format_address
 from tests.e2e.test_local_stack import Running, _start, _stop, _tsv
 from tests.support import V4_FILE, family_ranges, read_tsv
 

@@ -13,12 +13,11 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from fencepost.aws.s3 import BucketUnavailable
-from fencepost.core.exports import Marker
-from fencepost.core.folders import FolderSettings
+from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
-from fencepost.core.members import gzip_members
-from fencepost.core.objects import (
+from fencepost.core.storage.members import gzip_members
+from fencepost.core.storage.objects import (
     FolderError,
     being_written,
     dated_of,
@@ -27,6 +26,7 @@ from fencepost.core.objects import (
     release_key,
     settings_keys,
 )
+from fencepost.core.versions.exports import Marker
 from fencepost.model import ObjectRef
 from tests.fakes.kernel import Faults, port
 

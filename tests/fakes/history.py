@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from fencepost.core.backfill import Dated, date_instant
-from fencepost.core.history import Timeline
-from fencepost.core.keys import builds_pk, dated_pk
+from fencepost.core.folders.backfill import Dated, date_instant
+from fencepost.core.storage.keys import builds_pk, dated_pk
+from fencepost.core.versions.history import Timeline
 from fencepost.model import BuildRecord
 from tests.fakes.kernel import Faults, Store, detached, port
 from tests.fakes.serving import FakeServing, being_finalized

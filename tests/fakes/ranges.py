@@ -3,7 +3,7 @@
 ``MemoryStore.publish`` flattens ranges with ``FamilyRanges.pieces``, builds their items with ``FamilyRanges.items``
 and the directories with ``FamilyRanges.directory``, exactly as a load does, and makes the version live. ``find``
 answers a probe as DynamoDB answers ``PK = p AND SK <= bound``, newest first, ``Limit=1`` (a bisection of the
-partition's sorted sort keys), and reads the item with ``core.items.read_hit``, as the real store does.
+partition's sorted sort keys), and reads the item with ``core.storage.items.read_hit``, as the real store does.
 
 For several-dataset tests and benchmarks: ``queries`` counts the ``find`` calls (from any thread), and ``delay``
 seconds are slept in each, outside the lock, to stand in for DynamoDB's latency.
@@ -16,13 +16,13 @@ import time
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.build import FamilyRanges
-from fencepost.core.items import Hit, Item, read_hit
-from fencepost.core.keys import Directory, Probe, range_pk
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage.items import Hit, Item, read_hit
+from fencepost.core.storage.keys import Directory, Probe, range_pk
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.model import LivePointer, VersionInfo
 
-GAP_ATTRIBUTE = "g"  # the attribute a version built before gaps existed does not have (``core.items``)
+GAP_ATTRIBUTE = "g"  # the attribute a version built before gaps existed does not have (``core.storage.items``)
 
 
 class _Partition:

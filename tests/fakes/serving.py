@@ -13,8 +13,8 @@ from typing import Final
 
 from fencepost.aws.dynamo.client import Condition
 from fencepost.aws.dynamo.serving import BEING_FINALIZED, FIRST_LIVE, NEWER_THAN_LIVE, RETIRE_RULE, UNCHANGED_PAIR
-from fencepost.core.history import Event, Timeline, to_millisecond
-from fencepost.core.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, history_pk, live_pk, version_pk
+from fencepost.core.storage.keys import LIVE_POINTER_SK, VERSION_HEADER_SK, builds_pk, history_pk, live_pk, version_pk
+from fencepost.core.versions.history import Event, Timeline, to_millisecond
 from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
     BuildRecord,

@@ -6,10 +6,10 @@ import hashlib
 import json
 from pathlib import Path
 
-from fencepost.core.feeds.bindings import tagged_hosts
-from fencepost.core.feeds.schedule import SourceState
-from fencepost.core.feeds.spec import Secret
-from fencepost.core.objects import (
+from fencepost.core.sources.bindings import tagged_hosts
+from fencepost.core.sources.schedule import SourceState
+from fencepost.core.sources.spec import Secret
+from fencepost.core.storage.objects import (
     DEFAULT_DATASET,
     SOURCE_NAME,
     fetched_prefix,

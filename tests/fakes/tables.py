@@ -7,12 +7,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from fencepost.aws.dynamo.versions import DIRECTORY_PAGE_CHARS
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.aliases import parse_alias
-from fencepost.core.chunks import WriteOutcome
-from fencepost.core.items import Hit, Item, read_hit
-from fencepost.core.keys import VERSION_HEADER_SK, Directory, builds_pk, range_pk, version_pk
-from fencepost.core.piece_files import stored_lines
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.space.aliases import parse_alias
+from fencepost.core.storage.chunks import WriteOutcome
+from fencepost.core.storage.items import Hit, Item, read_hit
+from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, builds_pk, range_pk, version_pk
+from fencepost.core.storage.piece_files import stored_lines
 from fencepost.model import BuildRecord, BuildState, VersionHeader, VersionInfo
 from tests.fakes.kernel import Clock, Faults, Store, detached, port
 

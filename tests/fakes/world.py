@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fencepost.core.keys import builds_pk
+from fencepost.core.storage.keys import builds_pk
 from fencepost.loading.accepting import Accepted, accept_once
 from fencepost.loading.service import LoadingService
 from fencepost.model import BuildRecord, DatasetRecord
@@ -46,7 +46,7 @@ def loader_settings(
 
 
 # The folder settings of a dataset whose versions replace each other whole: the removed-share gate would rightly
-# refuse each of them (``core.gates``), and the tests that use it are about something else.
+# refuse each of them (``core.folders.gates``), and the tests that use it are about something else.
 REPLACED_WHOLE: dict[str, Any] = {"max_removed_percent": None}
 
 

@@ -13,7 +13,7 @@ import pytest
 from moto import mock_aws
 
 from fencepost.aws.dynamo import Tables
-from fencepost.core.build import FamilyRanges
+from fencepost.core.versions.build import FamilyRanges
 from local.dynamodb import create_table
 from tests.support import SMALL_FILE, family_ranges, publish, read_tsv
 

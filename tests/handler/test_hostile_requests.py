@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from fencepost.core.members import Position
 from fencepost.core.paging import Cursor
+from fencepost.core.storage.members import Position
 from fencepost.http.diff_routes import DiffCursor
 from tests.support import LambdaContext, event
 

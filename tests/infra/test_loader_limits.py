@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.limits import Limits
+from fencepost.core.folders.limits import Limits
 from fencepost.settings import LoaderSettings
 from infra.context import SettingsError
 from infra.settings import DeploySettings

@@ -52,7 +52,7 @@ def test_asset_holds_everything_the_handlers_import(real_asset: Path) -> None:
     for package in ("pydantic", "pydantic_core", "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
         assert (real_asset / package / "__init__.py").is_file(), package
     assert (real_asset / "fencepost" / "handlers" / "lookup.py").is_file()
-    assert (real_asset / "fencepost" / "core" / "keys.py").is_file()
+    assert (real_asset / "fencepost" / "core" / "storage" / "keys.py").is_file()
 
 
 class _RuntimeImports(ast.NodeVisitor):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fencepost.core.limits import Limits
+from fencepost.core.folders.limits import Limits
 from infra.loader import MAX_RECEIVES
 from tests.synth import Synth
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fencepost.core.limits import Limits
+from fencepost.core.folders.limits import Limits
 from tests.infra.test_stack import _env, _join, _on, _permissions
 from tests.synth import Synth
 

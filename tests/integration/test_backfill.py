@@ -9,8 +9,8 @@ import random
 import time
 from typing import Any
 
-from fencepost.core.backfill import date_instant
-from fencepost.core.history import parse_instant
+from fencepost.core.folders.backfill import date_instant
+from fencepost.core.versions.history import parse_instant
 from tests.integration.conftest import Stack
 from tests.integration.test_history import SETTINGS, Version, _history, as_of_mismatches
 from tests.integration.test_loader import _tsv

@@ -10,9 +10,9 @@ from typing import Any, Protocol
 import pytest
 
 from fencepost.aws.dynamo import Tables
-from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.keys import Directory
-from fencepost.core.sources import fingerprint
+from fencepost.core.folders.fingerprint import fingerprint
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
+from fencepost.core.storage.keys import Directory
 from fencepost.errors import NothingToRollBack, NotLatestRequest, SupersededLoad
 from fencepost.loading.service import BuildStore, DatasetStore, VersionStore
 from fencepost.model import (

@@ -8,7 +8,7 @@ import gzip
 import json
 from types import ModuleType
 
-from fencepost.core.objects import pieces_key
+from fencepost.core.storage.objects import pieces_key
 from fencepost.handlers import admin
 from tests.feeds import creeping_releases, networks
 from tests.integration.conftest import Stack

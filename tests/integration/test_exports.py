@@ -15,8 +15,8 @@ from typing import Any
 import maxminddb
 import pytest
 
-from fencepost.core.addresses import V4, format_address
-from fencepost.core.objects import pieces_key
+from fencepost.core.space.addresses import V4, format_address
+from fencepost.core.storage.objects import pieces_key
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
 from tests.support import V4_FILE, LambdaContext, event, read_tsv

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.core.addresses import V4, V6, format_address
+from fencepost.core.space.addresses import V4, V6, format_address
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup, _items_of_version
 from tests.reference import Reference

@@ -12,7 +12,7 @@ from pathlib import Path
 import maxminddb
 import pytest
 
-from fencepost.core.addresses import FAMILIES, V4, format_address
+from fencepost.core.space.addresses import FAMILIES, V4, format_address
 from tests.integration.conftest import Stack
 from tests.integration.test_exports import _written
 from tests.integration.test_loader import _batch_lookup

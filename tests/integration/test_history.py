@@ -9,8 +9,8 @@ import random
 import time
 from typing import Any
 
-from fencepost.core.addresses import format_address, parse_boundary
-from fencepost.core.history import format_instant, parse_instant
+from fencepost.core.space.addresses import format_address, parse_boundary
+from fencepost.core.versions.history import format_instant, parse_instant
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _tsv
 from tests.reference import Reference, range_span

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.objects import REPORTS_PREFIX, changes_key, export_key, index_key, pieces_key, values_key
+from fencepost.core.storage.objects import REPORTS_PREFIX, changes_key, export_key, index_key, pieces_key, values_key
 from fencepost.loading.messages import ExportVersion, dump
 from tests.iam.front import PolicyFront
 from tests.iam.policy import Permissions, role_permissions

@@ -8,8 +8,8 @@ from typing import Any
 from fencepost.aws.dynamo import Tables
 from fencepost.aws.dynamo.codec import encode
 from fencepost.aws.dynamo.serving import POINTER_PROJECTION, pointer_item, pointer_key, record_key
-from fencepost.core.items import item_bytes
-from fencepost.core.keys import DATASETS_PK, dataset_id
+from fencepost.core.storage.items import item_bytes
+from fencepost.core.storage.keys import DATASETS_PK, dataset_id
 from fencepost.model import (
     RECORD_PROBLEMS,
     BuildRecord,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fencepost.aws.dynamo import Tables
-from fencepost.core.addresses import format_address, parse_boundary
+from fencepost.core.space.addresses import format_address, parse_boundary
 from tests.integration.conftest import Stack
 from tests.reference import Reference, range_span
 from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, read_tsv

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.addresses import format_address
+from fencepost.core.space.addresses import format_address
 from fencepost.loading.cleanup import Deletions
 from local.resources import queue_depth
 from tests.faults import FaultyClient, Killed, expected_items, stored_items

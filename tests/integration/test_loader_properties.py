@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import BITS, TOP, V4, V6, format_address, parse_address
-from fencepost.core.keys import PARTITION_BITS
+from fencepost.core.space.addresses import BITS, TOP, V4, V6, format_address, parse_address
+from fencepost.core.storage.keys import PARTITION_BITS
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
 from tests.reference import answer_of_rows, check_gap

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from fencepost.aws.dynamo.client import Table
-from fencepost.core.keys import DATASETS_PK, dataset_id
+from fencepost.core.storage.keys import DATASETS_PK, dataset_id
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import GEO, _answers, _items_of_version, _phase, _record, _tsv
 from tests.support import V4_FILE, LambdaContext, read_tsv

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.feeds.bindings import HOSTS_TAG
-from fencepost.core.feeds.presets import PRESETS
+from fencepost.core.sources.bindings import HOSTS_TAG
+from fencepost.core.sources.presets import PRESETS
 from local.dynamodb import local_client
 from tests.integration.conftest import Stack
 from tests.integration.test_sources import check

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fencepost.aws.dynamo import Tables
-from fencepost.core.addresses import BITS, V4, V6, format_address
-from fencepost.core.build import FamilyRanges
-from fencepost.core.keys import PARTITION_BITS
+from fencepost.core.space.addresses import BITS, V4, V6, format_address
+from fencepost.core.storage.keys import PARTITION_BITS
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup

@@ -9,8 +9,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from fencepost.core.addresses import V4, format_address
-from fencepost.core.objects import index_key, values_key
+from fencepost.core.space.addresses import V4, format_address
+from fencepost.core.storage.objects import index_key, values_key
 from tests.integration.conftest import Stack
 from tests.integration.test_loader import _batch_lookup
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, read_tsv

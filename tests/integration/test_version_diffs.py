@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.addresses import format_address, parse_address
-from fencepost.core.history import format_instant, parse_instant
+from fencepost.core.space.addresses import format_address, parse_address
+from fencepost.core.versions.history import format_instant, parse_instant
 from tests.integration.conftest import Stack
 from tests.integration.test_history import Version, _history
 

@@ -1,7 +1,7 @@
 """The one module that talks to S3: listing a dataset's objects, streaming their lines, settings and reports.
 
-Every object is read within the loader's limits (``fencepost.core.limits``): a line file line by line, never more
-than ``max_object_bytes`` of it once decompressed; a JSON document (settings, a report) whole, never more than
+Every object is read within the loader's limits (``fencepost.core.folders.limits``): a line file line by line, never
+more than ``max_object_bytes`` of it once decompressed; a JSON document (settings, a report) whole, never more than
 ``max_object_bytes``, and a folder's settings never more than ``max_line_bytes`` (they are parsed whole); a MaxMind
 DB file whole, never more than ``max_object_bytes`` of it once decompressed (``read_bytes``).
 """
@@ -20,14 +20,13 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws import USER_AGENT
 from fencepost.aws.whole_body import WholeBody
-from fencepost.core.exports import Marker
-from fencepost.core.folders import FolderSettings
+from fencepost.core.folders.limits import Limits
+from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.base import FileError
 from fencepost.core.formats.lines import object_lines
-from fencepost.core.limits import Limits
-from fencepost.core.members import gzip_members
-from fencepost.core.objects import (
+from fencepost.core.storage.members import gzip_members
+from fencepost.core.storage.objects import (
     FolderError,
     being_written,
     dated_of,
@@ -38,6 +37,7 @@ from fencepost.core.objects import (
     release_key,
     settings_keys,
 )
+from fencepost.core.versions.exports import Marker
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import ObjectRef
 
@@ -115,8 +115,8 @@ class Bucket:
         return [found[key] for key in sorted(found)]
 
     def list_dated(self, dataset: str) -> dict[str, list[ObjectRef]]:
-        """The dataset's dated folders (``core.backfill``): each date's data objects, sorted by key (objects in no
-        dated folder are left out: the loader rejected them when they arrived)."""
+        """The dataset's dated folders (``core.folders.backfill``): each date's data objects, sorted by key (objects in
+        no dated folder are left out: the loader rejected them when they arrived)."""
         found: dict[str, list[ObjectRef]] = {}
         for ref in sorted(
             (r for prefix in dated_prefixes(dataset) for r in object_refs(self.client, self.name, prefix)),
@@ -157,7 +157,7 @@ class Bucket:
         return None
 
     def put_lines(self, key: str, lines: Iterable[str]) -> None:
-        """Text lines as one gzip object of members (``core.members``: it can be read from any member on),
+        """Text lines as one gzip object of members (``core.storage.members``: it can be read from any member on),
         compressed as they come; the compressed bytes are held until sent."""
         self._put(key, b"".join(gzip_members(lines)), "application/gzip")
 
@@ -202,7 +202,7 @@ class Bucket:
         return None if gone[0] else answer["LastModified"].timestamp()
 
     def marker(self, key: str) -> Marker | None:
-        """An export's marker (``core.exports.Marker``); None when there is none."""
+        """An export's marker (``core.versions.exports.Marker``); None when there is none."""
         with _unavailable(key, "read", missing=_MISSING) as gone:
             answer = self.client.get_object(Bucket=self.name, Key=key)
             state = answer["Body"].read(64).decode("utf-8", "replace")

@@ -1,6 +1,6 @@
 """The secret store (AWS Secrets Manager) as a source check reads it (``fencepost.sourcing.needs.Secrets``): a secret's
 text, or one field of a JSON secret, and the hosts its tag ``fencepost:hosts`` binds it to (``DescribeSecret``: the
-tags are the operator's, not the bucket's; ``fencepost.core.feeds.bindings``). Read once per invocation; never
+tags are the operator's, not the bucket's; ``fencepost.core.sources.bindings``). Read once per invocation; never
 logged, never stored."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws import USER_AGENT
-from fencepost.core.feeds.bindings import HOSTS_TAG, tagged_hosts
-from fencepost.core.feeds.spec import Secret
+from fencepost.core.sources.bindings import HOSTS_TAG, tagged_hosts
+from fencepost.core.sources.spec import Secret
 from fencepost.errors import SecretUnavailable
 
 if TYPE_CHECKING:

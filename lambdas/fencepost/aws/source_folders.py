@@ -11,8 +11,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws.s3 import BucketUnavailable, object_refs
 from fencepost.aws.whole_body import WholeBody
-from fencepost.core.keys import is_dataset_name
-from fencepost.core.objects import (
+from fencepost.core.storage.keys import is_dataset_name
+from fencepost.core.storage.objects import (
     DEFAULT_DATASET,
     fetched_prefix,
     is_fetched,

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, TypeGuard
 
-from fencepost.core.addresses import (
+from fencepost.core.space.addresses import (
     BITS,
     FAMILIES,
     MAPPED_FIRST,
@@ -29,7 +29,7 @@ from fencepost.core.addresses import (
     format_address,
     parse_boundary,
 )
-from fencepost.core.keys import is_dataset_name
+from fencepost.core.storage.keys import is_dataset_name
 
 DEFAULT_LIMIT: Final = 100
 MAX_LIMIT: Final = 1000

@@ -9,7 +9,7 @@
   name that answers differently the second time (DNS rebinding) cannot move it. Loopback is allowed only where the
   fetch function's ``SOURCE_ALLOW_LOOPBACK`` says so (``make run`` and the tests, whose publishers run here);
 - the secrets it carries: each only to the hosts it is bound to (``Credential``; the binding is the secret's own
-  tag, which a bucket writer cannot change: ``fencepost.core.feeds.bindings``).
+  tag, which a bucket writer cannot change: ``fencepost.core.sources.bindings``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote, unquote
 
-from fencepost.core.feeds.bindings import HOSTS_TAG
+from fencepost.core.sources.bindings import HOSTS_TAG
 from fencepost.downloads.bounds import Budget, FetchError
 
 Address = tuple[int, tuple[Any, ...]]  # an address family and a socket address, as getaddrinfo gives them

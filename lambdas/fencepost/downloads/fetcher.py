@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
-from fencepost.core.feeds.urls import public_url
+from fencepost.core.sources.urls import public_url
 from fencepost.downloads.bodies import Fetched, kept
 from fencepost.downloads.bounds import Budget, FetchError, Retry, said, why
 from fencepost.downloads.connection import Answer, Target, ask

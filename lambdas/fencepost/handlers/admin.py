@@ -20,9 +20,9 @@ from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.bootstrap import source_checker
 from fencepost.core.declared import SettingsError
-from fencepost.core.feeds.schedule import Outcome
 from fencepost.core.formats.base import FileError
-from fencepost.core.objects import FolderError
+from fencepost.core.sources.schedule import Outcome
+from fencepost.core.storage.objects import FolderError
 from fencepost.errors import Conflict, DependencyUnavailable, StoreUnavailable
 from fencepost.loading.accepting import NotAccepted, accept_once
 from fencepost.loading.messages import Command, dump

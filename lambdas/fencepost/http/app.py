@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fencepost.core.keys import DATASET_NAME_RULE
 from fencepost.core.paging import BETWEEN_TAG, decode_token
+from fencepost.core.storage.keys import DATASET_NAME_RULE
 from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAllowed, NotFound, ServiceError
 from fencepost.http.cors import preflight
 from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings

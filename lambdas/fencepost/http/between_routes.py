@@ -2,8 +2,8 @@
 
 ``from`` and ``to`` are each a version number or an RFC 3339 instant (the version live then); ``to`` is the live
 version when omitted. The two versions' pieces files, which every build keeps in the bucket for as long as its
-version is kept, are merged a page at a time (``core.diff_walk``): a page is one ranged GET of each file, from the
-member where the previous page stopped, and one Query per changed stretch found in ``to`` (its data, as the
+version is kept, are merged a page at a time (``core.versions.diff_walk``): a page is one ranged GET of each file, from
+the member where the previous page stopped, and one Query per changed stretch found in ``to`` (its data, as the
 latest build's diff gives it), sent ``in_flight`` at a time and never more than one batch beyond what the response
 budget takes (a page of large rows does not send ``limit`` Queries to answer a few). It ends at ``limit`` changes,
 at the response budget, or after walking
@@ -19,11 +19,6 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor
 from typing import Final
 
-from fencepost.core.addresses import FAMILIES, TOP, V4, format_address
-from fencepost.core.diff_walk import Resume, Step, Stop, walk
-from fencepost.core.history import InstantError, parse_instant
-from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
-from fencepost.core.objects import pieces_key
 from fencepost.core.paging import (
     BETWEEN_TAG,
     MAX_CURSOR_CHARS,
@@ -32,7 +27,12 @@ from fencepost.core.paging import (
     encode_token,
     pin_digest,
 )
-from fencepost.core.piece_files import PieceLine, parse_piece_line
+from fencepost.core.space.addresses import FAMILIES, TOP, V4, format_address
+from fencepost.core.storage.members import MEMBER_LINES, START, MemberError, Position, lines_from
+from fencepost.core.storage.objects import pieces_key
+from fencepost.core.storage.piece_files import PieceLine, parse_piece_line
+from fencepost.core.versions.diff_walk import Resume, Step, Stop, walk
+from fencepost.core.versions.history import InstantError, parse_instant
 from fencepost.errors import (
     CursorExpired,
     InvalidRequest,

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
-from fencepost.core.backfill import Dated
-from fencepost.core.feeds.schedule import Outcome, SourceState
+from fencepost.core.folders.backfill import Dated
+from fencepost.core.sources.schedule import Outcome, SourceState
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
 from fencepost.model import BuildRecord, DatasetRecord, LoadStatus

@@ -1,8 +1,8 @@
 """``GET /datasets/{name}/diff``: the stretches whose answer the latest build changed, a page at a time.
 
 A build writes its changed stretches to the bucket when it compares itself with the live version
-(``fencepost.loading.comparing``), as JSON lines in gzip members of ``MEMBER_LINES`` lines (``core.members``). A page
-is one ranged GET from the member where the previous page stopped: its cost does not grow with the pages before it.
+(``fencepost.loading.comparing``), as JSON lines in gzip members of ``MEMBER_LINES`` lines (``core.storage.members``). A
+page is one ranged GET from the member where the previous page stopped: its cost does not grow with the pages before it.
 The cursor pins the build it pages; once a newer load replaces that build as the dataset's latest, the cursor expires.
 """
 
@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Final, Protocol, TypeGuard
 
-from fencepost.core.keys import is_dataset_name
-from fencepost.core.members import MEMBER_LINES, START, MemberError, Position, lines_from
-from fencepost.core.objects import changes_key
 from fencepost.core.paging import MAX_CURSOR_CHARS, MAX_VERSION, decode_token, encode_token
+from fencepost.core.storage.keys import is_dataset_name
+from fencepost.core.storage.members import MEMBER_LINES, START, MemberError, Position, lines_from
+from fencepost.core.storage.objects import changes_key
 from fencepost.errors import (
     CursorExpired,
     InvalidRequest,

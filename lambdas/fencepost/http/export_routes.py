@@ -1,4 +1,5 @@
-"""``GET /datasets/{name}/export?format=csv|cidr|mmdb[&version=N]``: a whole version as a file (``core.exports``).
+"""``GET /datasets/{name}/export?format=csv|cidr|mmdb[&version=N]``: a whole version as a file
+(``core.versions.exports``).
 
 The first request for a version and format puts its marker in the bucket (only if there is none: S3's conditional
 write), asks the loader to write it (one message on its data queue) and answers ``202`` with ``Retry-After``; while
@@ -14,8 +15,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Final, Protocol
 
-from fencepost.core.exports import FORMATS, LINK_SECONDS, REQUESTED, Marker, should_ask
-from fencepost.core.objects import building_key, export_key
+from fencepost.core.storage.objects import building_key, export_key
+from fencepost.core.versions.exports import FORMATS, LINK_SECONDS, REQUESTED, Marker, should_ask
 from fencepost.errors import (
     ExportTooLarge,
     InvalidRequest,

@@ -13,7 +13,7 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.addresses import AddressError, format_address, parse_address
+from fencepost.core.space.addresses import AddressError, format_address, parse_address
 from fencepost.errors import (
     BatchTooLarge,
     InvalidIp,

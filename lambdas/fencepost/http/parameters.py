@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fencepost.core.exports import FORMATS as EXPORTS
-from fencepost.core.keys import DATASET_NAME_PATTERN
 from fencepost.core.paging import DEFAULT_LIMIT, MAX_LIMIT, ListingError, parse_limit
+from fencepost.core.storage.keys import DATASET_NAME_PATTERN
+from fencepost.core.versions.exports import FORMATS as EXPORTS
 from fencepost.errors import InvalidRequest
 from fencepost.http.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 from fencepost.http.lookup_params import MAX_DATASETS, Mode

@@ -15,8 +15,6 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Protocol
 
-from fencepost.core.items import Hit, Slice
-from fencepost.core.keys import partition_of, sort_key
 from fencepost.core.paging import (
     MAX_CURSOR_CHARS,
     Cursor,
@@ -27,6 +25,8 @@ from fencepost.core.paging import (
     parse_limit,
     parse_within,
 )
+from fencepost.core.storage.items import Hit, Slice
+from fencepost.core.storage.keys import partition_of, sort_key
 from fencepost.errors import InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.responses import json_text

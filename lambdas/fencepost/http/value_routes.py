@@ -1,6 +1,6 @@
 """``GET /datasets/{name}/values/{column}`` and ``.../values/{column}/{value}``: the distinct values of an indexed
 column, with the pieces, IPv4 addresses and IPv6 /64s each covers, from the column's index directory
-(``core.value_index``: read once per container, then kept), so a page costs no read at all once it is held.
+(``core.versions.value_index``: read once per container, then kept), so a page costs no read at all once it is held.
 
 Sorted by value (the default), or by pieces or IPv4 addresses, most first (ties by value). The cursor pins the
 version, the column and the order, as ``GET /ranges`` cursors do.
@@ -13,7 +13,7 @@ from typing import Final
 from urllib.parse import unquote
 
 from fencepost.core.paging import decode_pinned, encode_token, pin_digest
-from fencepost.core.value_index import Directory, ValueStats
+from fencepost.core.versions.value_index import Directory, ValueStats
 from fencepost.errors import InvalidRequest, NotFound, check_dataset_name
 from fencepost.http.parameters import page_limit
 from fencepost.http.range_routes import head_of, past_of

@@ -1,7 +1,7 @@
 """``GET /datasets/{name}/versions``: a dataset's kept versions, each with when it was live, newest first, paged,
-and what became of each of its dated folders (``fencepost.core.backfill``).
+and what became of each of its dated folders (``fencepost.core.folders.backfill``).
 
-Three reads per page: the dataset's history (``fencepost.core.history``), its build records (what each version
+Three reads per page: the dataset's history (``fencepost.core.versions.history``), its build records (what each version
 holds, and when its deletion is due) and its dated folders' states, each answered from the container's cache for a
 few seconds (``http.dataset_routes.Listings``). A version is listed while it is kept: live, the
 rollback target, or inside the folder's ``retain_days``; a deleted one is not (its instants answer
@@ -14,9 +14,9 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from fencepost.core.backfill import Dated
-from fencepost.core.history import Period, Timeline, format_instant, newest_first
+from fencepost.core.folders.backfill import Dated
 from fencepost.core.paging import decode_token, encode_token
+from fencepost.core.versions.history import Period, Timeline, format_instant, newest_first
 from fencepost.errors import InvalidRequest, UnknownDataset, check_dataset_name
 from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text

@@ -2,8 +2,8 @@
 a page at a time, as ranges (JSON), as the fewest CIDR networks (``format=cidr``), or as text, one network a line
 (``format=text`` or ``Accept: text/plain``; the next page's cursor in the ``Next-Cursor`` header).
 
-A page is one ranged GET of the column's value index (``core.value_index``), from the member where the value (or
-``within``, or the cursor) starts, and no DynamoDB read besides the live pointer and version the lookups already
+A page is one ranged GET of the column's value index (``core.versions.value_index``), from the member where the value
+(or ``within``, or the cursor) starts, and no DynamoDB read besides the live pointer and version the lookups already
 cache. The cursor pins the version, the column and the value: it pages on while that version is live or the
 previous one. As networks, touching pieces are merged first, and a page never ends inside such a run.
 """
@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from fencepost.core.networks import cidrs
 from fencepost.core.paging import (
     MAX_CURSOR_CHARS,
     ListingError,
@@ -25,7 +24,8 @@ from fencepost.core.paging import (
     parse_within,
     pin_digest,
 )
-from fencepost.core.value_index import Directory, parse_line
+from fencepost.core.space.networks import cidrs
+from fencepost.core.versions.value_index import Directory, parse_line
 from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.range_routes import head_of, past_of

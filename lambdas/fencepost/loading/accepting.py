@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.folders import settings_digest
-from fencepost.core.sources import fingerprint
+from fencepost.core.folders.fingerprint import fingerprint
+from fencepost.core.folders.settings_file import settings_digest
 from fencepost.loading.messages import BuildRequested
 from fencepost.loading.ports import Documents, Folder, Outbox
 from fencepost.model import DatasetRecord, LoadStatus

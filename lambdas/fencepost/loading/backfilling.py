@@ -1,7 +1,7 @@
 """Dated folders (``<dataset>/_history/<YYYY-MM-DD>/``) built as past versions, one folder per build request.
 
-A build request of a dataset whose live files have not changed looks at its dated folders (``core.backfill`` has the
-rules): the versions of folders that are gone are marked gone in the history and deleted; then the earliest folder
+A build request of a dataset whose live files have not changed looks at its dated folders (``core.folders.backfill`` has
+the rules): the versions of folders that are gone are marked gone in the history and deleted; then the earliest folder
 whose sources changed is built (or refused, with a problem naming it), and the dataset's next build is requested at
 once, so a year of monthly folders builds one after another, each through the ordinary path (read, flatten, write,
 report) with its own build number. Changed live files go first (a reload never waits behind a long backfill): once
@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.core.backfill import Dated, date_instant, next_step
-from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.gates import Gates
-from fencepost.core.history import Timeline
-from fencepost.core.objects import dated_prefixes
-from fencepost.core.sources import fingerprint
+from fencepost.core.folders.backfill import Dated, date_instant, next_step
+from fencepost.core.folders.fingerprint import fingerprint
+from fencepost.core.folders.gates import Gates
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
+from fencepost.core.storage.objects import dated_prefixes
+from fencepost.core.versions.history import Timeline
 from fencepost.errors import DependencyUnavailable
 from fencepost.loading.failing import Failures, Scheduler
 from fencepost.loading.ports import Clock, Telemetry

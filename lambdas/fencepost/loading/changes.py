@@ -12,7 +12,14 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.objects import REPORTS_PREFIX, FolderError, dataset_of, dated_of, release_owner, settings_owner
+from fencepost.core.storage.objects import (
+    REPORTS_PREFIX,
+    FolderError,
+    dataset_of,
+    dated_of,
+    release_owner,
+    settings_owner,
+)
 from fencepost.loading.messages import BuildRequested, ObjectsChanged
 from fencepost.loading.ports import Clock, Documents, Outbox, Telemetry
 from fencepost.loading.reports import iso

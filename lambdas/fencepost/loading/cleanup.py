@@ -18,12 +18,12 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core import exports
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.history import DAY, Timeline, keep_until
-from fencepost.core.items import Item
-from fencepost.core.keys import range_pk
-from fencepost.core.objects import changes_key, index_keys, pieces_key
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage.items import Item
+from fencepost.core.storage.keys import range_pk
+from fencepost.core.storage.objects import changes_key, index_keys, pieces_key
+from fencepost.core.versions import exports
+from fencepost.core.versions.history import DAY, Timeline, keep_until
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive

@@ -1,10 +1,10 @@
 """Comparing a build with the live version, before anything of it is written, and the gate that may stop it.
 
 Every build keeps its sorted pieces (bounds and a hash of each answer) in the bucket, beside its report
-(``core.objects.pieces_key``). The next build compares its own pieces with the live version's file by a streaming
-merge (``core.diffs``): only this build's pieces are held in memory. The comparison's figures, the changes that went
-live in the folder's window (read from the dataset's history) and the first reserved network the build answers for
-are what the folder's gates (``core.gates``) decide on.
+(``core.storage.objects.pieces_key``). The next build compares its own pieces with the live version's file by a
+streaming merge (``core.versions.diffs``): only this build's pieces are held in memory. The comparison's figures, the
+changes that went live in the folder's window (read from the dataset's history) and the first reserved network the build
+answers for are what the folder's gates (``core.folders.gates``) decide on.
 
 A gate never passes for want of a baseline: when the live version's file is missing (deleted, expired, or never
 written), it is made again from the live version's items in the table, read in address order, and kept, so that
@@ -21,14 +21,14 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.addresses import V4, V6, format_address
-from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.diffs import Change, Diff, Sweep
-from fencepost.core.gates import Gates
-from fencepost.core.history import Timeline, changed_since
-from fencepost.core.objects import changes_key, pieces_key
-from fencepost.core.piece_files import parse_piece_line, piece_lines
-from fencepost.core.reserved import Reserved, registry
+from fencepost.core.folders.gates import Gates
+from fencepost.core.space.addresses import V4, V6, format_address
+from fencepost.core.space.reserved import Reserved, registry
+from fencepost.core.storage.objects import changes_key, pieces_key
+from fencepost.core.storage.piece_files import parse_piece_line, piece_lines
+from fencepost.core.versions.build import FamilyRanges, Pieces
+from fencepost.core.versions.diffs import Change, Diff, Sweep
+from fencepost.core.versions.history import Timeline, changed_since
 from fencepost.loading.ports import Clock, KeptFiles, Telemetry
 from fencepost.model import DiffSummary, VersionInfo
 

@@ -1,12 +1,12 @@
-"""Exporting a version as a file (``core.exports``): asked for by ``GET /datasets/{name}/export``, written once per
-version and format into the bucket (``core.objects.export_key``), and deleted with the version.
+"""Exporting a version as a file (``core.versions.exports``): asked for by ``GET /datasets/{name}/export``, written once
+per version and format into the bucket (``core.storage.objects.export_key``), and deleted with the version.
 
 A folder's ``"exports"`` asks for them as each version is built: the message waits (sent again every
 ``WAIT_FOR_LIVE`` seconds) until the version is live, and is dropped if it never goes live. The version's pieces
 are read from the table in address order, a page at a time. CSV and CIDR exports are
 streamed to a multipart upload, never more than a part held; a MaxMind DB is built in memory (its search tree
-and records) and written whole. The marker beside the export (``core.exports.Marker``) is taken over by one writer
-(a conditional write: of several deliveries of the same request, one writes), and deleted once the export is
+and records) and written whole. The marker beside the export (``core.versions.exports.Marker``) is taken over by one
+writer (a conditional write: of several deliveries of the same request, one writes), and deleted once the export is
 written; a writer that dies leaves a marker that is asked again once it is older than ``STALE_MARKER_SECONDS``.
 """
 
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Protocol
 
-from fencepost.core.addresses import V6
-from fencepost.core.exports import FORMATS, WRITING, Marker, cidr_lines, csv_lines, encoded, may_write
-from fencepost.core.folders import FolderSettings
+from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.base import FileError
-from fencepost.core.history import Timeline
-from fencepost.core.objects import FolderError, building_key, export_key
+from fencepost.core.space.addresses import V6
+from fencepost.core.storage.objects import FolderError, building_key, export_key
+from fencepost.core.versions.exports import FORMATS, WRITING, Marker, cidr_lines, csv_lines, encoded, may_write
+from fencepost.core.versions.history import Timeline
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import ExportVersion
 from fencepost.loading.ports import Clock, KeptFiles, Outbox, Telemetry
@@ -125,7 +125,7 @@ class Exporter:
             return False
 
     def _mmdb(self, info: VersionInfo, pieces: Iterator[tuple[int, int, int, list[str]]]) -> bytes:
-        from fencepost.core.formats.mmdb.output import mmdb_bytes  # mmdb-writer and netaddr: only exports need them
+        from fencepost.core.versions.mmdb_export import mmdb_bytes  # mmdb-writer and netaddr: only exports need them
 
         epoch = int(datetime.fromisoformat(info.created_at).timestamp()) if info.created_at else int(self.clock())
         has_ipv6 = bool(info.directories[V6].partitions) if V6 in info.directories else False

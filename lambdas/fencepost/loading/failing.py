@@ -10,9 +10,9 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.build import ProblemLog
-from fencepost.core.objects import report_key
-from fencepost.core.problems import for_record
+from fencepost.core.formats.problems import for_record
+from fencepost.core.storage.objects import report_key
+from fencepost.core.versions.build import ProblemLog
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports
 from fencepost.model import (

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.history import keep_until
+from fencepost.core.versions.history import keep_until
 from fencepost.loading.failing import Failures, LoadEnds, Scheduler
 from fencepost.loading.ports import BuildStates, Clock, Telemetry
 from fencepost.loading.reports import Reports, iso
@@ -87,7 +87,7 @@ class GoLive:
         if switched.result is Switch.SWITCHED and before is not None and before.previous is not None:
             # The previous version stopped being live when the one replaced now became live (switch or rollback
             # alike set ``live_since``): no warm lookup reads it once ``delete_grace`` has passed since then.
-            # Kept ``retain_days`` after that, when the folder keeps history (``core.history``).
+            # Kept ``retain_days`` after that, when the folder keeps history (``core.versions.history``).
             stopped = before.live_since if before.live_since is not None else now
             not_before = keep_until(stopped, before.retain_days, self.delete_grace)
             self.deletions.schedule(dataset, before.previous, not_before)

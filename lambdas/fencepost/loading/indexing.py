@@ -1,4 +1,4 @@
-"""Writing a build's value indexes (``core.value_index``): for each column its folder names in ``"index"``, the
+"""Writing a build's value indexes (``core.versions.value_index``): for each column its folder names in ``"index"``, the
 index and its directory, in the bucket beside the build's report, before the version's header is written (so a
 version that lists an indexed column always has its index). They are deleted with the version."""
 
@@ -11,9 +11,9 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.objects import index_key, values_key
-from fencepost.core.value_index import build_index, directory_bytes
+from fencepost.core.storage.objects import index_key, values_key
+from fencepost.core.versions.build import FamilyRanges, Pieces
+from fencepost.core.versions.value_index import build_index, directory_bytes
 from fencepost.loading.ports import KeptFiles, Telemetry
 
 

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 from urllib.parse import unquote_plus
 
-from fencepost.core.keys import is_dataset_name
+from fencepost.core.storage.keys import is_dataset_name
 
 
 class Lane(StrEnum):
@@ -51,7 +51,7 @@ class BuildRequested:
 
 @dataclass(frozen=True, slots=True)
 class WriteChunk:
-    """Write chunk ``chunk`` of build ``build``: its pieces, compressed (``fencepost.core.chunks``)."""
+    """Write chunk ``chunk`` of build ``build``: its pieces, compressed (``fencepost.core.storage.chunks``)."""
 
     kind: ClassVar[str] = "chunk"
     lane: ClassVar[Lane] = Lane.DATA
@@ -75,7 +75,8 @@ class DeleteVersion:
 
 @dataclass(frozen=True, slots=True)
 class ExportVersion:
-    """Write version ``version`` as a file of ``format`` (``core.exports``), unless it is written or being written."""
+    """Write version ``version`` as a file of ``format`` (``core.versions.exports``), unless it is written or being
+    written."""
 
     kind: ClassVar[str] = "export"
     lane: ClassVar[Lane] = Lane.DATA

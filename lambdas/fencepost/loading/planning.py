@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.folders import FolderSettings, settings_digest
+from fencepost.core.folders.fingerprint import fingerprint
+from fencepost.core.folders.joins import JoinError, folder_join
+from fencepost.core.folders.rules import RuleError, apply_rules, check_named
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.base import FileError
-from fencepost.core.history import keep_until
-from fencepost.core.items import ItemTooLarge
-from fencepost.core.joins import JoinError, folder_join
-from fencepost.core.objects import FolderError, is_fetched, settings_keys
 from fencepost.core.pauses import gc_paused
-from fencepost.core.rules import RuleError, apply_rules, check_named
-from fencepost.core.sources import fingerprint
+from fencepost.core.storage.items import ItemTooLarge
+from fencepost.core.storage.objects import FolderError, is_fetched, settings_keys
+from fencepost.core.versions.history import keep_until
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
 from fencepost.loading.accepting import acceptance
 from fencepost.loading.backfilling import Backfill

@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.chunks import WriteOutcome
-from fencepost.core.folders import FolderSettings
-from fencepost.core.items import Item
+from fencepost.core.folders.settings_file import FolderSettings
+from fencepost.core.storage.chunks import WriteOutcome
+from fencepost.core.storage.items import Item
 from fencepost.loading.messages import Command
 from fencepost.model import BuildRecord, BuildState, DiffSummary, ObjectRef, Phase, Problem
 

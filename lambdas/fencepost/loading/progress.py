@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fencepost.core.build import Collector, ProblemLog
+from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.base import FileError
-from fencepost.core.limits import Limits
+from fencepost.core.versions.build import Collector, ProblemLog
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.model import Problem
 
@@ -47,7 +47,9 @@ class Read:
     rows: int = 0  # ranges accepted
     lines: int = 0  # lines read, of every object so far
     bytes: int = 0  # bytes read (decompressed), of every object so far
-    aliases: set[str] = field(default_factory=set)  # IPv6 prefixes answered as IPv4 (``core.aliases``; MaxMind DB)
+    aliases: set[str] = field(
+        default_factory=set
+    )  # IPv6 prefixes answered as IPv4 (``core.space.aliases``; MaxMind DB)
 
 
 @dataclass(kw_only=True, slots=True)

@@ -13,13 +13,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.core import chunks
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.aliases import parse_alias
-from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.keys import Directory
-from fencepost.core.objects import is_fetched, report_key, settings_keys
-from fencepost.core.problems import for_record
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
+from fencepost.core.formats.problems import for_record
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.space.aliases import parse_alias
+from fencepost.core.storage import chunks
+from fencepost.core.storage.keys import Directory
+from fencepost.core.storage.objects import is_fetched, report_key, settings_keys
 from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures

@@ -10,18 +10,18 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.folders.joins import JoinError, JoinSpec, apply_join, read_table, tables_of
+from fencepost.core.folders.limits import LimitError, Limits
 from fencepost.core.formats.base import FileError, FileSummary, ReadOptions, text_lines
 from fencepost.core.formats.choice import read_ranges, reads_whole
 from fencepost.core.formats.mmdb import MmdbSummary
-from fencepost.core.items import (
+from fencepost.core.storage.items import (
     COLUMN_NAMES_BYTES,
     OBJECT_LIST_BYTES,
     ItemTooLarge,
     column_names_bytes,
     object_list_bytes,
 )
-from fencepost.core.joins import JoinError, JoinSpec, apply_join, read_table, tables_of
-from fencepost.core.limits import LimitError, Limits
 from fencepost.loading.mmdb_objects import read_mmdb_object
 from fencepost.loading.ports import Clock, LoadProgress, Telemetry
 from fencepost.loading.progress import LoadFailure, Read, Watch
@@ -58,7 +58,7 @@ class Reader:
         max_unjoined: int | None = None,
     ) -> Read:
         """Every range object's rows into one collector, in key order, the columns agreeing; then, with ``join``,
-        the rows completed from the folder's lookup table (``core.joins``): rows whose key the table lacks are a
+        the rows completed from the folder's lookup table (``core.folders.joins``): rows whose key the table lacks are a
         warning, or a failure when they are more than ``max_unjoined``. Raises ``LoadFailure``."""
         try:
             read = Read(self.limits.lowered_for(options.limits))
@@ -102,7 +102,7 @@ class Reader:
     def _join(
         self, dataset: str, build: int, join: JoinSpec, *, read: Read, deadline: float, max_unjoined: int | None
     ) -> None:
-        key = join.object  # the table's whole key (``core.joins.folder_join``)
+        key = join.object  # the table's whole key (``core.folders.joins.folder_join``)
         lines = self._watch(dataset, build, key, self.files.lines(key), read=read, deadline=deadline)
         try:
             table = read_table(text_lines(lines), join, key)

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from fencepost.core.build import ProblemLog
-from fencepost.core.objects import report_key
+from fencepost.core.storage.objects import report_key
+from fencepost.core.versions.build import ProblemLog
 from fencepost.loading.ports import Clock, Documents
 from fencepost.model import BuildRecord, DiffSummary, ObjectRef
 

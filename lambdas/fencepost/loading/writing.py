@@ -10,9 +10,9 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core import chunks
-from fencepost.core.chunks import WriteOutcome
-from fencepost.core.items import Item
+from fencepost.core.storage import chunks
+from fencepost.core.storage.chunks import WriteOutcome
+from fencepost.core.storage.items import Item
 from fencepost.loading.delivery import Delivery, HandBack, backoff
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive

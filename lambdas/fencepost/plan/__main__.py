@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fencepost.core.declared import SettingsError
-from fencepost.core.objects import SETTINGS_NAME, FolderError
+from fencepost.core.storage.objects import SETTINGS_NAME, FolderError
 from fencepost.loading.progress import LoadFailure
 from fencepost.plan.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
 from fencepost.plan.loads import plan_mode as simulate

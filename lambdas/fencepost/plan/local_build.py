@@ -11,18 +11,18 @@ from typing import Any
 
 from fencepost.capacity.placement import position, write_units
 from fencepost.capacity.simulation import Write
-from fencepost.core import chunks
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.build import Pieces
-from fencepost.core.folders import FolderSettings
+from fencepost.core.folders.joins import folder_join
+from fencepost.core.folders.limits import Limits
+from fencepost.core.folders.rules import apply_rules
+from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.lines import object_lines
-from fencepost.core.items import item_bytes
-from fencepost.core.joins import folder_join
-from fencepost.core.keys import Directory
-from fencepost.core.limits import Limits
-from fencepost.core.objects import SETTINGS_NAME
-from fencepost.core.rules import apply_rules
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage import chunks
+from fencepost.core.storage.items import item_bytes
+from fencepost.core.storage.keys import Directory
+from fencepost.core.storage.objects import SETTINGS_NAME
+from fencepost.core.versions.build import Pieces
 from fencepost.loading.reading import Reader
 from fencepost.model import ObjectRef
 from fencepost.settings import CHUNK_ITEMS

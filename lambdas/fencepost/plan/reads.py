@@ -24,8 +24,8 @@ from fencepost.capacity.facts import EVENTUAL_READ_COST
 from fencepost.capacity.modes import parse_mode
 from fencepost.capacity.partitions import Keyspace
 from fencepost.capacity.placement import position
-from fencepost.core.addresses import V4, parse_address
-from fencepost.core.keys import range_pk
+from fencepost.core.space.addresses import V4, parse_address
+from fencepost.core.storage.keys import range_pk
 from fencepost.plan.local_build import Build
 from fencepost.reading.range_cache import entry_bytes
 from fencepost.settings import CacheLimits

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fencepost.core.addresses import format_address
-from fencepost.core.gaps import Stretch, intersect
-from fencepost.core.items import Hit
-from fencepost.core.networks import cidrs, network
-from fencepost.core.reserved import reserved_field
+from fencepost.core.space.addresses import format_address
+from fencepost.core.space.gaps import Stretch, intersect
+from fencepost.core.space.networks import cidrs, network
+from fencepost.core.space.reserved import reserved_field
+from fencepost.core.storage.items import Hit
 from fencepost.errors import NotFound, ServiceError
 from fencepost.model import VersionInfo
 

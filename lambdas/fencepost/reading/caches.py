@@ -13,8 +13,8 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
-from fencepost.core.addresses import V4, V6
-from fencepost.core.value_index import Directory
+from fencepost.core.space.addresses import V4, V6
+from fencepost.core.versions.value_index import Directory
 from fencepost.model import VersionInfo
 
 K = TypeVar("K", bound=Hashable)
@@ -98,6 +98,6 @@ _MEMBER_BYTES = 120  # an offset and a (family, start) head
 
 
 def index_bytes(directory: Directory) -> int:
-    """An upper estimate of the memory a value index's directory (``core.value_index``) takes once read."""
+    """An upper estimate of the memory a value index's directory (``core.versions.value_index``) takes once read."""
     values = sum(_VALUE_BYTES + len(stats.value.encode()) for stats in directory.values)
     return _VERSION_BYTES + values + len(directory.offsets) * _MEMBER_BYTES

@@ -1,15 +1,15 @@
-"""Reading a version's value indexes (``core.value_index``) from the bucket: each directory read once per container
-and kept (least recently used first out, within ``INDEX_CACHE_BYTES`` of their estimated size), and a value's index
-lines read from any of them with one ranged GET."""
+"""Reading a version's value indexes (``core.versions.value_index``) from the bucket: each directory read once per
+container and kept (least recently used first out, within ``INDEX_CACHE_BYTES`` of their estimated size), and a value's
+index lines read from any of them with one ranged GET."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
-from fencepost.core.members import MemberError, lines_from
-from fencepost.core.objects import index_key, values_key
-from fencepost.core.value_index import Directory, IndexFileError
+from fencepost.core.storage.members import MemberError, lines_from
+from fencepost.core.storage.objects import index_key, values_key
+from fencepost.core.versions.value_index import Directory, IndexFileError
 from fencepost.errors import NotIndexed, Unavailable
 from fencepost.model import VersionInfo
 from fencepost.reading.caches import LruCache, index_bytes

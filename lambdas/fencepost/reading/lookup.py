@@ -8,11 +8,11 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.addresses import V4, V6, format_address
-from fencepost.core.aliases import Alias, alias_of, carried, widened
-from fencepost.core.gaps import Stretch, gap_after, gap_below
-from fencepost.core.items import Hit
-from fencepost.core.keys import Probe
+from fencepost.core.space.addresses import V4, V6, format_address
+from fencepost.core.space.aliases import Alias, alias_of, carried, widened
+from fencepost.core.space.gaps import Stretch, gap_after, gap_below
+from fencepost.core.storage.items import Hit
+from fencepost.core.storage.keys import Probe
 from fencepost.errors import UnknownDataset, check_dataset_name
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.answers import Answer, Miss
@@ -133,7 +133,7 @@ class Lookup:
     def answer(self, info: VersionInfo, family: int, address: int) -> Answer | Miss:
         """The one-Query fence-post lookup: the last piece at or below the address, if it reaches it; if not, the
         gap the address is in (from the piece below it, or below every piece from the directory). An IPv6 address
-        under one of the version's aliases is answered from the IPv4 address it carries (``core.aliases``)."""
+        under one of the version's aliases is answered from the IPv4 address it carries (``core.space.aliases``)."""
         if family == V6 and info.aliases:
             alias = alias_of(info.aliases, address)
             if alias is not None:

@@ -1,4 +1,5 @@
-"""Which version answers a lookup in the past: ``as_of=<instant>`` or ``version=<N>`` (``fencepost.core.history``).
+"""Which version answers a lookup in the past: ``as_of=<instant>`` or ``version=<N>``
+(``fencepost.core.versions.history``).
 
 Each dataset's history is read once and cached for the lookup cache's TTL, like its live pointer: resolving an
 instant is then a search in memory, and the lookup itself is the one Query of any lookup (its version's header
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from fencepost.core.history import Event, InstantError, Timeline, format_instant, parse_instant
+from fencepost.core.versions.history import Event, InstantError, Timeline, format_instant, parse_instant
 from fencepost.errors import (
     CursorExpired,
     InvalidRequest,

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fencepost.core.feeds.schedule import Download, Outcome, SourceState, short
-from fencepost.core.feeds.spec import FeedFile, Source, parse_source
-from fencepost.core.feeds.urls import public_url
-from fencepost.core.objects import FolderError, fetched_prefix, release_key
+from fencepost.core.sources.schedule import Download, Outcome, SourceState, short
+from fencepost.core.sources.spec import FeedFile, Source, parse_source
+from fencepost.core.sources.urls import public_url
+from fencepost.core.storage.objects import FolderError, fetched_prefix, release_key
 from fencepost.downloads import FetchError, OutOfTime, unpack
 from fencepost.errors import SecretUnavailable
 from fencepost.sourcing import rounds

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from fencepost.core.feeds.schedule import SourceState
-from fencepost.core.feeds.spec import Secret
+from fencepost.core.sources.schedule import SourceState
+from fencepost.core.sources.spec import Secret
 from fencepost.downloads import Fetched, Request
 
 
@@ -63,7 +63,7 @@ class Secrets(Protocol):
         ...
 
     def secret_hosts(self, secret: Secret) -> frozenset[str] | None:
-        """The hosts the secret may be sent to, by its own tag (``fencepost.core.feeds.bindings``); None when it
+        """The hosts the secret may be sent to, by its own tag (``fencepost.core.sources.bindings``); None when it
         has no such tag. Raises ``SecretUnavailable`` when it cannot be read."""
         ...
 

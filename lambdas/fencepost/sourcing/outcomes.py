@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from fencepost.core.feeds.schedule import Outcome
+from fencepost.core.sources.schedule import Outcome
 
 NO_SOURCE: Final = "the folder has no _source.json"
 WORK_PREFIX: Final = "fetch-"  # a check's folder for its downloads (a round killed by its timeout leaves it)

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from fencepost.core.feeds.bindings import DEFAULT_HOSTS
-from fencepost.core.feeds.spec import Secret, Source
-from fencepost.core.feeds.urls import public_url
+from fencepost.core.sources.bindings import DEFAULT_HOSTS
+from fencepost.core.sources.spec import Secret, Source
+from fencepost.core.sources.urls import public_url
 from fencepost.downloads import Credential, Request
 from fencepost.sourcing.needs import Secrets
 

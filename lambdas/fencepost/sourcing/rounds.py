@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
-from fencepost.core.feeds.schedule import SourceState
+from fencepost.core.sources.schedule import SourceState
 from fencepost.sourcing.needs import SourceStates
 from fencepost.sourcing.outcomes import RoundUnderWay
 

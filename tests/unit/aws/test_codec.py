@@ -12,8 +12,8 @@ from typing import Any
 
 from fencepost.aws.dynamo.codec import decode, encode
 from fencepost.aws.dynamo.timelines import event_item, event_of
-from fencepost.core.history import Event
-from fencepost.core.keys import DATASETS_PK, VERSION_HEADER_SK, builds_pk, dataset_id
+from fencepost.core.storage.keys import DATASETS_PK, VERSION_HEADER_SK, builds_pk, dataset_id
+from fencepost.core.versions.history import Event
 from fencepost.model import (
     BuildRecord,
     BuildState,

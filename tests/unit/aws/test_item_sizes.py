@@ -11,8 +11,8 @@ from botocore.stub import Stubber
 
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.writer import BulkWriter
-from fencepost.core.items import MAX_ITEM_BYTES, ItemTooLarge, check_item, item_bytes, object_list_bytes
-from fencepost.core.problems import MAX_REASON_CHARS, RECORD_PROBLEM_BYTES, Problem, for_record
+from fencepost.core.formats.problems import MAX_REASON_CHARS, RECORD_PROBLEM_BYTES, Problem, for_record
+from fencepost.core.storage.items import MAX_ITEM_BYTES, ItemTooLarge, check_item, item_bytes, object_list_bytes
 from fencepost.errors import StoreRefused, StoreUnavailable
 from fencepost.model import ObjectRef
 

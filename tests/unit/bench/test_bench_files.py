@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import synthetic
-from fencepost.core.addresses import parse_address
+from fencepost.core.space.addresses import parse_address
 
 
 def test_the_synthetic_file_is_written_into_a_folder_that_does_not_exist_yet(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections import Counter
 
 from bench import workload
-from fencepost.core.addresses import parse_address
+from fencepost.core.space.addresses import parse_address
 from fencepost.settings import MIB
 from tests.support import V4_FILE, read_tsv
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import TOP, V4, V6, AddressError, format_address, parse_address
+from fencepost.core.space.addresses import TOP, V4, V6, AddressError, format_address, parse_address
 
 
 @pytest.mark.parametrize(

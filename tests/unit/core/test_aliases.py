@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import V4, V6
-from fencepost.core.aliases import alias_of, alias_text, carried, clip_at_aliases, parse_alias, widened
-from fencepost.core.build import FamilyRanges
+from fencepost.core.space.addresses import V4, V6
+from fencepost.core.space.aliases import alias_of, alias_text, carried, clip_at_aliases, parse_alias, widened
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.reading.answers import Answer, Miss
 from fencepost.reading.lookup import Lookup
 from tests.fakes.ranges import MemoryStore

@@ -1,11 +1,12 @@
-"""The rules of dated folders (``fencepost.core.backfill``): which folder a build request takes, which it refuses."""
+"""The rules of dated folders (``fencepost.core.folders.backfill``): which folder a build request takes, which it
+refuses."""
 
 from __future__ import annotations
 
 import pytest
 
-from fencepost.core.backfill import Dated, DateError, date_instant, next_step
-from fencepost.core.history import DAY, Event, Timeline
+from fencepost.core.folders.backfill import Dated, DateError, date_instant, next_step
+from fencepost.core.versions.history import DAY, Event, Timeline
 
 NOW = date_instant("2026-11-26") + 3600.0
 LIVE = date_instant("2026-11-01") + 60.0  # the first live version's switch

@@ -1,4 +1,4 @@
-"""The gates a feed cannot creep past (``core.gates``): growth measured against what the live version covers, a
+"""The gates a feed cannot creep past (``core.folders.gates``): growth measured against what the live version covers, a
 budget over a rolling window, and reserved space. Decided on the issue's creeping feed (``tests.feeds``) as a load
 builds it; the loader's side (a source-fed folder's releases refused, the window read from the history) is in
 ``tests/unit/loading/test_creeping_feed.py`` and ``tests/integration/test_creeping_feed.py``."""
@@ -11,13 +11,13 @@ from dataclasses import replace
 
 import pytest
 
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.diffs import Diff, diff
-from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.gates import Gates, Refusal
-from fencepost.core.objects import FolderError
-from fencepost.core.piece_files import parse_piece_line, piece_lines
-from fencepost.core.reserved import Reserved, registry
+from fencepost.core.folders.gates import Gates, Refusal
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.space.reserved import Reserved, registry
+from fencepost.core.storage.objects import FolderError
+from fencepost.core.storage.piece_files import parse_piece_line, piece_lines
+from fencepost.core.versions.diffs import Diff, diff
 from tests.feeds import creeping_feed, networks
 from tests.support import family_ranges
 

@@ -1,5 +1,5 @@
-"""The diff a page at a time (``fencepost.core.diff_walk``): pages resumed from their cursors, whatever their size
-and wherever they stop, give exactly the changes of one pass (``core.diffs.changed_pieces``)."""
+"""The diff a page at a time (``fencepost.core.versions.diff_walk``): pages resumed from their cursors, whatever their
+size and wherever they stop, give exactly the changes of one pass (``core.versions.diffs.changed_pieces``)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import V4, V6
-from fencepost.core.diff_walk import Resume, Step, Stop, walk
-from fencepost.core.diffs import Change, changed_pieces
-from fencepost.core.members import START, Position, gzip_members, lines_from
-from fencepost.core.piece_files import PieceLine, parse_piece_line
+from fencepost.core.space.addresses import V4, V6
+from fencepost.core.storage.members import START, Position, gzip_members, lines_from
+from fencepost.core.storage.piece_files import PieceLine, parse_piece_line
+from fencepost.core.versions.diff_walk import Resume, Step, Stop, walk
+from fencepost.core.versions.diffs import Change, changed_pieces
 from tests.unit.core.test_diffs import Row, _centre, _rows, _version
 
 

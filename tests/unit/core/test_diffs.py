@@ -12,11 +12,11 @@ from fractions import Fraction
 import pytest
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
-from fencepost.core.build import HOLE, FamilyRanges
-from fencepost.core.diffs import Change, Diff, Loss, changed_pieces, diff
-from fencepost.core.keys import PARTITION_BITS
-from fencepost.core.piece_files import PieceLine, answer_hash, parse_piece_line, piece_lines
+from fencepost.core.space.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
+from fencepost.core.storage.keys import PARTITION_BITS
+from fencepost.core.storage.piece_files import PieceLine, answer_hash, parse_piece_line, piece_lines
+from fencepost.core.versions.build import HOLE, FamilyRanges
+from fencepost.core.versions.diffs import Change, Diff, Loss, changed_pieces, diff
 from tests.reference import answer_of_rows
 
 Row = tuple[int, int, int, tuple[str, ...]]  # family, start, end, metadata: a range as a file gives it

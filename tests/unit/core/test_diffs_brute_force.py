@@ -1,4 +1,4 @@
-"""What changed between two versions (``fencepost.core.diffs``) agrees with brute force over the rows of random
+"""What changed between two versions (``fencepost.core.versions.diffs``) agrees with brute force over the rows of random
 versions."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.diffs import Diff, Loss, changed_pieces, diff
+from fencepost.core.space.addresses import FAMILIES, V4, V6
+from fencepost.core.versions.diffs import Diff, Loss, changed_pieces, diff
 from tests.unit.core.test_diffs import _answer, _centre, _changes_at, _rows, _universe, _version
 
 

@@ -1,4 +1,4 @@
-"""Exports' lines (``core.exports``) read back by the loader's own readers, and the MaxMind DB writer against
+"""Exports' lines (``core.versions.exports``) read back by the loader's own readers, and the MaxMind DB writer against
 ``maxminddb``."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import maxminddb
 import pytest
 
-from fencepost.core.addresses import V4, V6, parse_address
-from fencepost.core.exports import FORMATS, cidr_lines, csv_lines, encoded, kept_keys
-from fencepost.core.formats.mmdb.output import mmdb_bytes
+from fencepost.core.space.addresses import V4, V6, parse_address
+from fencepost.core.versions.exports import FORMATS, cidr_lines, csv_lines, encoded, kept_keys
+from fencepost.core.versions.mmdb_export import mmdb_bytes
 from tests.reading import collected, read_text
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from fencepost.core.feeds.schedule import Download, Outcome, SourceState
-from fencepost.core.feeds.spec import Source, parse_source
+from fencepost.core.sources.schedule import Download, Outcome, SourceState
+from fencepost.core.sources.spec import Source, parse_source
 
 HOUR = 3600 * 1000
 

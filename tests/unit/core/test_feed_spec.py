@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.feeds.presets import PRESETS
-from fencepost.core.feeds.spec import FeedFile, Secret, Source, parse_every, parse_source
-from fencepost.core.objects import FolderError
+from fencepost.core.sources.presets import PRESETS
+from fencepost.core.sources.spec import FeedFile, Secret, Source, parse_every, parse_source
+from fencepost.core.storage.objects import FolderError
 
 
 def parse(document: Any, *, least: int = 300, https_only: bool = True) -> Source:

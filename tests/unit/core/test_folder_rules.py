@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import V4
-from fencepost.core.build import HOLE, Collector
-from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.gates import Gates
-from fencepost.core.items import ItemTooLarge
-from fencepost.core.joins import JoinError, JoinSpec, apply_join, folder_join, read_table, tables_of
-from fencepost.core.objects import FolderError
-from fencepost.core.rules import RuleError, apply_rules
+from fencepost.core.folders.gates import Gates
+from fencepost.core.folders.joins import JoinError, JoinSpec, apply_join, folder_join, read_table, tables_of
+from fencepost.core.folders.rules import RuleError, apply_rules
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
+from fencepost.core.space.addresses import V4
+from fencepost.core.storage.items import ItemTooLarge
+from fencepost.core.storage.objects import FolderError
+from fencepost.core.versions.build import HOLE, Collector
 
 
 def _answers(collector: Collector, addresses: range) -> dict[int, tuple[str, ...] | None]:

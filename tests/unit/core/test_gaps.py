@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import BITS, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
-from fencepost.core.build import FamilyRanges
-from fencepost.core.gaps import clip, gap_after, gap_below, gap_end, intersect
-from fencepost.core.keys import PARTITION_BITS, Probe
+from fencepost.core.space.addresses import BITS, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
+from fencepost.core.space.gaps import clip, gap_after, gap_below, gap_end, intersect
+from fencepost.core.storage.keys import PARTITION_BITS, Probe
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.answers import Answer, Miss
 from fencepost.reading.lookup import Lookup

@@ -1,6 +1,6 @@
-"""The gates a build passes (``core.gates``): with their defaults, no ordinary update trips them and a truncated feed
-does, whatever its kind: a sparse blocklist, an IPv6 feed, a feed that loses a family. Decided on the pieces of real
-and synthetic versions as a load builds them; the loader's side (a refused build leaves the live version serving,
+"""The gates a build passes (``core.folders.gates``): with their defaults, no ordinary update trips them and a truncated
+feed does, whatever its kind: a sparse blocklist, an IPv6 feed, a feed that loses a family. Decided on the pieces of
+real and synthetic versions as a load builds them; the loader's side (a refused build leaves the live version serving,
 its figures in ``load.diff``) is in ``test_version_diffs``."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import pytest
 
-from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.diffs import Diff, Loss, diff
-from fencepost.core.folders import FolderSettings, settings_digest
-from fencepost.core.gates import UNATTENDED, Gates
-from fencepost.core.piece_files import PieceLine, parse_piece_line, piece_lines
+from fencepost.core.folders.gates import UNATTENDED, Gates
+from fencepost.core.folders.settings_file import FolderSettings, settings_digest
+from fencepost.core.space.addresses import FAMILIES, V4, V6
+from fencepost.core.storage.piece_files import PieceLine, parse_piece_line, piece_lines
+from fencepost.core.versions.diffs import Diff, Loss, diff
 from tests.feeds import drop_list, networks
 from tests.support import V4_FILE, family_ranges, read_tsv
 

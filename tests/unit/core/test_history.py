@@ -1,4 +1,4 @@
-"""The history's rules (``fencepost.core.history``): which version answers an instant, live periods through
+"""The history's rules (``fencepost.core.versions.history``): which version answers an instant, live periods through
 rollbacks and retirement, what is still kept, and the instants the API accepts."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from fencepost.core.history import (
+from fencepost.core.versions.history import (
     DAY,
     Event,
     InstantError,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import TOP, V4, V6
-from fencepost.core.keys import (
+from fencepost.core.space.addresses import TOP, V4, V6
+from fencepost.core.storage.keys import (
     Directory,
     Probe,
     dataset_id,

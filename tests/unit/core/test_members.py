@@ -1,4 +1,4 @@
-"""Gzip files of members (``core.members``): ordinary gzip to every reader, and readable from any position."""
+"""Gzip files of members (``core.storage.members``): ordinary gzip to every reader, and readable from any position."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.members import START, MemberError, Position, gzip_members, lines_from
+from fencepost.core.storage.members import START, MemberError, Position, gzip_members, lines_from
 
 
 def _file(lines: list[str], per_member: int) -> bytes:

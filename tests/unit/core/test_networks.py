@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import BITS, TOP, V4, V6
-from fencepost.core.networks import cidrs, largest_block, network, range_blocks
+from fencepost.core.space.addresses import BITS, TOP, V4, V6
+from fencepost.core.space.networks import cidrs, largest_block, network, range_blocks
 
 
 def _inside(family: int, first: int, length: int, start: int, end: int) -> bool:

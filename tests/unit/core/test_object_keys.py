@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.objects import FolderError, dataset_of, dated_of, fetched_prefix, is_data_key, source_keys
+from fencepost.core.storage.objects import FolderError, dataset_of, dated_of, fetched_prefix, is_data_key, source_keys
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import TOP, V4, V6
 from fencepost.core.paging import (
     EVERYTHING,
     Cursor,
@@ -18,6 +17,7 @@ from fencepost.core.paging import (
     parse_limit,
     parse_within,
 )
+from fencepost.core.space.addresses import TOP, V4, V6
 
 
 def test_within_is_a_strict_cidr_network() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.ranges import Piece, answer_at, flatten
+from fencepost.core.space.ranges import Piece, answer_at, flatten
 from tests.support import SMALL_FILE, V4_FILE, family_ranges, read_tsv
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.core.addresses import FAMILIES, V4, V6
-from fencepost.core.build import FamilyRanges, Pieces
-from fencepost.core.chunks import Book
-from fencepost.core.keys import partition_of
+from fencepost.core.space.addresses import FAMILIES, V4, V6
+from fencepost.core.storage.chunks import Book
+from fencepost.core.storage.keys import partition_of
+from fencepost.core.versions.build import FamilyRanges, Pieces
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, family_ranges, read_tsv
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import BITS, V4, V6, parse_address
-from fencepost.core.reserved import TABLE, Reserved, build, entry, registry, reserved, reserved_field
+from fencepost.core.space.addresses import BITS, V4, V6, parse_address
+from fencepost.core.space.reserved import TABLE, Reserved, build, entry, registry, reserved, reserved_field
 
 DOCUMENT = json.loads(TABLE.read_text(encoding="utf-8"))
 ENTRIES = registry().entries

@@ -1,4 +1,4 @@
-"""The value index (``core.value_index``) against a brute-force grouping of the flattened pieces."""
+"""The value index (``core.versions.value_index``) against a brute-force grouping of the flattened pieces."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import FAMILIES, TOP, V4, V6
-from fencepost.core.build import Collector, FamilyRanges, Pieces
-from fencepost.core.members import MEMBER_LINES, lines_from
-from fencepost.core.value_index import Directory, build_index, directory_bytes, parse_line
+from fencepost.core.space.addresses import FAMILIES, TOP, V4, V6
+from fencepost.core.storage.members import MEMBER_LINES, lines_from
+from fencepost.core.versions.build import Collector, FamilyRanges, Pieces
+from fencepost.core.versions.value_index import Directory, build_index, directory_bytes, parse_line
 
 Row = tuple[int, int, int, str, str]  # family, start, end, country, asn
 Found = dict[str, list[tuple[int, int, int]]]  # value: its pieces' family, start, end

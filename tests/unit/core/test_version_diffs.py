@@ -7,9 +7,9 @@ from __future__ import annotations
 import gzip
 import json
 
-from fencepost.core.keys import version_pk
-from fencepost.core.objects import changes_key, pieces_key
-from fencepost.core.piece_files import parse_piece_line
+from fencepost.core.storage.keys import version_pk
+from fencepost.core.storage.objects import changes_key, pieces_key
+from fencepost.core.storage.piece_files import parse_piece_line
 from fencepost.model import DiffSummary, LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 from tests.feeds import drop_list

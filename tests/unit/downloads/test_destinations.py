@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.core.feeds.bindings import DEFAULT_HOSTS
+from fencepost.core.sources.bindings import DEFAULT_HOSTS
 from fencepost.downloads import Credential, Fetcher, FetchError, FetchPolicy, Request
 from fencepost.downloads.destinations import Address, refusal
 from tests.publisher import Publisher, self_signed

@@ -9,11 +9,11 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from fencepost.core.addresses import FAMILIES, V4
-from fencepost.core.diff_walk import Resume, Step
-from fencepost.core.members import START, gzip_members
-from fencepost.core.objects import pieces_key
-from fencepost.core.piece_files import piece_lines
+from fencepost.core.space.addresses import FAMILIES, V4
+from fencepost.core.storage.members import START, gzip_members
+from fencepost.core.storage.objects import pieces_key
+from fencepost.core.storage.piece_files import piece_lines
+from fencepost.core.versions.diff_walk import Resume, Step
 from fencepost.http.between_routes import VersionDiff
 from fencepost.http.budget import ResponseBudget
 from fencepost.model import VersionInfo

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.members import MEMBER_LINES, Position
-from fencepost.core.objects import changes_key
+from fencepost.core.storage.members import MEMBER_LINES, Position
+from fencepost.core.storage.objects import changes_key
 from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
 from fencepost.http.diff_routes import DiffCursor, DiffListing, parse_diff_cursor
 from tests.fakes.world import World, loader_settings

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from fencepost.core.backfill import Dated
-from fencepost.core.feeds.schedule import Outcome, SourceState
-from fencepost.core.feeds.spec import parse_source
+from fencepost.core.folders.backfill import Dated
+from fencepost.core.sources.schedule import Outcome, SourceState
+from fencepost.core.sources.spec import parse_source
 from fencepost.http.dataset_routes import Listings
 from fencepost.model import BuildRecord, BuildState, DatasetRecord
 

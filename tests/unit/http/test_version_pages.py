@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.backfill import Dated
-from fencepost.core.history import Event, Timeline, format_instant
+from fencepost.core.folders.backfill import Dated
+from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.http.version_routes import VersionListing
 from fencepost.model import BuildRecord, BuildState, DatasetRecord, ObjectRef, VersionInfo

@@ -9,9 +9,9 @@ from typing import Any
 
 from bench.reverse import CountingBucket
 from bench.several import _NoListings
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.objects import index_key, values_key
-from fencepost.core.value_index import build_index, directory_bytes
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage.objects import index_key, values_key
+from fencepost.core.versions.value_index import build_index, directory_bytes
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup

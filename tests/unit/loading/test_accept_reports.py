@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.objects import report_key
+from fencepost.core.storage.objects import report_key
 from fencepost.loading.accepting import NotAccepted, accept_once
 from fencepost.loading.reports import Reports
 from fencepost.model import BuildRecord, LoadStatus

@@ -4,7 +4,7 @@ naming it when its date is not before the first live version; a removed folder t
 
 from __future__ import annotations
 
-from fencepost.core.backfill import date_instant
+from fencepost.core.folders.backfill import date_instant
 from fencepost.model import BuildState, LoadStatus
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
 from tests.unit.loading.test_load_state_machine import (

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from fencepost.core.limits import Limits
+from fencepost.core.folders.limits import Limits
 from fencepost.model import LoadStatus
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
 from tests.faults import Killed, expected_items

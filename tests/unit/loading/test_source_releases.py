@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from fencepost.core.objects import release_document, release_key
+from fencepost.core.storage.objects import release_document, release_key
 from fencepost.model import LoadStatus
 from tests.fakes import DATASET, World
 from tests.unit.loading.test_load_state_machine import A, B, tsv

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from fencepost.core.addresses import V4, parse_address
-from fencepost.core.build import FamilyRanges
+from fencepost.core.space.addresses import V4, parse_address
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.http.fields import TOP_LEVEL
 from fencepost.http.openapi.document import document
 from fencepost.reading import answers

@@ -8,8 +8,8 @@ import tracemalloc
 
 import pytest
 
-from fencepost.core.addresses import V4, V6
-from fencepost.core.keys import Directory
+from fencepost.core.space.addresses import V4, V6
+from fencepost.core.storage.keys import Directory
 from fencepost.model import VersionInfo
 from fencepost.reading.caches import LruCache, version_bytes
 

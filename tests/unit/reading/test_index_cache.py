@@ -8,9 +8,9 @@ import gzip
 import tracemalloc
 from collections.abc import Callable, Iterator
 
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.objects import index_key, values_key
-from fencepost.core.value_index import Directory, build_index, directory_bytes
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.storage.objects import index_key, values_key
+from fencepost.core.versions.value_index import Directory, build_index, directory_bytes
 from fencepost.model import VersionInfo
 from fencepost.reading.caches import index_bytes
 from fencepost.reading.indexes import ValueIndexes

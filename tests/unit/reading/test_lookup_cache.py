@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.addresses import V4, V6, format_address
-from fencepost.core.items import Hit
-from fencepost.core.keys import Directory, Probe
+from fencepost.core.space.addresses import V4, V6, format_address
+from fencepost.core.storage.items import Hit
+from fencepost.core.storage.keys import Directory, Probe
 from fencepost.errors import DependencyUnavailable, InvalidRequest, UnknownDataset
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.answers import Answer

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from fencepost.core.addresses import V4
+from fencepost.core.space.addresses import V4
 from fencepost.errors import UnknownDataset
 from fencepost.reading.caches import version_bytes
 from fencepost.settings import CacheLimits

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.several import _NoListings
-from fencepost.core.addresses import TOP, V4, V6, format_address, unmapped
-from fencepost.core.build import FamilyRanges
+from fencepost.core.space.addresses import TOP, V4, V6, format_address, unmapped
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.http.app import HttpApi, create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup

@@ -17,9 +17,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import BITS, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
-from fencepost.core.build import FamilyRanges
-from fencepost.core.keys import PARTITION_BITS
+from fencepost.core.space.addresses import BITS, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
+from fencepost.core.storage.keys import PARTITION_BITS
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.errors import NotFound, UnknownDataset
 from fencepost.model import VersionInfo
 from fencepost.reading import answers

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.core.feeds.schedule import Outcome
+from fencepost.core.sources.schedule import Outcome
 from fencepost.sourcing.outcomes import clear_work, counts
 from tests.unit.sourcing.world import NEXT, RELEASE, World
 

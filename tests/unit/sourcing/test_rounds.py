@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.core.feeds.schedule import Outcome, SourceState
+from fencepost.core.sources.schedule import Outcome, SourceState
 from fencepost.sourcing.outcomes import RoundUnderWay
 from tests.bombs import tar_bomb
 from tests.publisher import Publisher

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from fencepost.core.feeds.schedule import Outcome
+from fencepost.core.sources.schedule import Outcome
 from tests.unit.sourcing.world import RELEASE, World
 
 

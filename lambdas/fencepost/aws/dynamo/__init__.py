@@ -23,11 +23,11 @@ from fencepost.aws.dynamo.feed_states import SourceStateTable
 from fencepost.aws.dynamo.pieces import read_pieces
 from fencepost.aws.dynamo.probe import RangeTable
 from fencepost.aws.dynamo.versions import VersionTable
-from fencepost.core.backfill import Dated
-from fencepost.core.feeds.schedule import SourceState
-from fencepost.core.history import Timeline
-from fencepost.core.items import Hit, Slice
-from fencepost.core.keys import Probe
+from fencepost.core.folders.backfill import Dated
+from fencepost.core.sources.schedule import SourceState
+from fencepost.core.storage.items import Hit, Slice
+from fencepost.core.storage.keys import Probe
+from fencepost.core.versions.history import Timeline
 from fencepost.model import BuildRecord, DatasetRecord, LivePointer, VersionInfo
 
 if TYPE_CHECKING:
@@ -94,5 +94,5 @@ class Tables:
         return self.builds.all(dataset)
 
     def list_dated(self, dataset: str) -> list[Dated]:
-        """What became of each of the dataset's dated folders, by date (``fencepost.core.backfill``)."""
+        """What became of each of the dataset's dated folders, by date (``fencepost.core.folders.backfill``)."""
         return [state for _, state in sorted(self.datasets.history.dated(dataset).items())]

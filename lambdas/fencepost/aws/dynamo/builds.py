@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from fencepost.aws.dynamo.client import Condition, ConditionFailed, Table
 from fencepost.aws.dynamo.codec import Item, decode, encode
-from fencepost.core.keys import builds_pk
+from fencepost.core.storage.keys import builds_pk
 from fencepost.model import BuildRecord, BuildState
 
 COUNT_ONCE = Condition(

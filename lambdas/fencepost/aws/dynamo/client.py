@@ -18,7 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws import USER_AGENT
 from fencepost.aws.dynamo.codec import Item, attribute
-from fencepost.core.items import ItemTooLarge, check_item
+from fencepost.core.storage.items import ItemTooLarge, check_item
 from fencepost.errors import StoreRefused, StoreUnavailable
 
 if TYPE_CHECKING:

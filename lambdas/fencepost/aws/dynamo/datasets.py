@@ -156,8 +156,8 @@ class DatasetTable(ServingTable):
         return self.table.applied(_key(name), expression, values, ONLY_LATEST_LOAD)
 
     def accept(self, name: str, sources: str) -> bool:
-        """Let the build of ``sources`` (a fingerprint, ``core.sources``) past the folder's gates, once; False when
-        there is no such dataset."""
+        """Let the build of ``sources`` (a fingerprint, ``core.folders.fingerprint``) past the folder's gates, once;
+        False when there is no such dataset."""
         return self.table.applied(_key(name), "SET #accepted = :sources", {":sources": sources}, RECORD_EXISTS)
 
     def set_retention(self, name: str, days: int) -> None:

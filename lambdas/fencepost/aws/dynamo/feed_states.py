@@ -1,4 +1,4 @@
-"""What each source's last check found (``core.feeds.schedule.SourceState``): one item a dataset in the ``#sources``
+"""What each source's last check found (``core.sources.schedule.SourceState``): one item a dataset in the ``#sources``
 partition, its state as JSON (validators, the objects each download wrote, the counts), written by the fetch function
 and read by the lookup function's dataset listings (one Query for all of them). The same partition holds the lease of
 the sources' rounds (``fencepost.sourcing.rounds``): one item at ``SK = -1`` (a dataset's is never negative), taken
@@ -12,8 +12,8 @@ from typing import Final
 
 from fencepost.aws.dynamo.client import ConditionFailed, Table
 from fencepost.aws.dynamo.codec import Item
-from fencepost.core.feeds.schedule import SourceState
-from fencepost.core.keys import SOURCES_PK, dataset_id
+from fencepost.core.sources.schedule import SourceState
+from fencepost.core.storage.keys import SOURCES_PK, dataset_id
 
 
 class SourceStateTable:

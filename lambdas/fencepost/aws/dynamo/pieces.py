@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from fencepost.aws.dynamo.client import Table
-from fencepost.core.items import Hit, Slice, read_hit
-from fencepost.core.keys import range_pk
+from fencepost.core.storage.items import Hit, Slice, read_hit
+from fencepost.core.storage.keys import range_pk
 from fencepost.model import VersionInfo
 
 

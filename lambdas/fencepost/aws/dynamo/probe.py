@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fencepost.aws.dynamo.client import Table
-from fencepost.core.items import Hit, read_hit
-from fencepost.core.keys import Probe, range_pk
+from fencepost.core.storage.items import Hit, read_hit
+from fencepost.core.storage.keys import Probe, range_pk
 
 
 class RangeTable:

@@ -1,8 +1,8 @@
 """What is served: dataset records as read, the live pointer lookups read, and the transitions that change what is
 served (going live, rolling back, retiring).
 
-Each dataset has a small live pointer (``PK = #l#<dataset>``, ``fencepost.core.keys.live_pk``) beside its record in
-``#datasets``: lookups read the pointer (eventually consistent, a few dozen bytes), listings read the records, and
+Each dataset has a small live pointer (``PK = #l#<dataset>``, ``fencepost.core.storage.keys.live_pk``) beside its record
+in ``#datasets``: lookups read the pointer (eventually consistent, a few dozen bytes), listings read the records, and
 neither reads the other's partition. Every transition of what is served changes the record and the pointer in
 one transaction, with the event that records it in the dataset's history (``fencepost.aws.dynamo.timelines``), so
 they never disagree. A table written before pointers existed has records only: a dataset
@@ -19,8 +19,8 @@ from fencepost.aws.dynamo.client import Condition, Table
 from fencepost.aws.dynamo.codec import Item, attribute, decode, encode
 from fencepost.aws.dynamo.timelines import HistoryTable, event_item
 from fencepost.aws.dynamo.transactions import Refused, Transaction
-from fencepost.core.history import Timeline
-from fencepost.core.keys import DATASETS_PK, LIVE_POINTER_SK, VERSION_HEADER_SK, dataset_id, live_pk, version_pk
+from fencepost.core.storage.keys import DATASETS_PK, LIVE_POINTER_SK, VERSION_HEADER_SK, dataset_id, live_pk, version_pk
+from fencepost.core.versions.history import Timeline
 from fencepost.errors import NothingToRollBack, StoreUnavailable, SupersededLoad
 from fencepost.model import (
     BuildState,
@@ -93,7 +93,7 @@ class ServingTable:
         self.history = HistoryTable(table)
 
     def timeline(self, name: str, *, consistent: bool = False) -> Timeline:
-        """Which version was served when (``fencepost.core.history``)."""
+        """Which version was served when (``fencepost.core.versions.history``)."""
         return self.history.timeline(name, consistent=consistent)
 
     def mark_gone(self, name: str, version: int, now: float) -> None:

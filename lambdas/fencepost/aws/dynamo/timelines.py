@@ -1,4 +1,4 @@
-"""A dataset's history (``fencepost.core.history``): one small item per change of what it serves.
+"""A dataset's history (``fencepost.core.versions.history``): one small item per change of what it serves.
 
 ``PK = #h#<dataset>``, ``SK`` = the instant in milliseconds, ``version`` (absent: nothing served from then on),
 ``gone`` once the version's items are deleted, ``changed`` (a build going live: the percent of the IPv4 and IPv6
@@ -6,7 +6,7 @@ space it changed, which the window gate sums). Events are written in the same tr
 record (``fencepost.aws.dynamo.serving``), so the history never disagrees with the live pointer. Two changes in
 the same millisecond keep the later one, which is what was served from that instant.
 
-A version built from a dated folder (``fencepost.core.backfill``) is *placed* in the history at its date, in one
+A version built from a dated folder (``fencepost.core.folders.backfill``) is *placed* in the history at its date, in one
 transaction with its build record; what became of each dated folder's sources is one item of ``PK = #d#<dataset>``.
 """
 
@@ -16,9 +16,9 @@ from fencepost.aws.dynamo.builds import build_key
 from fencepost.aws.dynamo.client import Condition, Table
 from fencepost.aws.dynamo.codec import Item, attribute
 from fencepost.aws.dynamo.transactions import Refused, Transaction
-from fencepost.core.backfill import Dated, date_instant
-from fencepost.core.history import Event, Timeline, to_millisecond
-from fencepost.core.keys import dated_pk, history_pk
+from fencepost.core.folders.backfill import Dated, date_instant
+from fencepost.core.storage.keys import dated_pk, history_pk
+from fencepost.core.versions.history import Event, Timeline, to_millisecond
 from fencepost.model import BuildState
 
 PLACED_WHILE_FINALIZED = Condition(

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.codec import Item, encode
 from fencepost.aws.dynamo.pieces import version_hits, version_pieces
-from fencepost.core.addresses import FAMILIES
-from fencepost.core.aliases import parse_alias
-from fencepost.core.keys import VERSION_HEADER_SK, Directory, version_pk
-from fencepost.core.piece_files import stored_lines
+from fencepost.core.space.addresses import FAMILIES
+from fencepost.core.space.aliases import parse_alias
+from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, version_pk
+from fencepost.core.storage.piece_files import stored_lines
 from fencepost.model import VersionHeader, VersionInfo
 
 # Directory pages are items; 300,000 characters keeps one far below the 400 KB item limit.
@@ -60,7 +60,7 @@ class VersionTable:
         return version_pieces(self.table, info)
 
     def piece_lines(self, info: VersionInfo) -> Iterator[str]:
-        """The version's pieces file made again from its items (``core.diffs.stored_lines``)."""
+        """The version's pieces file made again from its items (``core.versions.diffs.stored_lines``)."""
         return stored_lines(version_hits(self.table, info))
 
     def keys(self, dataset: str, version: int) -> list[Item]:

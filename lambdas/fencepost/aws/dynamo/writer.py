@@ -13,9 +13,9 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws.dynamo.client import REFUSALS, Table, error_code, refused
 from fencepost.aws.dynamo.codec import Item
-from fencepost.core.chunks import WriteOutcome
-from fencepost.core.keys import PK
 from fencepost.core.pacing import Backoff, Pacer, Work, table_level
+from fencepost.core.storage.chunks import WriteOutcome
+from fencepost.core.storage.keys import PK
 from fencepost.errors import StoreUnavailable
 
 BATCH_SIZE = 25  # BatchWriteItem's limit

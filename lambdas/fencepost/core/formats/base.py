@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, V6, unmapped
+from fencepost.core.folders.limits import FolderLimits
 from fencepost.core.formats.cells import RowError
-from fencepost.core.items import oversized_metadata
-from fencepost.core.limits import FolderLimits
-from fencepost.core.problems import Problem
+from fencepost.core.formats.problems import Problem
+from fencepost.core.space.addresses import MAPPED_FIRST, MAPPED_LAST, V6, unmapped
+from fencepost.core.storage.items import oversized_metadata
 
 # Every CSV reader (range files, join tables) reads cells this large; a 1 MiB cell can never fit an item anyway.
 csv.field_size_limit(1 << 20)

@@ -6,7 +6,7 @@ such as ``int()`` of thousands of digits, are kept out of reach).
 
 from __future__ import annotations
 
-from fencepost.core.addresses import BITS, TOP, V6, AddressError, parse_boundary
+from fencepost.core.space.addresses import BITS, TOP, V6, AddressError, parse_boundary
 
 
 class RowError(ValueError):

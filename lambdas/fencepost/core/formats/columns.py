@@ -22,7 +22,6 @@ import csv
 import itertools
 from collections.abc import Iterable
 
-from fencepost.core.addresses import TOP, V4, V6
 from fencepost.core.formats.base import (
     FileError,
     FileSummary,
@@ -35,7 +34,8 @@ from fencepost.core.formats.base import (
     metadata_names,
 )
 from fencepost.core.formats.cells import RowError, boundary, is_integer, looks_like_data, network, whole
-from fencepost.core.problems import Problem
+from fencepost.core.formats.problems import Problem
+from fencepost.core.space.addresses import TOP, V4, V6
 
 
 class _FileReader:

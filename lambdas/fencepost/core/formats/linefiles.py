@@ -3,7 +3,7 @@ columns, and the reading of a file of one of them.
 
 A file is of a line format when its first line that is not blank or a comment (``#``, ``;``) has the format's
 signature (``choice`` asks each format of ``choice.LINE_FORMATS`` in turn): a delegated file's version line or
-record (``registry``), one address or network without comma or tab (``netsets``), or a JSON object naming a
+record (``rir_stats``), one address or network without comma or tab (``netsets``), or a JSON object naming a
 ``cidr`` (``drop_json``).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple
 
-from fencepost.core.formats import drop_json, netsets, registry
+from fencepost.core.formats import drop_json, netsets, rir_stats
 from fencepost.core.formats.base import (
     FileError,
     FileSummary,
@@ -25,7 +25,7 @@ from fencepost.core.formats.base import (
     metadata_names,
 )
 from fencepost.core.formats.cells import RowError
-from fencepost.core.problems import Problem
+from fencepost.core.formats.problems import Problem
 
 Record = tuple[int, int, int, tuple[str, ...]]  # family, first, last, metadata
 
@@ -38,7 +38,9 @@ class LineFormat(NamedTuple):
     columns: tuple[str, ...]
 
 
-RIR: Final = LineFormat(Layout.RIR, registry.looks_like_rir, registry.rir_record, registry.DELIMITER, registry.COLUMNS)
+RIR: Final = LineFormat(
+    Layout.RIR, rir_stats.looks_like_rir, rir_stats.rir_record, rir_stats.DELIMITER, rir_stats.COLUMNS
+)
 LIST: Final = LineFormat(Layout.LIST, netsets.looks_like_list, netsets.list_record, netsets.DELIMITER, netsets.COLUMNS)
 DROP_JSON: Final = LineFormat(
     Layout.DROP_JSON, drop_json.looks_like_drop_json, drop_json.drop_json_record, drop_json.DELIMITER, drop_json.COLUMNS

@@ -11,9 +11,9 @@ import gzip
 import zlib
 from collections.abc import Callable, Iterator
 
+from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.archives import Prefixed, Readable
 from fencepost.core.formats.base import FileError
-from fencepost.core.limits import Limits
 
 READ_SIZE = 1 << 20
 

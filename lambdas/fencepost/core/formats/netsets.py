@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from fencepost.core.addresses import AddressError, parse_boundary
 from fencepost.core.formats.cells import RowError, boundary, network
+from fencepost.core.space.addresses import AddressError, parse_boundary
 
 COLUMNS: Final = ("comment",)
 DELIMITER: Final = ";"  # between a network and its comment

@@ -1,5 +1,5 @@
 """The ``source`` of ``GET /datasets/{name}``: what the last check of the folder's ``_source.json`` found
-(``fencepost.core.feeds.schedule.SourceState.to_api`` writes it)."""
+(``fencepost.core.sources.schedule.SourceState.to_api`` writes it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from fencepost.core.feeds.schedule import Outcome
+from fencepost.core.sources.schedule import Outcome
 
 
 class SourceStatus(BaseModel):

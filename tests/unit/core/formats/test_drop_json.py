@@ -3,8 +3,8 @@ registry, the closing metadata line skipped, every other line a problem with its
 
 from __future__ import annotations
 
-from fencepost.core.addresses import V4, V6
 from fencepost.core.formats.base import Layout
+from fencepost.core.space.addresses import V4, V6
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.unit.core.formats.test_registry_formats import _problems, _read

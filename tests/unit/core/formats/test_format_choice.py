@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.addresses import V4
 from fencepost.core.formats import choice, linefiles
 from fencepost.core.formats.base import FileError, Layout, ReadOptions
 from fencepost.core.formats.cells import RowError
+from fencepost.core.space.addresses import V4
 from tests.reading import address, collected, read_text
 
 

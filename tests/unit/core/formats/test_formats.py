@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.addresses import V4, V6
-from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats.base import FileError, FileSummary, Layout, ReadOptions
 from fencepost.core.formats.choice import read_ranges
-from fencepost.core.items import MAX_ITEM_BYTES
+from fencepost.core.space.addresses import V4, V6
+from fencepost.core.storage.items import MAX_ITEM_BYTES
+from fencepost.core.versions.build import Collector, ProblemLog
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.reading import read_text
@@ -211,7 +211,7 @@ def test_metadata_values_are_interned() -> None:
 
 
 def test_item_size_follows_dynamodbs_rules() -> None:
-    from fencepost.core.items import item_bytes
+    from fencepost.core.storage.items import item_bytes
 
     # PK "ab" (2+2), SK 12345 (2 + 3 digit-pairs+1 = 2+4), "d" list of one "xyz" (1 + 3 + 1 + 3)
     item = {"PK": {"S": "ab"}, "SK": {"N": "12345"}, "d": {"L": [{"S": "xyz"}]}}
@@ -248,8 +248,8 @@ def test_numbers_too_long_to_parse_are_row_problems(text: str, reason: str) -> N
 
 
 def test_a_settings_number_too_long_to_parse_is_a_folder_error() -> None:
-    from fencepost.core.folders import FolderSettings
-    from fencepost.core.objects import FolderError
+    from fencepost.core.folders.settings_file import FolderSettings
+    from fencepost.core.storage.objects import FolderError
 
     with pytest.raises(FolderError, match="not valid JSON"):
         FolderSettings.parse(b'{"max_invalid_rows": ' + HUGE.encode() + b"}", "geo/_settings.json")

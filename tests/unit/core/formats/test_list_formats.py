@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.addresses import (
+from fencepost.core.formats.base import FileError, Layout
+from fencepost.core.space.addresses import (
     MAPPED_FIRST,
     MAPPED_LAST,
     TOP,
     V4,
     V6,
 )
-from fencepost.core.formats.base import FileError, Layout
-from fencepost.core.items import MAX_ITEM_BYTES
+from fencepost.core.storage.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.unit.core.formats.test_registry_formats import _problems, _read

@@ -10,10 +10,19 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, format_address, parse_address, unmapped
-from fencepost.core.build import Collector, ProblemLog
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.formats.choice import read_ranges
+from fencepost.core.space.addresses import (
+    MAPPED_FIRST,
+    MAPPED_LAST,
+    TOP,
+    V4,
+    V6,
+    format_address,
+    parse_address,
+    unmapped,
+)
+from fencepost.core.versions.build import Collector, ProblemLog
 from tests.reading import answer_row
 from tests.reference import answer_of_rows
 

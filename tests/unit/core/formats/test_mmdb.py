@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6
-from fencepost.core.aliases import alias_of, carried, parse_alias
-from fencepost.core.build import Collector, ProblemLog
+from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.choice import reads_whole
 from fencepost.core.formats.mmdb import MmdbSummary, Room, default_column, read_mmdb
-from fencepost.core.limits import Limits
+from fencepost.core.space.addresses import MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6
+from fencepost.core.space.aliases import alias_of, carried, parse_alias
+from fencepost.core.versions.build import Collector, ProblemLog
 from fencepost.loading.reading import LoadFailure, Reader
 from fencepost.model import ObjectRef
 from tests.fakes import FakeTelemetry

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.core.build import Collector, ProblemLog
+from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.mmdb import MmdbSummary, Room, read_mmdb
 from fencepost.core.formats.mmdb.tree import TICK_EVERY
-from fencepost.core.limits import Limits
+from fencepost.core.versions.build import Collector, ProblemLog
 from fencepost.model import LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 from tests.mmdb_files import mmdb, open_reader, set_record, wide_records

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.addresses import (
+from fencepost.core.formats.base import FileError, FileSummary, Layout, ReadOptions
+from fencepost.core.space.addresses import (
     BITS,
     MAPPED_FIRST,
     MAPPED_LAST,
@@ -21,9 +22,8 @@ from fencepost.core.addresses import (
     format_address,
     parse_address,
 )
-from fencepost.core.build import Collector, ProblemLog
-from fencepost.core.formats.base import FileError, FileSummary, Layout, ReadOptions
-from fencepost.core.items import MAX_ITEM_BYTES
+from fencepost.core.storage.items import MAX_ITEM_BYTES
+from fencepost.core.versions.build import Collector, ProblemLog
 from tests.reading import address as a
 from tests.reading import answer_row, read_text
 from tests.reading import collected as _ranges

@@ -17,7 +17,7 @@ an IPv6 database is stored so that every answer agrees with the file's own ``get
 
 - a network inside (or covering) the IPv4 subtree at ``::/96`` is stored once, as the IPv4 range it carries
   (which is where IPv4 lookups look); the version lists ``::/96`` as an alias, so ``::1.2.3.4`` is answered from
-  it, as the file answers it (``fencepost.core.aliases``);
+  it, as the file answers it (``fencepost.core.space.aliases``);
 - networks inside ``::ffff:0:0/96`` are dropped: lookups answer those addresses as IPv4;
 - an alias (a tree record pointing back to the IPv4 subtree, as 6to4 ``2002::/16`` and Teredo ``2001::/32`` do)
   is not walked again and stores nothing: the version lists it, and lookups under it read the IPv4 piece of the
@@ -34,12 +34,12 @@ from typing import IO, Final, cast
 import maxminddb
 from maxminddb.errors import InvalidDatabaseError
 
-from fencepost.core.addresses import MAPPED_FIRST, TOP, V4, V6, unmapped
-from fencepost.core.aliases import alias_text
+from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.base import FileError, ProblemSink, RangeSink, ReadOptions
 from fencepost.core.formats.mmdb.records import BoundedDecoder, Records, default_column
 from fencepost.core.formats.mmdb.tree import Tree, Work
-from fencepost.core.limits import Limits
+from fencepost.core.space.addresses import MAPPED_FIRST, TOP, V4, V6, unmapped
+from fencepost.core.space.aliases import alias_text
 
 __all__ = ["MmdbSummary", "Room", "default_column", "read_mmdb"]
 

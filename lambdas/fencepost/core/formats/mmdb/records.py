@@ -22,11 +22,11 @@ from typing import Any
 from maxminddb.decoder import Decoder
 from maxminddb.errors import InvalidDatabaseError
 
+from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.base import FileError, ProblemSink
 from fencepost.core.formats.mmdb.tree import Work
-from fencepost.core.items import COLUMN_NAMES_BYTES, column_names_bytes, oversized_metadata
-from fencepost.core.limits import Limits
-from fencepost.core.problems import Problem
+from fencepost.core.formats.problems import Problem
+from fencepost.core.storage.items import COLUMN_NAMES_BYTES, column_names_bytes, oversized_metadata
 
 CELL_BYTES = 8  # a row's reference to its cell's text
 
