@@ -84,7 +84,7 @@ fmt: $(PY_STAMP)
 	$(BIN)/ruff check --fix .
 
 test: install lint
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m "not slow" --durations=30
 
 test-slow: install
 	$(BIN)/pytest -m slow

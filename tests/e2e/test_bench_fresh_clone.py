@@ -22,8 +22,9 @@ SMALLEST = [
     "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000",
     "--workload-lookups", "2000", "--cache-samples", "30", "--gate-rows", "20000", "--crafted-scale", "0.1",
     "--partition-rows", "3000", "--partition-rows-v6", "2000", "--capacity-scale", "0.25", "--export-rows", "2000",
+    "--soak-rows", "2000",
 ]  # fmt: skip
-SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "6", "7", "8", "9", "10", "11", "12"]
+SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "6", "7", "8", "9", "10", "11", "12", "13"]
 
 
 def _clean_tree(target: Path) -> Path:

@@ -15,15 +15,17 @@ from typing import Any
 import pytest
 import requests
 
-from fencepost.core.addresses import V4, format_address
+from fencepost.core.space.addresses import V4, format_address
 from local.dynamodb import free_port, local_client
 from tests.reference import Reference
 from tests.support import ROOT, V4_FILE, family_ranges, read_tsv
 
 
 class Running:
-    def __init__(self, process: subprocess.Popen[str], api: str, aws_port: int, dynamodb_port: int) -> None:
-        self.process = process
+    def __init__(
+        self, process: subprocess.Popen[str], api: str, aws_port: int, dynamodb_port: int, data_dir: Path
+    ) -> None:
+        self.process, self.data_dir = process, data_dir
         self.dynamodb_port, self.aws_port = dynamodb_port, aws_port
         aws = f"http://127.0.0.1:{aws_port}"
         self.api = api
@@ -71,7 +73,7 @@ def _start(data_dir: Path, *options: str) -> Running:
         process.kill()  # with it, its children (they die with their parent: local.dynamodb)
         process.wait()
         raise
-    return Running(process, api, ports["--aws-port"], ports["--dynamodb-port"])
+    return Running(process, api, ports["--aws-port"], ports["--dynamodb-port"], data_dir)
 
 
 def _stop(running: Running) -> str:

@@ -29,9 +29,9 @@ def _source(running: Running, timeout: float = 60, **expected: Any) -> dict[str,
 
 
 def _make_fetch(running: Running) -> subprocess.CompletedProcess[str]:
-    ports = [f"AWS_PORT={running.aws_port}", f"DYNAMODB_PORT={running.dynamodb_port}"]
+    # make fetch finds the stack by its data dir's var/stack.json, as a user's make fetch finds make run's
     return subprocess.run(
-        ["make", "--no-print-directory", "fetch", "DATASET=drop", *ports],
+        ["make", "--no-print-directory", "fetch", "DATASET=drop", f"DATA_DIR={running.data_dir}"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -84,7 +84,10 @@ class Session:
     (standard output and error, as the terminal interleaves them) captured apart."""
 
     def __init__(self, cwd: Path, data_dir: Path) -> None:
-        env = {name: value for name, value in os.environ.items() if not name.startswith("AWS_") and name != "API"}
+        # A reader's terminal: no AWS settings, no $API yet, and not inside a make (make test runs this under make,
+        # whose MAKELEVEL and MAKEFLAGS would make every nested make print "Entering directory")
+        outside = ("API", "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")
+        env = {name: value for name, value in os.environ.items() if not name.startswith("AWS_") and name not in outside}
         env.update(DATA_DIR=str(data_dir), PYTHONPATH=f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}", TERM="dumb")
         self.out = cwd.parent / "command.out"
         self.bash = subprocess.Popen(
