@@ -105,7 +105,7 @@ fuzz: install
 # What a load (and a lookup rate) will do on each table mode on AWS, from the capacity model; STUDY=1: the study's
 # loads and reads beside the model's. PLAN_ARGS passes more, e.g. PLAN_ARGS="--json --within 5m".
 plan: $(RUN_STAMP)
-	@$(PY) -m fencepost.plan $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
+	@$(PY) -m planner $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
 
 # Speed, memory and cost side by side, and a soak under injected faults; results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000 --soak-rows 20000"

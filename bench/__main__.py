@@ -38,7 +38,7 @@ from bench.lookups import quiet_stdout
 from bench.processes import RESULTS
 from bench.report import Report
 from bench.timing import median, percentile
-from fencepost.capacity import prices
+from capacity import prices
 from fencepost.settings import CHUNK_ITEMS, WRITE_THREADS
 from infra import packaging
 from infra.settings import DeploySettings
@@ -177,7 +177,7 @@ def _configuration(args: argparse.Namespace) -> list[str]:
         "items, 8 threads each, 2 s to settle; the table in memory, then on disk as `--table disk` keeps it)",
         f"sections 3 and 7: the lookup function's environment as deployed ({', '.join(DEPLOYED)}), "
         "DynamoDB replaced by an in-memory client",
-        "section 9: the capacity model (fencepost.capacity) in virtual time for the study's loads and our loader as "
+        "section 9: the capacity model (capacity) in virtual time for the study's loads and our loader as "
         f"deployed; then `python -m local --capacity <table> --capacity-scale {args.capacity_scale:g}` (make run's "
         "configuration, the capacity emulator in front of DynamoDB Local), one process a load",
         f"section 13: `make run`'s loader configuration under `FAULTS={soak.FAULTS}` (`python -m bench.soak`), "

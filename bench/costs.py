@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from fencepost.capacity import prices
+from capacity import prices
 from fencepost.settings import LOOKUP
 
 MILLION: Final = 1_000_000

@@ -9,7 +9,7 @@
    ``GET /datasets/{name}`` polled until READY; the loader before pacing (``WRITE_PACING=off``) and today's, side by
    side, on a new on-demand table and a pre-warmed one, against what the emulated table allows (its busiest
    partition's items at its limit), with every answer checked against the file.
-4. The planner against the emulator: ``python -m fencepost.plan``'s predicted time to READY for two files of
+4. The planner against the emulator: ``python -m planner``'s predicted time to READY for two files of
    different shapes (that IPv4 slice; an IPv6 slice) at the same scale, beside the time measured in 3.
 """
 
@@ -33,14 +33,14 @@ from typing import Any
 
 from bench.capacity_log import metric_totals, worst_range_throttling, writing_seconds
 from bench.chart import line_chart
-from fencepost.capacity.modes import parse_mode
-from fencepost.capacity.table import TableModel
+from capacity.modes import parse_mode
+from capacity.table import TableModel
 from fencepost.core.space.addresses import format_address
-from fencepost.plan.loads import plan_mode
-from fencepost.plan.local_build import Build, read_build
-from fencepost.plan.study import our_loads, study_loads, study_reads, study_rows
 from local.config import StackConfig
 from local.dynamodb import free_port, local_client
+from planner.loads import plan_mode
+from planner.local_build import Build, read_build
+from planner.study import our_loads, study_loads, study_reads, study_rows
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, family_ranges
 

@@ -91,7 +91,7 @@ def _emulated(data: dict[str, Any], scale: float) -> list[str]:
 def _planned(data: dict[str, Any]) -> list[str]:
     lines = [
         "",
-        "The planner (`python -m fencepost.plan --scale ... --workers 2 --chunk-items 2000`) against those loads:",
+        "The planner (`python -m planner --scale ... --workers 2 --chunk-items 2000`) against those loads:",
         "",
         "| file | table | planner: to READY | measured | planner / measured |",
         "|---|---|---:|---:|---:|",

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.loading import LoadResult
-from fencepost.capacity import prices
+from capacity import prices
 
 
 def mark(ok: bool) -> str:

@@ -11,7 +11,7 @@ from bench.report import mark
 if TYPE_CHECKING:
     from bench.partitions import EmulatedLoad
 
-S3_GET_PER_MILLION = 0.40  # USD per million GET requests, S3 Standard, us-east-1 (fencepost.capacity.prices' date)
+S3_GET_PER_MILLION = 0.40  # USD per million GET requests, S3 Standard, us-east-1 (capacity.prices' date)
 TARGET_RATIO = 1.3
 TARGET_THROTTLED = 0.05
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from fencepost.core.declared import SettingsError  # a context value the stack cannot use: the functions' own error
+from fencepost.declared import SettingsError  # a context value the stack cannot use: the functions' own error
 
 __all__ = ["SettingsError", "choice", "given", "optional_int", "switch", "text", "whole"]
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
-from fencepost.core.declared import Setting
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.declared import Setting
 from fencepost.settings import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from fencepost.capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
-from fencepost.capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
+from capacity.facts import ON_DEMAND_NEW_READ_UNITS, ON_DEMAND_NEW_WRITE_UNITS
+from capacity.modes import PREWARM_READ_UNITS, PREWARM_WRITE_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS
 from infra.context import ContextGetter, SettingsError, choice, given, optional_int, whole
 
 # What a brand-new on-demand table already serves (AWS: "New on-demand tables will be able to sustain up to
 # 4,000 writes per second and 12,000 reads per second"). Warm throughput below this buys nothing and, since warm
 # throughput can never be lowered, is refused at synth. The modes' defaults are the capacity model's
-# (fencepost.capacity), which the planner reads too.
+# (capacity), which the planner reads too.
 ON_DEMAND_BASELINE_READ_UNITS: Final = int(ON_DEMAND_NEW_READ_UNITS)
 ON_DEMAND_BASELINE_WRITE_UNITS: Final = int(ON_DEMAND_NEW_WRITE_UNITS)
 

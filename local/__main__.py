@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fencepost.capacity.modes import ModeError, parse_mode
+from capacity.modes import ModeError, parse_mode
 from fencepost.model import DatasetRecord, LoadStatus
 from local import state as stack_file
 from local.config import DISK, MEMORY, ROOT, StackConfig

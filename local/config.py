@@ -50,7 +50,7 @@ class StackConfig:
     sources_every: float = 2.0  # seconds between rounds of the folders' sources (0: none; make fetch checks one)
     log_level: str = "ERROR"  # the terminal shows progress lines; JSON logs only for errors
     # The capacity emulator in front of DynamoDB Local (local.capacity): "off" (DynamoDB Local as it is: unlimited),
-    # or a mode of fencepost.capacity.modes ("on-demand-new", "warm=12000", "provisioned=10000,then-on-demand"),
+    # or a mode of capacity.modes ("on-demand-new", "warm=12000", "provisioned=10000,then-on-demand"),
     # every capacity figure multiplied by capacity_scale. It listens on dynamodb_port; DynamoDB Local moves behind.
     capacity: str = "off"
     capacity_scale: float = 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fencepost.capacity.modes import parse_mode
+from capacity.modes import parse_mode
 from local.capacity import CapacityFront
 from local.config import StackConfig
 from local.dynamodb import DynamoDBLocal, LocalStackError, MotoServer, free_port, port_in_use

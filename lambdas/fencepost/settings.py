@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from fencepost.core.declared import Setting, SettingsError
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
 from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
+from fencepost.declared import Setting, SettingsError
 
 MIB: Final = 1024 * 1024
 
@@ -104,7 +104,7 @@ LOADER: Final[dict[str, Setting[Any]]] = {
     "write_rate": Setting(
         "WRITE_RATE", 0.0, 0.0, 1_000_000.0, "items a second per invocation at most; 0: no ceiling", "writeRate"
     ),
-    "write_pacing": Setting("WRITE_PACING", True, doc="pace writes to what the table takes (core.pacing)"),
+    "write_pacing": Setting("WRITE_PACING", True, doc="pace writes to what the table takes (aws.dynamo.pacing)"),
     "max_receives": Setting("MAX_RECEIVES", 5, 1, 1000, "the queue's maxReceiveCount: a chunk's last delivery"),
     "deadline_margin": Setting("DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0, "seconds kept back from the time limit"),
     "retry_base": Setting("RETRY_BASE_SECONDS", 5.0, 0.0, 300.0, "a handed-back message returns after base x 2^n s"),

@@ -1,6 +1,6 @@
 """The capacity emulator: an HTTP endpoint that speaks DynamoDB's JSON protocol, in front of DynamoDB Local.
 
-Every request is accounted on the capacity model of its table (``fencepost.capacity``, real time) before it is
+Every request is accounted on the capacity model of its table (``capacity``, real time) before it is
 forwarded (``accounting``): what DynamoDB would refuse is refused here, in DynamoDB's own error format
 (``ProvisionedThroughputExceededException`` with ``ThrottlingReasons``, ``RequestLimitExceeded``), and a batch's
 refused items come back in ``UnprocessedItems`` / ``UnprocessedKeys``. ``ReturnConsumedCapacity`` answers carry
@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from fencepost.capacity.modes import Mode
-from fencepost.capacity.table import Second
+from capacity.modes import Mode
+from capacity.table import Second
 from local.capacity.operations import Operations, Reply
 from local.proxy import Hook, Proxy, Request, Response
 

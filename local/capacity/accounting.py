@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fencepost.capacity.modes import Mode
-from fencepost.capacity.placement import Position, position, read_units, write_units
-from fencepost.capacity.table import IndexWrite, Second, TableModel
+from capacity.modes import Mode
+from capacity.placement import Position, position, read_units, write_units
+from capacity.table import IndexWrite, Second, TableModel
 from fencepost.core.storage.items import item_bytes
 
 Item = dict[str, Any]

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from fencepost.capacity.modes import Mode
-from fencepost.capacity.placement import Position
-from fencepost.capacity.table import Second
+from capacity.modes import Mode
+from capacity.placement import Position
+from capacity.table import Second
 from local.capacity.accounting import Emulated, Tables, query_position, returned_bytes
 
 CONTENT_TYPE: Final = "application/x-amz-json-1.0"

@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from fencepost.core.paging import Cursor
 from fencepost.core.storage.members import Position
 from fencepost.http.diff_routes import DiffCursor
+from fencepost.http.paging import Cursor
 from tests.support import LambdaContext, event
 
 CODES = {

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.paging import Cursor
 from fencepost.core.space.addresses import V4
+from fencepost.http.paging import Cursor
 from tests.handler.test_lookup_api import call
 
 GEO_PIECES = [

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.declared import SettingsError as LookupSettingsError
+from fencepost.declared import SettingsError as LookupSettingsError
 from fencepost.http import cors
 from fencepost.http.budget import DEFAULT_BUDGET_BYTES
 from fencepost.settings import CacheLimits, LookupSettings

@@ -55,6 +55,15 @@ def test_asset_holds_everything_the_handlers_import(real_asset: Path) -> None:
     assert (real_asset / "fencepost" / "core" / "storage" / "keys.py").is_file()
 
 
+def test_asset_holds_the_service_and_none_of_its_tools(real_asset: Path) -> None:
+    """The capacity model, the planner, the bench and the local stack live beside the service, not in its package."""
+    for tool in ("capacity", "planner", "bench", "local", "infra", "tests"):
+        assert not (real_asset / tool).exists(), tool
+        assert not (real_asset / "fencepost" / tool).exists(), tool
+    rooms = {path.name for path in (real_asset / "fencepost").iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert rooms == {"aws", "core", "downloads", "handlers", "http", "loading", "reading", "sourcing"}
+
+
 class _RuntimeImports(ast.NodeVisitor):
     """Top-level names of the absolute imports that run (those under ``if TYPE_CHECKING:`` never do)."""
 

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from botocore.config import Config
 
-from fencepost.capacity.modes import parse_mode
-from fencepost.capacity.partitions import Keyspace
-from fencepost.capacity.placement import Position, position
-from fencepost.capacity.simulation import Simulation
-from fencepost.capacity.table import Second, TableModel
+from capacity.modes import parse_mode
+from capacity.partitions import Keyspace
+from capacity.placement import Position, position
+from capacity.simulation import Simulation
+from capacity.table import Second, TableModel
 from local.capacity import CapacityFront
 from local.dynamodb import LOCAL_ACCOUNT, DynamoDBLocal, create_table, free_port, local_client
 from tests.integration.conftest import Stack

@@ -16,9 +16,9 @@ import requests
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ConnectionClosedError
 
+from capacity.modes import parse_mode
 from fencepost.aws.s3 import Bucket, BucketUnavailable
 from fencepost.aws.source_folders import SourceBucket
-from fencepost.capacity.modes import parse_mode
 from local.capacity import CapacityFront
 from local.dynamodb import DynamoDBLocal, create_table, free_port, local_client
 from local.faults import Faults, parse_faults

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.declared import Setting, SettingsError
+from fencepost.declared import Setting, SettingsError
 from fencepost.settings import (
     CACHES,
     FETCH,

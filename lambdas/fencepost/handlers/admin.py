@@ -19,10 +19,10 @@ from fencepost.aws.dynamo import Tables, make_client
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.bootstrap import source_checker
-from fencepost.core.declared import SettingsError
 from fencepost.core.formats.base import FileError
 from fencepost.core.sources.schedule import Outcome
 from fencepost.core.storage.objects import FolderError
+from fencepost.declared import SettingsError
 from fencepost.errors import Conflict, DependencyUnavailable, StoreUnavailable
 from fencepost.loading.accepting import NotAccepted, accept_once
 from fencepost.loading.messages import Command, dump

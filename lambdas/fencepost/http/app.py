@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fencepost.core.paging import BETWEEN_TAG, decode_token
 from fencepost.core.storage.keys import DATASET_NAME_RULE
 from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAllowed, NotFound, ServiceError
 from fencepost.http.cors import preflight
@@ -23,6 +22,7 @@ from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings
 from fencepost.http.diff_routes import ChangeFiles, DiffListing
 from fencepost.http.index_route import answer_index
 from fencepost.http.lookup_routes import LookupRoutes
+from fencepost.http.paging import BETWEEN_TAG, decode_token
 from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
 from fencepost.http.responses import NO_STORE, HttpResponse, text_response, without_body

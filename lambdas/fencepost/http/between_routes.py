@@ -19,14 +19,6 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor
 from typing import Final
 
-from fencepost.core.paging import (
-    BETWEEN_TAG,
-    MAX_CURSOR_CHARS,
-    MAX_VERSION,
-    decode_token,
-    encode_token,
-    pin_digest,
-)
 from fencepost.core.space.addresses import FAMILIES, TOP, V4, format_address
 from fencepost.core.storage.members import MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.storage.objects import pieces_key
@@ -46,6 +38,14 @@ from fencepost.errors import (
 )
 from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.diff_routes import ChangeFiles
+from fencepost.http.paging import (
+    BETWEEN_TAG,
+    MAX_CURSOR_CHARS,
+    MAX_VERSION,
+    decode_token,
+    encode_token,
+    pin_digest,
+)
 from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text
 from fencepost.model import LivePointer, VersionInfo

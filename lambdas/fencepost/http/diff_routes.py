@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Final, Protocol, TypeGuard
 
-from fencepost.core.paging import MAX_CURSOR_CHARS, MAX_VERSION, decode_token, encode_token
 from fencepost.core.storage.keys import is_dataset_name
 from fencepost.core.storage.members import MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.storage.objects import changes_key
@@ -26,6 +25,7 @@ from fencepost.errors import (
     check_dataset_name,
 )
 from fencepost.http.budget import ResponseBudget, cost
+from fencepost.http.paging import MAX_CURSOR_CHARS, MAX_VERSION, decode_token, encode_token
 from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text
 from fencepost.model import DatasetRecord

@@ -15,7 +15,11 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Protocol
 
-from fencepost.core.paging import (
+from fencepost.core.storage.items import Hit, Slice
+from fencepost.core.storage.keys import partition_of, sort_key
+from fencepost.errors import InvalidRequest, ResponseTooLarge
+from fencepost.http.budget import ResponseBudget, cost
+from fencepost.http.paging import (
     MAX_CURSOR_CHARS,
     Cursor,
     ListingError,
@@ -25,10 +29,6 @@ from fencepost.core.paging import (
     parse_limit,
     parse_within,
 )
-from fencepost.core.storage.items import Hit, Slice
-from fencepost.core.storage.keys import partition_of, sort_key
-from fencepost.errors import InvalidRequest, ResponseTooLarge
-from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.responses import json_text
 from fencepost.http.reverse_params import FORMATS
 from fencepost.model import VersionInfo

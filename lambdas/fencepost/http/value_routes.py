@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import unquote
 
-from fencepost.core.paging import decode_pinned, encode_token, pin_digest
 from fencepost.core.versions.value_index import Directory, ValueStats
 from fencepost.errors import InvalidRequest, NotFound, check_dataset_name
+from fencepost.http.paging import decode_pinned, encode_token, pin_digest
 from fencepost.http.parameters import page_limit
 from fencepost.http.range_routes import head_of, past_of
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response

@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from fencepost.core.folders.backfill import Dated
-from fencepost.core.paging import decode_token, encode_token
 from fencepost.core.versions.history import Period, Timeline, format_instant, newest_first
 from fencepost.errors import InvalidRequest, UnknownDataset, check_dataset_name
+from fencepost.http.paging import decode_token, encode_token
 from fencepost.http.parameters import page_limit
 from fencepost.http.responses import json_text
 from fencepost.model import BuildRecord, BuildState, DatasetRecord, VersionInfo

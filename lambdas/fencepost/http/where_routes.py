@@ -14,7 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from fencepost.core.paging import (
+from fencepost.core.space.networks import cidrs
+from fencepost.core.versions.value_index import Directory, parse_line
+from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
+from fencepost.http.budget import ResponseBudget, cost
+from fencepost.http.paging import (
     MAX_CURSOR_CHARS,
     ListingError,
     Within,
@@ -24,10 +28,6 @@ from fencepost.core.paging import (
     parse_within,
     pin_digest,
 )
-from fencepost.core.space.networks import cidrs
-from fencepost.core.versions.value_index import Directory, parse_line
-from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
-from fencepost.http.budget import ResponseBudget, cost
 from fencepost.http.range_routes import head_of, past_of
 from fencepost.http.responses import NO_STORE, HttpResponse, json_text, text_response, utf8_text
 from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from fencepost.aws.dynamo.pacing import Pacer
 from fencepost.aws.dynamo.writer import BulkWriter
-from fencepost.core.pacing import Pacer
 
 
 class _Quick:

@@ -1,4 +1,4 @@
-"""The capacity model (``fencepost.capacity``) against the facts it rests on: partition limits, item rounding, a hot
+"""The capacity model (``capacity``) against the facts it rests on: partition limits, item rounding, a hot
 key range throttling while the rest of the table does not, a split for heat after the configured time, the
 pre-warm keeping its partitions, provisioned burst, a throttled GSI throttling the table's writes."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from fencepost.capacity import facts
-from fencepost.capacity.modes import ModeError, parse_mode
-from fencepost.capacity.placement import Position, position, read_units, sort_bytes, write_units
-from fencepost.capacity.table import Second, TableModel
+from capacity import facts
+from capacity.modes import ModeError, parse_mode
+from capacity.placement import Position, position, read_units, sort_bytes, write_units
+from capacity.table import Second, TableModel
 
 
 def _keys_apart(model: TableModel, count: int) -> list[Position]:

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from fencepost.core.declared import SettingsError
 from fencepost.core.space.addresses import V4, V6, parse_address
+from fencepost.declared import SettingsError
 from fencepost.reading.answers import Answer, Miss
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.range_cache import ENTRY_BYTES, RangeCache, entry_bytes

@@ -13,7 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws.dynamo.client import REFUSALS, Table, error_code, refused
 from fencepost.aws.dynamo.codec import Item
-from fencepost.core.pacing import Backoff, Pacer, Work, table_level
+from fencepost.aws.dynamo.pacing import Backoff, Pacer, Work, table_level
 from fencepost.core.storage.chunks import WriteOutcome
 from fencepost.core.storage.keys import PK
 from fencepost.errors import StoreUnavailable
@@ -33,7 +33,7 @@ _RETRYABLE = {
 
 class BulkWriter:
     """Puts and deletes in batches of 25, ``threads`` calls in flight, paced to what the table accepts
-    (``fencepost.core.pacing``): the rate is cut when DynamoDB refuses, at the level it names, and raised again
+    (``fencepost.aws.dynamo.pacing``): the rate is cut when DynamoDB refuses, at the level it names, and raised again
     while it accepts; refused items wait for their key while other keys go on. ``rate`` is a ceiling (0: none).
     ``pacing=False`` is the writer as it was before (``WRITE_PACING=off``, kept to compare the two): no rate but the
     ceiling, and each thread sends its refused items again after an exponential pause with full jitter."""

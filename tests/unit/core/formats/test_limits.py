@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from fencepost.core.declared import SettingsError
 from fencepost.core.folders.limits import FolderLimits, Limits
 from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.base import FileError, ReadOptions
 from fencepost.core.formats.lines import split_lines
 from fencepost.core.storage.objects import FolderError
+from fencepost.declared import SettingsError
 from fencepost.loading.reading import LoadFailure, Reader
 from fencepost.model import ObjectRef
 from fencepost.settings import LoaderSettings

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from fencepost.capacity.placement import Position
-from fencepost.capacity.table import Second, TableModel
+from capacity.placement import Position
+from capacity.table import Second, TableModel
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""``python -m fencepost.plan FILE... [--json]``: what loading these files and a lookup rate will do on AWS, before
+"""``python -m planner FILE... [--json]``: what loading these files and a lookup rate will do on AWS, before
 paying for it; ``--study`` compares the capacity model with the design's study (``make plan``, README: Capacity).
 
 Files are read as the loader reads a folder (a ``_settings.json`` among them applies; a directory stands for its
@@ -15,17 +15,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fencepost.core.declared import SettingsError
 from fencepost.core.storage.objects import SETTINGS_NAME, FolderError
+from fencepost.declared import SettingsError
 from fencepost.loading.progress import LoadFailure
-from fencepost.plan.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
-from fencepost.plan.loads import plan_mode as simulate
-from fencepost.plan.local_build import Build, read_build
-from fencepost.plan.reads import ReadPlan, plan_reads
-from fencepost.plan.study import as_json, our_loads, study_loads, study_reads, study_rows
 from fencepost.settings import CHUNK_ITEMS, LOADER_CONCURRENCY, WRITE_THREADS
+from planner.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
+from planner.loads import plan_mode as simulate
+from planner.local_build import Build, read_build
+from planner.reads import ReadPlan, plan_reads
+from planner.study import as_json, our_loads, study_loads, study_reads, study_rows
 
-SHARED_IPV4 = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "iptoasn-ip2country-v4-20241107.tsv.gz"
+SHARED_IPV4 = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "iptoasn-ip2country-v4-20241107.tsv.gz"
 
 
 def duration(text: str) -> float:
@@ -212,7 +212,7 @@ def _study_text(result: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fencepost.plan", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m planner", description=__doc__)
     parser.add_argument("files", nargs="*", type=Path, help="range files (or a folder) as the loader would read them")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of tables")
     parser.add_argument("--within", type=duration, default=duration("10m"), help="target time to READY (10m)")

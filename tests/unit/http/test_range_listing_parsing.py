@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.paging import (
+from fencepost.core.space.addresses import TOP, V4, V6
+from fencepost.http.paging import (
     EVERYTHING,
     Cursor,
     ListingError,
@@ -17,7 +18,6 @@ from fencepost.core.paging import (
     parse_limit,
     parse_within,
 )
-from fencepost.core.space.addresses import TOP, V4, V6
 
 
 def test_within_is_a_strict_cidr_network() -> None:

@@ -13,20 +13,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fencepost.capacity.loaders import Invocations, StudyLoop
-from fencepost.capacity.modes import parse_mode
-from fencepost.capacity.placement import position
-from fencepost.capacity.simulation import CallLog, Simulation, Write
-from fencepost.capacity.table import TableModel
+from capacity.loaders import Invocations, StudyLoop
+from capacity.modes import parse_mode
+from capacity.placement import position
+from capacity.simulation import CallLog, Simulation, Write
+from capacity.table import TableModel
 from fencepost.core.folders.limits import Limits
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.formats.choice import read_ranges
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.space.addresses import V4
 from fencepost.core.versions.build import Collector, ProblemLog
-from fencepost.plan.loads import FINALIZE_SECONDS
-from fencepost.plan.local_build import Build
 from fencepost.settings import LOADER_CONCURRENCY, WRITE_THREADS
+from planner.loads import FINALIZE_SECONDS
+from planner.local_build import Build
 
 
 @dataclass(frozen=True, slots=True)

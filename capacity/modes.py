@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from fencepost.capacity.facts import (
+from capacity.facts import (
     ON_DEMAND_NEW_READ_UNITS,
     ON_DEMAND_NEW_WRITE_UNITS,
     PARTITION_READ_UNITS,

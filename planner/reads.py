@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from fencepost.capacity import facts
-from fencepost.capacity.facts import EVENTUAL_READ_COST
-from fencepost.capacity.modes import parse_mode
-from fencepost.capacity.partitions import Keyspace
-from fencepost.capacity.placement import position
+from capacity import facts
+from capacity.facts import EVENTUAL_READ_COST
+from capacity.modes import parse_mode
+from capacity.partitions import Keyspace
+from capacity.placement import position
 from fencepost.core.space.addresses import V4, parse_address
 from fencepost.core.storage.keys import range_pk
-from fencepost.plan.local_build import Build
 from fencepost.reading.range_cache import entry_bytes
 from fencepost.settings import CacheLimits
+from planner.local_build import Build
 
 SAMPLE: Final = 200_000  # lookups drawn to measure the shares and the cache's hit ratio
 ENTRY: Final = entry_bytes("XX")  # a cached stretch, at the range cache's own upper estimate

@@ -1,4 +1,4 @@
-"""``make plan`` (``python -m fencepost.plan``) on files it cannot plan: a clear error naming the file and why, exit
+"""``make plan`` (``python -m planner``) on files it cannot plan: a clear error naming the file and why, exit
 status 2, never a traceback."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fencepost.plan import __main__ as plan_cli
+from planner import __main__ as plan_cli
 
 
 def _plan(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str]:

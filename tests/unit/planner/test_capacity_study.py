@@ -1,6 +1,6 @@
 """The capacity model against the design's study, on the shared IPv4 file, in virtual time: Part 1's four loads with
 the study's loader and key layouts within 25% of its figures, Part 2's one-key reads; this project's loader, paced,
-near what the table allows with few calls throttled; and ``python -m fencepost.plan`` as a user runs it."""
+near what the table allows with few calls throttled; and ``python -m planner`` as a user runs it."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from collections import Counter, deque
 
 import pytest
 
-from fencepost.capacity.loaders import Invocations
-from fencepost.capacity.modes import parse_mode
-from fencepost.capacity.simulation import Simulation
-from fencepost.capacity.table import TableModel
-from fencepost.plan import __main__ as plan_cli
-from fencepost.plan.loads import CANDIDATES, cheapest_within, plan_mode
-from fencepost.plan.local_build import Build, read_build
-from fencepost.plan.study import study_loads, study_reads, study_rows
+from capacity.loaders import Invocations
+from capacity.modes import parse_mode
+from capacity.simulation import Simulation
+from capacity.table import TableModel
+from planner import __main__ as plan_cli
+from planner.loads import CANDIDATES, cheapest_within, plan_mode
+from planner.local_build import Build, read_build
+from planner.study import study_loads, study_reads, study_rows
 from tests.support import SMALL_FILE, V4_FILE
 
 

@@ -19,7 +19,7 @@ refused (a new table's partitions are unknown), then:
 Fresh items keep the order the build shuffled them in, so each partition keeps its share of the rate. Items sent
 back (``Work.defer``) wait for their key (``Backoff``: exponentially longer while it keeps refusing), spread over
 half that wait, and go again at most half a batch at a time. Nothing here sleeps or reads a clock of its own: time
-is passed in, so the simulation in ``fencepost.capacity`` runs the same code in virtual time.
+is passed in, so the simulation in ``capacity`` runs the same code in virtual time.
 """
 
 from __future__ import annotations

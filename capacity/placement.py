@@ -14,7 +14,7 @@ import math
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
-from fencepost.capacity.facts import EVENTUAL_READ_COST, READ_UNIT_BYTES, WRITE_UNIT_BYTES
+from capacity.facts import EVENTUAL_READ_COST, READ_UNIT_BYTES, WRITE_UNIT_BYTES
 
 HASH_SPACE: Final = 1 << 64
 SALT: Final = b""

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 
-from fencepost.capacity.placement import HASH_SPACE, LOWEST_SORT, Position
+from capacity.placement import HASH_SPACE, LOWEST_SORT, Position
 
 RECENT: int = 256  # positions kept per partition to find where a split for heat halves its traffic
 

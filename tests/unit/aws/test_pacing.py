@@ -1,6 +1,6 @@
-"""The loader's pacing (``fencepost.core.pacing``) and the writer that uses it (``fencepost.aws.dynamo.writer``), driven
-in virtual time against the capacity model: the rate finds what the table takes, cuts at the level DynamoDB names,
-refused keys wait while others go on, and no item is lost or written twice."""
+"""The loader's pacing (``fencepost.aws.dynamo.pacing``) and the writer that uses it (``fencepost.aws.dynamo.writer``),
+driven in virtual time against the capacity model: the rate finds what the table takes, cuts at the level DynamoDB
+names, refused keys wait while others go on, and no item is lost or written twice."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from capacity.modes import parse_mode
+from capacity.placement import position
+from capacity.table import TableModel
+from fencepost.aws.dynamo import pacing
+from fencepost.aws.dynamo.pacing import Backoff, Pacer, Work, table_level
 from fencepost.aws.dynamo.writer import BulkWriter, key_of
-from fencepost.capacity.modes import parse_mode
-from fencepost.capacity.placement import position
-from fencepost.capacity.table import TableModel
-from fencepost.core import pacing
-from fencepost.core.pacing import Backoff, Pacer, Work, table_level
 
 
 def test_a_first_refusal_far_above_what_the_table_took_cuts_to_what_it_took() -> None:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fencepost.capacity.placement import position, write_units
-from fencepost.capacity.simulation import Write
+from capacity.placement import position, write_units
+from capacity.simulation import Write
 from fencepost.core.folders.joins import folder_join
 from fencepost.core.folders.limits import Limits
 from fencepost.core.folders.rules import apply_rules

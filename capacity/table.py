@@ -17,10 +17,10 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from fencepost.capacity import facts
-from fencepost.capacity.modes import Mode
-from fencepost.capacity.partitions import Keyspace, Partition
-from fencepost.capacity.placement import Position
+from capacity import facts
+from capacity.modes import Mode
+from capacity.partitions import Keyspace, Partition
+from capacity.placement import Position
 
 
 @dataclass(frozen=True, slots=True)

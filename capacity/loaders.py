@@ -6,7 +6,7 @@
   time, each taking ``STUDY_CALL_SECONDS``.
 - ``Invocations``: this project's loader on AWS: the build's chunks on the data queue, taken by up to ``workers``
   invocations at once, each writing its chunk from ``threads`` threads. ``policy="adaptive"`` is the writer of
-  today (``fencepost.core.pacing``: one pacer per container, refused keys waiting while others go on);
+  today (``fencepost.aws.dynamo.pacing``: one pacer per container, refused keys waiting while others go on);
   ``policy="backoff"``: the writer before it (each thread retries its own batch after an exponential pause with
   full jitter, 50 ms doubling up to 5 s, and never slows down otherwise).
 """
@@ -18,9 +18,9 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from fencepost.capacity import facts
-from fencepost.capacity.simulation import CallLog, Simulation, Write
-from fencepost.core.pacing import Backoff, Pacer, Work, table_level
+from capacity import facts
+from capacity.simulation import CallLog, Simulation, Write
+from fencepost.aws.dynamo.pacing import Backoff, Pacer, Work, table_level
 
 BATCH = 25
 

@@ -8,14 +8,14 @@ from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from typing import Final
 
-from fencepost.capacity import prices
-from fencepost.capacity.loaders import Invocations
-from fencepost.capacity.modes import PREWARM_READ_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS, Mode, parse_mode
-from fencepost.capacity.partitions import Keyspace
-from fencepost.capacity.placement import key_hash
-from fencepost.capacity.simulation import Simulation, Write
-from fencepost.capacity.table import TableModel
-from fencepost.plan.local_build import Build
+from capacity import prices
+from capacity.loaders import Invocations
+from capacity.modes import PREWARM_READ_UNITS, WARM_READ_UNITS, WARM_WRITE_UNITS, Mode, parse_mode
+from capacity.partitions import Keyspace
+from capacity.placement import key_hash
+from capacity.simulation import Simulation, Write
+from capacity.table import TableModel
+from planner.local_build import Build
 
 FINALIZE_SECONDS: Final = 2.0  # the build's last chunk counted, its version switched live (a few table writes)
 CANDIDATES: Final = (
