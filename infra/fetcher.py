@@ -1,6 +1,6 @@
 """Sources: the fetch function, the schedule that starts a round of it every five minutes, and its four alarms.
 
-A round reads each folder's ``_source.json`` (``fencepost.sourcing``), checks the sources that are due, and writes a
+A round reads each folder's ``_source.json`` (``fencepost.sources``), checks the sources that are due, and writes a
 new release into the folder's ``_fetched/`` objects, which the bucket notifies to the loader as any upload. The
 function's role holds exactly the calls a round makes:
 
@@ -14,7 +14,7 @@ function's role holds exactly the calls a round makes:
 
 A round that fails is not retried (the next is five minutes away, and a source that failed is checked sooner:
 ``core.sources.schedule``). Rounds never overlap: each takes a lease in the ``#sources`` partition first
-(``fencepost.sourcing.rounds``), which works on any account (reserved concurrency would need room in the account's
+(``fencepost.sources.rounds``), which works on any account (reserved concurrency would need room in the account's
 quota, which a new account may not have). The alarms: a source whose checks failed three times in a row, and a
 source no check found current for three of its intervals (both from the function's metrics, ``SourcesFailing`` and
 ``SourcesStale``), the function failing, and the function not run for 15 minutes (from Lambda's own ``Invocations``:
@@ -35,7 +35,7 @@ from constructs import Construct
 
 from fencepost.core.storage.keys import SOURCES_PK
 from fencepost.core.storage.objects import FETCHED_FOLDER, SOURCE_NAME
-from fencepost.sourcing.outcomes import FAILING
+from fencepost.sources.outcomes import FAILING
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, silent
 from infra.functions import PythonFunction, own_metric

@@ -6,7 +6,7 @@ speed), so at the next start every dataset is built again from those objects; wi
 table in ``var/dynamodb`` (``local.storage``), and every dataset the table knows is checked against the objects
 actually in the bucket (unchanged ones are confirmed at once, emptied ones retire). Either way the datasets served
 always match the bucket. A dataset rolled back stays rolled back: its folder still holds what
-the rollback moved away from, which is no change (``fencepost.loading.planning``).
+the rollback moved away from, which is no change (``fencepost.loading.building``).
 """
 
 from __future__ import annotations

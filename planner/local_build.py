@@ -1,5 +1,6 @@
-"""A build made from local files exactly as the loader makes it from a folder: the same readers, settings, joins,
-rules, flattening and keys, and the same shuffled chunks; its items priced and placed for the capacity model."""
+"""A build made from local files exactly as the loader makes it from a folder: the same recipe (``loading.recipe``:
+readers, settings, joins, rules, the checks that refuse a build, flattening and keys) and the same shuffled chunks;
+its items priced and placed for the capacity model."""
 
 from __future__ import annotations
 
@@ -11,19 +12,17 @@ from typing import Any
 
 from capacity.placement import position, write_units
 from capacity.simulation import Write
-from fencepost.core.folders.joins import folder_join
 from fencepost.core.folders.limits import Limits
-from fencepost.core.folders.rules import apply_rules
 from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.lines import object_lines
-from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage import chunks
 from fencepost.core.storage.items import item_bytes
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.objects import SETTINGS_NAME
 from fencepost.core.versions.build import Pieces
 from fencepost.loading.reading import Reader
+from fencepost.loading.recipe import flatten, read_folder
 from fencepost.model import ObjectRef
 from fencepost.settings import CHUNK_ITEMS
 
@@ -96,12 +95,9 @@ def read_build(files: Sequence[Path], dataset: str, *, version: int = VERSION, c
         limits=limits,
     )
     objects = [ObjectRef(key, "", path.stat().st_size) for key, path in sorted(keys.items())]
-    join = folder_join(sorted(keys), settings.join, settings.locale)
-    read = reader.read(dataset, version, objects, settings.read_options, float("inf"), join=join)
-    read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
-    families = read.collector.families
-    pieces = {family: families[family].pieces(merge_neighbours=settings.merge_neighbours) for family in FAMILIES}
-    book = chunks.Book(families, pieces)
+    read = read_folder(reader, dataset, version, objects, settings, deadline=float("inf"))
+    flat = flatten(read, settings)
+    pieces, book = flat.pieces, flat.book
     runs = [run for run, _ in chunks.cut(book.shuffled(seed=version), chunk_items, book.encode)]  # as sent
     seconds = time.perf_counter() - started
     cut: list[list[Write]] = []
@@ -113,5 +109,4 @@ def read_build(files: Sequence[Path], dataset: str, *, version: int = VERSION, c
             ]
         )
     writes = [write for chunk in cut for write in chunk]
-    directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
-    return Build(dataset, version, read.rows, writes, cut, seconds, pieces, directories)
+    return Build(dataset, version, read.rows, writes, cut, seconds, pieces, flat.directories)

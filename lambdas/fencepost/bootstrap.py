@@ -19,7 +19,7 @@ from fencepost.settings import FetchSettings, LookupSettings
 if TYPE_CHECKING:
     from fencepost.http.app import Files, HttpApi
     from fencepost.http.export_routes import ExportRequests
-    from fencepost.sourcing.check import Checker
+    from fencepost.sources.check import Checker
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +78,8 @@ def source_checker(settings: FetchSettings) -> Checker:
     from fencepost.aws.secrets import SecretStore
     from fencepost.aws.source_folders import SourceBucket
     from fencepost.downloads import Fetcher, FetchPolicy
-    from fencepost.sourcing.check import Checker
-    from fencepost.sourcing.outcomes import CheckRules
+    from fencepost.sources.check import Checker
+    from fencepost.sources.outcomes import CheckRules
 
     policy = FetchPolicy(
         timeout=settings.timeout,

@@ -1,4 +1,4 @@
-"""A bucket's source folders, the table's source states and a secret store, in memory, for ``fencepost.sourcing``."""
+"""A bucket's source folders, the table's source states and a secret store, in memory, for ``fencepost.sources``."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from fencepost.core.storage.members import Position
-from fencepost.http.diff_routes import DiffCursor
+from fencepost.http.build_diff_routes import DiffCursor
 from fencepost.http.paging import Cursor
 from tests.support import LambdaContext, event
 

@@ -1,4 +1,4 @@
-"""The secret store (AWS Secrets Manager) as a source check reads it (``fencepost.sourcing.needs.Secrets``): a secret's
+"""The secret store (AWS Secrets Manager) as a source check reads it (``fencepost.sources.needs.Secrets``): a secret's
 text, or one field of a JSON secret, and the hosts its tag ``fencepost:hosts`` binds it to (``DescribeSecret``: the
 tags are the operator's, not the bucket's; ``fencepost.core.sources.bindings``). Read once per invocation; never
 logged, never stored."""

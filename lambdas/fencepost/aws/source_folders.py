@@ -1,4 +1,4 @@
-"""The bucket as a source check sees it (``fencepost.sourcing.needs.SourceFolders``): which folders have a
+"""The bucket as a source check sees it (``fencepost.sources.needs.SourceFolders``): which folders have a
 ``_source.json``, what their ``_fetched/`` folder holds, and writing a release into it."""
 
 from __future__ import annotations

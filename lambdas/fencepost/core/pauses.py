@@ -1,5 +1,5 @@
 """Pausing Python's cyclic garbage collector around work that builds millions of objects and no reference cycles:
-a build's rows (``loading.planning``), a MaxMind DB's search tree (``core.versions.mmdb_export``), and a
+a build's rows (``loading.building``), a MaxMind DB's search tree (``core.versions.mmdb_export``), and a
 function's cold start (``handlers``)."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from fencepost.aws.secrets import SecretStore
 from fencepost.bootstrap import source_checker
 from fencepost.observability import Observability
 from fencepost.settings import FetchSettings
-from fencepost.sourcing.outcomes import RoundUnderWay, clear_work, counts
+from fencepost.sources.outcomes import RoundUnderWay, clear_work, counts
 
 settings = FetchSettings.from_env()
 obs = Observability(service="fencepost-fetch", tracing=settings.tracing)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fencepost.core.storage.keys import DATASET_NAME_RULE
 from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAllowed, NotFound, ServiceError
+from fencepost.http.build_diff_routes import ChangeFiles, DiffListing
 from fencepost.http.cors import preflight
 from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings
-from fencepost.http.diff_routes import ChangeFiles, DiffListing
 from fencepost.http.index_route import answer_index
 from fencepost.http.lookup_routes import LookupRoutes
 from fencepost.http.paging import BETWEEN_TAG, decode_token
@@ -37,11 +37,11 @@ from fencepost.settings import LookupSettings
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
-    from fencepost.http.between_routes import VersionDiff
     from fencepost.http.console import Console
     from fencepost.http.export_routes import ExportLinks, ExportRequests, Exports
+    from fencepost.http.reverse_routes import WhereListing
     from fencepost.http.value_routes import ValueListing
-    from fencepost.http.where_routes import WhereListing
+    from fencepost.http.version_diff_routes import VersionDiff
     from fencepost.reading.indexes import IndexFiles, ValueIndexes
 
     class Files(ChangeFiles, IndexFiles, ExportLinks, Protocol):
@@ -146,7 +146,7 @@ class _RareRoutes:
 
     @functools.cached_property
     def between(self) -> VersionDiff:
-        from fencepost.http.between_routes import VersionDiff
+        from fencepost.http.version_diff_routes import VersionDiff
 
         budget, scan = self.settings.response_budget, self.settings.diff_scan
         in_flight = self.settings.batch_concurrency
@@ -156,7 +156,7 @@ class _RareRoutes:
 
     @functools.cached_property
     def where(self) -> WhereListing:
-        from fencepost.http.where_routes import WhereListing
+        from fencepost.http.reverse_routes import WhereListing
 
         return WhereListing(self.history, self.indexes, self.settings.response_budget)
 
@@ -251,7 +251,7 @@ def create_app(
 
 
 def _between(cursor: str | None) -> bool:
-    """Whether a diff's cursor pages the diff between two versions (``http.between_routes``)."""
+    """Whether a diff's cursor pages the diff between two versions (``http.version_diff_routes``)."""
     fields = None if cursor is None else decode_token(cursor, 10)
     return fields is not None and fields[0] == BETWEEN_TAG
 

@@ -33,7 +33,7 @@ from fencepost.core.storage.keys import is_dataset_name
 
 DEFAULT_LIMIT: Final = 100
 MAX_LIMIT: Final = 1000
-BETWEEN_TAG: Final = "b"  # the first field of a cursor of a diff between two versions (``http.between_routes``)
+BETWEEN_TAG: Final = "b"  # the first field of a cursor of a diff between two versions (``http.version_diff_routes``)
 MAX_CURSOR_CHARS: Final = 200  # a cursor with a 64-character name and an IPv6 start takes about 160
 MAX_WITHIN_CHARS: Final = 49  # the longest address text and "/128"
 MAX_VERSION: Final = (1 << 53) - 1

@@ -1,4 +1,4 @@
-"""The parameters of reverse lookups, declared once: read by their routes (``where_routes``, ``value_routes``) and
+"""The parameters of reverse lookups, declared once: read by their routes (``reverse_routes``, ``value_routes``) and
 by the route table (``routes``), which imports only this light module at cold start."""
 
 from __future__ import annotations

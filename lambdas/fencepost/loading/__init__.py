@@ -2,7 +2,7 @@
 
 1. ``changes``: a change in a folder (an S3 notification) counts a *request* on the dataset record and schedules
    a build message after a settle delay; only the latest request builds (a burst makes one build).
-2. ``planning`` and ``reading``: a build takes its number from the record's counter, lists the folder, and skips
+2. ``building`` and ``reading``: a build takes its number from the record's counter, lists the folder, and skips
    if the objects and ETags are those of the live version. Otherwise it reads every object and checks every row.
 3. ``publishing``: flattens the overlaps, writes the version's directory, and sends its pieces, shuffled across
    partitions, as chunk messages on the data queue (a build of one chunk is written at once instead).

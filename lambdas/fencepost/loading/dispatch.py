@@ -7,7 +7,7 @@
 - A step may hand its message back itself (``HandBack``), for instance a chunk not written by the deadline.
 - Any other error is not expected (a bug, or a request DynamoDB refuses as invalid): delivering the message again
   would meet it again. A chunk that meets one fails its build, with the error as the reason (a build message does
-  the same in ``planning``); other messages are logged with the stack and delivered again, until their queue's
+  the same in ``building``); other messages are logged with the stack and delivered again, until their queue's
   dead-letter queue takes them.
 """
 
@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fencepost.errors import DependencyUnavailable
+from fencepost.loading.building import Builder
 from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import Deletions
 from fencepost.loading.delivery import Delivery, HandBack, backoff
@@ -33,7 +34,6 @@ from fencepost.loading.messages import (
     WriteChunk,
     parse,
 )
-from fencepost.loading.planning import Planner
 from fencepost.loading.ports import Telemetry
 from fencepost.loading.writing import ChunkWriter
 
@@ -45,7 +45,7 @@ class Dispatcher:
         self,
         *,
         changes: Changes,
-        planner: Planner,
+        builder: Builder,
         writer: ChunkWriter,
         deletions: Deletions,
         exporter: Exporter,
@@ -61,7 +61,7 @@ class Dispatcher:
         self.steps: dict[type[Message], Step] = {
             QueueWired: self._wired,
             ObjectsChanged: lambda message, _: changes.on_changed(message),
-            BuildRequested: planner.on_build,
+            BuildRequested: builder.on_build,
             WriteChunk: writer.on_chunk,
             DeleteVersion: deletions.on_delete,
             ExportVersion: exporter.on_export,

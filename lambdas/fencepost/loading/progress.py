@@ -22,14 +22,22 @@ TOO_SLOW = (
 
 
 class LoadFailure(Exception):
-    """The load cannot go on; ``earlier`` are the row problems found before, which often explain it."""
+    """The load cannot go on; ``earlier`` are the row problems found before, which often explain it (``total``:
+    how many there were in all, counting this one; ``rows``: the ranges read before it)."""
 
     def __init__(
-        self, reason: str, *, object_key: str = "", line: int | None = None, earlier: Sequence[Problem] = ()
+        self,
+        reason: str,
+        *,
+        object_key: str = "",
+        line: int | None = None,
+        earlier: Sequence[Problem] = (),
+        total: int | None = None,
+        rows: int = 0,
     ) -> None:
         super().__init__(reason)
         self.problem = Problem(object_key, line, reason)
-        self.earlier = list(earlier)
+        self.earlier, self.total, self.rows = list(earlier), total, rows
 
     @property
     def problems(self) -> list[Problem]:

@@ -15,7 +15,6 @@ from typing import Protocol
 
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.problems import for_record
-from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage import chunks
 from fencepost.core.storage.keys import Directory
@@ -27,7 +26,8 @@ from fencepost.loading.going_live import GoLive
 from fencepost.loading.indexing import Indexer
 from fencepost.loading.messages import ExportVersion, WriteChunk
 from fencepost.loading.ports import Clock, LoadProgress, Outbox, Telemetry
-from fencepost.loading.reading import Read
+from fencepost.loading.reading import LoadFailure, Read
+from fencepost.loading.recipe import flatten
 from fencepost.loading.reports import Reports, iso
 from fencepost.loading.writing import ChunkWriter
 from fencepost.model import (
@@ -88,16 +88,13 @@ class Publisher:
         ``dated``: the date of the dated folder it is built from (``loading.backfilling``); ``accepted``: a person
         accepted these sources past the gates, once (the admin module's ``accept``). False when it failed."""
         folder = folder or FolderSettings()
-        families = read.collector.families
-        pieces = {family: families[family].pieces(merge_neighbours=folder.merge_neighbours) for family in FAMILIES}
-        book = chunks.Book(families, pieces)
-        directories = {family: families[family].directory(pieces[family]) for family in FAMILIES}
-        partitions = sum(len(directory.partitions) for directory in directories.values())
-        if partitions > read.limits.max_directory_partitions:
-            problems = [Problem("", None, read.limits.directory_too_large(partitions)), *read.problems.kept]
-            total = read.problems.total + 1
-            self.failures.fail_load(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
+        try:
+            flat = flatten(read, folder)
+        except LoadFailure as failure:
+            fail = self.failures.fail_load
+            fail(dataset, build, failure.problems, failure.total, rows=failure.rows, objects=objects, started=started)
             return False
+        families, pieces, directories, book = flat.families, flat.pieces, flat.directories, flat.book
         gates = folder.gates.unattended() if any(is_fetched(o.key) for o in objects) else folder.gates
         comparison = self.comparer.compare(
             dataset, build, families, pieces, baseline=baseline, gates=gates, columns=read.columns

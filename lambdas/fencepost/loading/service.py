@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fencepost.loading.backfilling import Backfill, DatedFolders, DatedHistory
+from fencepost.loading.building import Builder, BuildNumbers
 from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import BuildRecords, Deletions, LoadRecords, Sweeper, VersionItems
 from fencepost.loading.comparing import Comparer, Histories, PieceFiles, StoredVersions
@@ -16,7 +17,6 @@ from fencepost.loading.exporting import ExportedVersions, Exporter, ExportFiles
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import BillingMode, GoLive, LiveSwitch
 from fencepost.loading.indexing import Indexer, IndexFiles
-from fencepost.loading.planning import BuildNumbers, Planner
 from fencepost.loading.ports import Clock, Documents, Folder, LoadProgress, Outbox, Telemetry, Writer
 from fencepost.loading.publishing import BuildStarts, Publisher, VersionWrites
 from fencepost.loading.reading import Reader
@@ -123,7 +123,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
     return Finishing(deletions, failures, going_live, chunks, backfill)
 
 
-def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> Planner:
+def _builder(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> Builder:
     publisher = Publisher(
         comparer=Comparer(
             files=p.bucket, versions=p.versions, history=p.datasets, telemetry=p.telemetry, clock=p.clock
@@ -149,7 +149,7 @@ def _planner(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
         telemetry=p.telemetry,
         clock=p.clock,
     )
-    return Planner(
+    return Builder(
         datasets=p.datasets,
         builds=p.builds,
         folder=p.bucket,
@@ -200,7 +200,7 @@ class LoadingService:
         done = _finishing(p, s, reports, self.changes)
         self.dispatcher = Dispatcher(
             changes=self.changes,
-            planner=_planner(p, s, reports, done),
+            builder=_builder(p, s, reports, done),
             writer=done.chunks,
             deletions=done.deletions,
             exporter=Exporter(

@@ -125,8 +125,8 @@ def test_a_position_whose_piece_ends_before_the_resume_point_is_refused() -> Non
 
 
 def test_a_cursor_of_a_64_character_name_and_an_ipv6_address_fits() -> None:
-    from fencepost.http.between_routes import _decode, _encode
     from fencepost.http.paging import MAX_CURSOR_CHARS
+    from fencepost.http.version_diff_routes import _decode, _encode
 
     name = "n" * 64
     at = Resume(V6, (1 << 128) - 1, Position((1 << 48) - 1, 999), None)

@@ -14,8 +14,8 @@ from fencepost.core.storage.members import START, gzip_members
 from fencepost.core.storage.objects import pieces_key
 from fencepost.core.storage.piece_files import piece_lines
 from fencepost.core.versions.diff_walk import Resume, Step
-from fencepost.http.between_routes import VersionDiff
 from fencepost.http.budget import ResponseBudget
+from fencepost.http.version_diff_routes import VersionDiff
 from fencepost.model import VersionInfo
 from tests.support import family_ranges
 

@@ -1,5 +1,5 @@
-"""``GET /datasets/{name}/diff`` pages (``fencepost.http.diff_routes``) over builds of the loader's World: every change
-once, in order, at any page size and budget; the cursor pinned to its build; and every refusal."""
+"""``GET /datasets/{name}/diff`` pages (``fencepost.http.build_diff_routes``) over builds of the loader's World: every
+change once, in order, at any page size and budget; the cursor pinned to its build; and every refusal."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from fencepost.core.storage.members import MEMBER_LINES, Position
 from fencepost.core.storage.objects import changes_key
 from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
-from fencepost.http.diff_routes import DiffCursor, DiffListing, parse_diff_cursor
+from fencepost.http.build_diff_routes import DiffCursor, DiffListing, parse_diff_cursor
 from tests.fakes.world import World, loader_settings
 from tests.unit.core.test_version_diffs import V1, V2
 

@@ -6,7 +6,7 @@
 - ``serving``: what is served: the live pointers lookups read, and going live, rollback and retirement, each
   one transaction (``transactions``) of the record and the pointer;
 - ``builds``: build records (chunks counted once); ``versions``: headers and directories; ``history``: which
-  version was served when; ``feed_states``: what each source's last check found;
+  version was served when; ``source_states``: what each source's last check found;
 - ``probe``: the lookup's one Query; ``pieces``: range listing's reads; ``writer``: bulk writes, paced (not
   imported here: the lookup function never loads it).
 """
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from fencepost.aws.dynamo.builds import BuildTable
 from fencepost.aws.dynamo.client import Table, make_client
 from fencepost.aws.dynamo.datasets import DatasetTable
-from fencepost.aws.dynamo.feed_states import SourceStateTable
+from fencepost.aws.dynamo.lookup_query import RangeTable
 from fencepost.aws.dynamo.pieces import read_pieces
-from fencepost.aws.dynamo.probe import RangeTable
+from fencepost.aws.dynamo.source_states import SourceStateTable
 from fencepost.aws.dynamo.versions import VersionTable
 from fencepost.core.folders.backfill import Dated
 from fencepost.core.sources.schedule import SourceState

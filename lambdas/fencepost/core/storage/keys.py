@@ -22,7 +22,7 @@ Metadata items (PK starts with ``#``, which no dataset name can)::
     PK = "#h#ds"          SK = instant (ms)       the history: from that instant, that version is served
     PK = "#d#ds"          SK = date (epoch s)     a dated folder's sources and the version built from them
     PK = "#sources"       SK = dataset_id(name)   what a folder's source's last check found (core.sources)
-                          SK = -1                 the lease of the sources' rounds: one at a time (sourcing.rounds)
+                          SK = -1                 the lease of the sources' rounds: one at a time (sources.rounds)
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from fencepost.core.sources.schedule import Outcome
-from tests.unit.sourcing.world import RELEASE, World
+from tests.unit.sources.world import RELEASE, World
 
 
 def test_a_source_naming_a_secret_for_a_host_of_its_own_fails_and_sends_nothing(world: World) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 from fencepost.downloads import Fetcher, FetchPolicy
 from fencepost.downloads.destinations import Address
-from fencepost.sourcing.check import Checker
-from fencepost.sourcing.outcomes import CheckRules
+from fencepost.sources.check import Checker
+from fencepost.sources.outcomes import CheckRules
 from tests.fakes.sources import FakeSecrets, FakeSourceFolders, FakeSourceStates
 from tests.publisher import Publisher, lines
 

@@ -9,7 +9,7 @@ written.
 
 Each check has its own time (``CheckRules.check_seconds``, within the round's deadline): its downloads, checksums
 and unpacking stop when it is up, and the check is recorded FAILED saying so, so the round goes on to the next
-source. A round checks the sources longest unchecked first, one round at a time (``fencepost.sourcing.rounds``).
+source. A round checks the sources longest unchecked first, one round at a time (``fencepost.sources.rounds``).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from fencepost.core.sources.urls import public_url
 from fencepost.core.storage.objects import FolderError, fetched_prefix, release_key
 from fencepost.downloads import FetchError, OutOfTime, unpack
 from fencepost.errors import SecretUnavailable
-from fencepost.sourcing import rounds
-from fencepost.sourcing.needs import Downloads, Secrets, SourceFolders, SourceStates
-from fencepost.sourcing.outcomes import FAILING, NO_SOURCE, WORK_PREFIX, Checked, CheckRules
-from fencepost.sourcing.requests import Given, filled, given
+from fencepost.sources import rounds
+from fencepost.sources.needs import Downloads, Secrets, SourceFolders, SourceStates
+from fencepost.sources.outcomes import FAILING, NO_SOURCE, WORK_PREFIX, Checked, CheckRules
+from fencepost.sources.requests import Given, filled, given
 
 _SHA256 = re.compile(r"\b([0-9a-fA-F]{64})\b")
 
@@ -58,7 +58,7 @@ class Checker:
     def check_due(self) -> list[Checked]:
         """Every source whose check is due, one after the other, those checked longest ago first (their states read
         in one go), each within its own time (``CheckRules.check_seconds``); one round at a time
-        (``RoundUnderWay`` when another holds the lease: ``fencepost.sourcing.rounds``). The state of a source whose
+        (``RoundUnderWay`` when another holds the lease: ``fencepost.sources.rounds``). The state of a source whose
         ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's data until
         someone deletes them)."""
         with rounds.lease(self.states, self.clock(), self.deadline):

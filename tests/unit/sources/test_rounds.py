@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from fencepost.core.sources.schedule import Outcome, SourceState
-from fencepost.sourcing.outcomes import RoundUnderWay
+from fencepost.sources.outcomes import RoundUnderWay
 from tests.bombs import tar_bomb
 from tests.publisher import Publisher
-from tests.unit.sourcing.world import RELEASE, World
+from tests.unit.sources.world import RELEASE, World
 
 
 def test_archive_bombs_fail_with_a_reason_and_the_round_checks_the_next_source(site: Publisher, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The world of a source check (``tests.unit.sourcing.world``), its publisher serving for the test's length."""
+"""The world of a source check (``tests.unit.sources.world``), its publisher serving for the test's length."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.publisher import Publisher
-from tests.unit.sourcing.world import World
+from tests.unit.sources.world import World
 
 
 @pytest.fixture

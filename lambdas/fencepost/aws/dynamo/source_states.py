@@ -1,7 +1,7 @@
 """What each source's last check found (``core.sources.schedule.SourceState``): one item a dataset in the ``#sources``
 partition, its state as JSON (validators, the objects each download wrote, the counts), written by the fetch function
 and read by the lookup function's dataset listings (one Query for all of them). The same partition holds the lease of
-the sources' rounds (``fencepost.sourcing.rounds``): one item at ``SK = -1`` (a dataset's is never negative), taken
+the sources' rounds (``fencepost.sources.rounds``): one item at ``SK = -1`` (a dataset's is never negative), taken
 by a conditional put, given back by a conditional delete."""
 
 from __future__ import annotations

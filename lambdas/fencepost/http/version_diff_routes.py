@@ -37,7 +37,7 @@ from fencepost.errors import (
     check_dataset_name,
 )
 from fencepost.http.budget import ResponseBudget, cost
-from fencepost.http.diff_routes import ChangeFiles
+from fencepost.http.build_diff_routes import ChangeFiles
 from fencepost.http.paging import (
     BETWEEN_TAG,
     MAX_CURSOR_CHARS,

@@ -21,8 +21,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
 from fencepost.core.sources.schedule import SourceState
-from fencepost.sourcing.needs import SourceStates
-from fencepost.sourcing.outcomes import RoundUnderWay
+from fencepost.sources.needs import SourceStates
+from fencepost.sources.outcomes import RoundUnderWay
 
 LEASE_GRACE: Final = 60.0  # seconds a round's last check may still take to record what it found, past the deadline
 UNBOUNDED: Final = 900.0  # a round without a deadline holds its lease this long at most (Lambda's longest run)

@@ -49,7 +49,7 @@ class SourceStates(Protocol):
 
     def take_round(self, holder: str, now: int, until: int) -> bool:
         """Take the lease of the sources' rounds for ``holder`` until ``until`` (ms), unless another holds one that
-        has not expired at ``now``; whether it was taken (``fencepost.sourcing.rounds``)."""
+        has not expired at ``now``; whether it was taken (``fencepost.sources.rounds``)."""
         ...
 
     def end_round(self, holder: str) -> None:

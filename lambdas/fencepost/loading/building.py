@@ -8,13 +8,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fencepost.core.folders.fingerprint import fingerprint
-from fencepost.core.folders.joins import JoinError, folder_join
-from fencepost.core.folders.rules import RuleError, apply_rules, check_named
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.base import FileError
 from fencepost.core.pauses import gc_paused
-from fencepost.core.storage.items import ItemTooLarge
-from fencepost.core.storage.objects import FolderError, is_fetched, settings_keys
+from fencepost.core.storage.objects import FolderError, is_fetched
 from fencepost.core.versions.history import keep_until
 from fencepost.errors import DependencyUnavailable, NotLatestRequest, SupersededLoad
 from fencepost.loading.accepting import acceptance
@@ -25,6 +22,7 @@ from fencepost.loading.messages import BuildRequested
 from fencepost.loading.ports import BuildStates, Clock, Folder, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Read, Reader
+from fencepost.loading.recipe import read_folder
 from fencepost.model import BuildState, DatasetRecord, LoadStatus, ObjectRef, Problem
 
 
@@ -38,7 +36,7 @@ class BuildNumbers(LoadRecords, Protocol):
 
 
 @dataclass(kw_only=True, slots=True)
-class Planner:
+class Builder:
     datasets: BuildNumbers
     builds: BuildStates
     folder: Folder
@@ -191,40 +189,14 @@ class Planner:
         deadline: float,
         started: float,
     ) -> Read | None:
-        """The folder's rows, read and checked with its settings; None when the load failed (and was reported)."""
-        fail = self.failures.fail_load
+        """The folder's rows, read and checked with its settings (``loading.recipe``); None when the load failed
+        (and was reported: the report names the objects this build read)."""
         try:
-            join = folder_join([obj.key for obj in objects], settings.join, settings.locale)
-            read = self.reader.read(
-                dataset,
-                build,
-                objects,
-                settings.read_options,
-                deadline,
-                join=join,
-                max_unjoined=settings.max_unjoined_rows,
-            )
-            read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
-            check_named(read.columns, settings.index, "index")
-            check_named(read.columns, settings.numeric, "numeric")
-        except (JoinError, RuleError, ItemTooLarge) as error:  # a setting that cannot apply to these rows
-            problem = Problem(settings_keys(dataset)[-1], None, str(error))
-            fail(dataset, build, [problem], objects=objects, started=started)
+            return read_folder(self.reader, dataset, build, objects, settings, deadline=deadline)
+        except LoadFailure as failure:
+            fail = self.failures.fail_load
+            fail(dataset, build, failure.problems, failure.total, rows=failure.rows, objects=objects, started=started)
             return None
-        except LoadFailure as failure:  # the report names the objects this build read
-            fail(dataset, build, failure.problems, objects=objects, started=started)
-            return None
-        if read.problems.count > settings.max_invalid_rows:
-            allowed = settings.max_invalid_rows
-            summary = Problem("", None, f"{read.problems.count} invalid rows; the folder's settings allow {allowed}")
-            total = read.problems.total + 1
-            problems = [summary, *read.problems.kept]
-            fail(dataset, build, problems, total, rows=read.rows, objects=objects, started=started)
-            return None
-        if not len(read.collector):
-            fail(dataset, build, [Problem("", None, "the objects hold no ranges")], objects=objects, started=started)
-            return None
-        return read
 
     def _retire(self, dataset: str, build: int, record: DatasetRecord) -> None:
         try:

@@ -11,7 +11,7 @@ from fencepost.core.sources.bindings import DEFAULT_HOSTS
 from fencepost.core.sources.spec import Secret, Source
 from fencepost.core.sources.urls import public_url
 from fencepost.downloads import Credential, Request
-from fencepost.sourcing.needs import Secrets
+from fencepost.sources.needs import Secrets
 
 
 @dataclass(frozen=True, slots=True)

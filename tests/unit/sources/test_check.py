@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from fencepost.core.sources.schedule import Outcome
-from fencepost.sourcing.outcomes import clear_work, counts
-from tests.unit.sourcing.world import NEXT, RELEASE, World
+from fencepost.sources.outcomes import clear_work, counts
+from tests.unit.sources.world import NEXT, RELEASE, World
 
 
 def test_a_release_lands_then_an_unchanged_one_writes_nothing(world: World) -> None:
