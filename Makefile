@@ -19,7 +19,7 @@ NODE_STAMP := node_modules/.installed
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install run-install lint fmt test test-slow run rollback fetch bench fuzz plan clean
+.PHONY: help install run-install lint fmt test test-quick test-slow run rollback fetch bench fuzz plan clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -28,6 +28,7 @@ help:
 	@echo "                FAULTS=dynamodb.error=0.02,dynamodb.reset=0.01,dynamodb.slow=0.05@500ms,s3.error=0.01,s3.cut=0.01,loader.kill=1"
 	@echo "                injects faults on purpose (FAULTS_SEED=n repeats a run's decisions; docs/development.md)"
 	@echo "make test       install what is needed, then lint, type-check and run the test suite"
+	@echo "make test-quick lint, type-check and the unit tests: the edit loop (TEST_WORKERS=n sets the parallelism)"
 	@echo "make test-slow  the tests that load the full shared data files"
 	@echo "make bench      speed, memory and cost benchmarks, and a soak under injected faults (results in bench-results/)"
 	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
@@ -83,8 +84,16 @@ fmt: $(PY_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The suite runs on every core (pytest-xdist): each worker its own DynamoDB Local and moto server, a test file's tests
+# on one worker (their module fixtures shared); TEST_WORKERS=1 runs it in one process.
+TEST_WORKERS ?= auto
+XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile)
+
 test: install lint
-	$(BIN)/pytest -m "not slow" --durations=30
+	$(BIN)/pytest -m "not slow" $(XDIST) --durations=30
+
+test-quick: install lint
+	$(BIN)/pytest tests/unit -m "not slow" $(XDIST)
 
 test-slow: install
 	$(BIN)/pytest -m slow

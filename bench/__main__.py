@@ -39,7 +39,7 @@ from bench.processes import RESULTS
 from bench.report import Report
 from bench.timing import median, percentile
 from capacity import prices
-from fencepost.settings import CHUNK_ITEMS, WRITE_THREADS
+from fencepost.declared import CHUNK_ITEMS, WRITE_THREADS
 from infra import packaging
 from infra.settings import DeploySettings
 from infra.sizes import LOADER_MEMORY_MB, LOOKUP_MEMORY_MB

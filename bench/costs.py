@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from capacity import prices
-from fencepost.settings import LOOKUP
+from fencepost.declared import LOOKUP
 
 MILLION: Final = 1_000_000
 BATCH: Final = 100

@@ -23,8 +23,8 @@ from pathlib import Path
 from bench import synthetic
 from fencepost.core.space.addresses import FAMILIES, V6
 from fencepost.core.versions.exports import cidr_lines, csv_lines, encoded
+from fencepost.declared import LOOKUP
 from fencepost.loading.exporting import PART_BYTES
-from fencepost.settings import LOOKUP
 from tests.support import V4_FILE, family_ranges, read_tsv
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,9 +19,9 @@ from fencepost.core.storage.members import Position, gzip_members, lines_from
 from fencepost.core.storage.piece_files import PieceLine, parse_piece_line, piece_lines
 from fencepost.core.versions.diff_walk import Resume, Stop, walk
 from fencepost.core.versions.history import Timeline
+from fencepost.declared import LOOKUP
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.past import History
-from fencepost.settings import LOOKUP
 from tests.support import V4_FILE, family_ranges, read_tsv
 
 WEEKS = 520  # ten years of weekly versions: the longest history retain_days (3,650) keeps answerable

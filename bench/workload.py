@@ -28,10 +28,11 @@ from bench.report import mark
 from bench.timing import percentile
 from fencepost.aws.dynamo import Tables
 from fencepost.core.space.addresses import V4, format_address, parse_address
+from fencepost.declared import MIB
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
-from fencepost.settings import MIB, CacheLimits, LookupSettings, TableSettings
+from fencepost.settings import CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import EVENTS, LambdaContext, family_ranges
 

@@ -35,7 +35,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, REPORTS_PREFIX
-from fencepost.settings import LOADER
+from fencepost.declared import LOADER
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import PythonFunction, own_metric

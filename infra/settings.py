@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import Any, Final
 
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.declared import Setting
-from fencepost.settings import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, CacheLimits
+from fencepost.declared import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, Setting
+from fencepost.settings import CacheLimits, origins
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
 from infra.table_capacity import TableCapacity, table_capacity
@@ -115,9 +115,7 @@ class DeploySettings:
             raise SettingsError(f"removal must be 'retain' (the default) or 'destroy', not {removal!r}")
         rate_limit = whole(get, "rateLimit", RATE_LIMIT, low=1)
         burst_limit = whole(get, "burstLimit", BURST_LIMIT, low=1)
-        origins = tuple(o.strip() for o in text(get, "corsOrigins", "*").split(",") if o.strip())
-        if not origins:
-            raise SettingsError("corsOrigins must name at least one origin (comma separated) or '*'")
+        cors_origins = origins(text(get, "corsOrigins", "*"), "corsOrigins")
         alarm_email = text(get, "alarmEmail", "") or None
         if alarm_email is not None and "@" not in alarm_email:
             raise SettingsError(f"alarmEmail must be an email address, not {alarm_email!r}")
@@ -126,7 +124,7 @@ class DeploySettings:
             destroy_on_delete=removal == "destroy",
             rate_limit=rate_limit,
             burst_limit=burst_limit,
-            cors_origins=origins,
+            cors_origins=cors_origins,
             auth=choice(get, "auth", Auth, Auth.NONE),
             loader_concurrency=whole(get, "loaderConcurrency", LOADER_CONCURRENCY, low=2, high=1000),
             control_concurrency=whole(get, "controlConcurrency", CONTROL_CONCURRENCY, low=2, high=1000),

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-# The same figures as the CDK stack: five deliveries before a message goes to the dead-letter queue.
-MAX_RECEIVES = 5
+from fencepost.declared import LOADER
+
+# The same figure as the CDK stack (infra.loader): the deliveries before a message goes to the dead-letter queue.
+MAX_RECEIVES: int = LOADER["max_receives"].default
 VISIBILITY_TIMEOUT = 60  # local: the worker's invocations are short; AWS uses 6 x the loader's timeout
 
 

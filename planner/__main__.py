@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from fencepost.core.storage.objects import SETTINGS_NAME, FolderError
-from fencepost.declared import SettingsError
+from fencepost.declared import CHUNK_ITEMS, LOADER_CONCURRENCY, WRITE_THREADS, SettingsError
 from fencepost.loading.progress import LoadFailure
-from fencepost.settings import CHUNK_ITEMS, LOADER_CONCURRENCY, WRITE_THREADS
 from planner.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
 from planner.loads import plan_mode as simulate
 from planner.local_build import Build, read_build

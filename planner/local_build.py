@@ -21,10 +21,10 @@ from fencepost.core.storage.items import item_bytes
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.objects import SETTINGS_NAME
 from fencepost.core.versions.build import Pieces
+from fencepost.declared import CHUNK_ITEMS
 from fencepost.loading.reading import Reader
 from fencepost.loading.recipe import flatten, read_folder
 from fencepost.model import ObjectRef
-from fencepost.settings import CHUNK_ITEMS
 
 VERSION = 1
 

@@ -24,7 +24,7 @@ from fencepost.core.formats.choice import read_ranges
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.space.addresses import V4
 from fencepost.core.versions.build import Collector, ProblemLog
-from fencepost.settings import LOADER_CONCURRENCY, WRITE_THREADS
+from fencepost.declared import LOADER_CONCURRENCY, WRITE_THREADS
 from planner.loads import FINALIZE_SECONDS
 from planner.local_build import Build
 

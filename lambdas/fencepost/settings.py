@@ -1,146 +1,27 @@
-"""Every setting of the functions, declared once: its environment variable, default, bounds and meaning, and the
-CDK context key that sets it at deploy when it is a deployment choice.
-
-The functions read them once per cold start (nothing else reads ``os.environ``); ``infra/`` reads the same tables to
-check ``-c key=value`` and to write each function's environment. A new setting is one entry here and one field of
-the dataclass beside its table (a test checks that the two agree). The loader's limits, which a folder may also
-lower, are declared the same way in ``fencepost.core.folders.limits``.
-"""
+"""The functions' settings read into typed values, once per cold start (nothing else reads ``os.environ``): one
+dataclass per function, each field beside its entry in the tables of ``fencepost.declared`` (a test checks that the
+two agree)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
 from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
-from fencepost.declared import Setting, SettingsError
-
-MIB: Final = 1024 * 1024
-
-
-# Shared by both functions: the loader waits this long after a switch before an old version may go.
-CACHE_TTL: Final = Setting(
-    "CACHE_TTL_SECONDS", 60.0, 0.0, 3600.0, "seconds a container caches a dataset's live version"
+from fencepost.declared import (
+    CACHE_TTL,
+    CACHES,
+    DELETE_GRACE,
+    DELETE_MARGIN,
+    FETCH,
+    LOADER,
+    LOOKUP,
+    Setting,
+    SettingsError,
 )
-TRACING: Final = Setting("TRACING", False, doc="X-Ray tracing (costs ~100 ms of cold start)", context="tracing")
-
-LOOKUP: Final[dict[str, Setting[Any]]] = {
-    "default_dataset": Setting("DEFAULT_DATASET", "default", doc="the dataset a lookup without dataset= reads"),
-    "cache_ttl": CACHE_TTL,
-    "max_age": Setting("CACHE_MAX_AGE_SECONDS", 300, 0, 31_536_000, "Cache-Control max-age of a lookup's answer"),
-    "max_batch": Setting("MAX_BATCH", 100, 1, 1000, "addresses one POST /lookup may ask"),
-    "batch_concurrency": Setting("BATCH_CONCURRENCY", 16, 1, 64, "Queries one request runs at once"),
-    "log_addresses": Setting(
-        "LOG_ADDRESSES", False, doc="log looked-up and callers' addresses (personal data)", context="logAddresses"
-    ),
-    "tracing": TRACING,
-    "read_timeout": Setting("DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, 0.1, 60.0, "a slow table becomes a fast 503"),
-    "response_budget": Setting(
-        "RESPONSE_BUDGET_BYTES",
-        4_500_000,
-        1_000_000,  # room for a full batch of brief answers to the largest request body (64 KB)
-        6_000_000,  # Lambda's 6,291,556 bytes, less the response's own envelope and headers
-        "bytes an answer may take (fencepost.http.budget)",
-        context="responseBudgetBytes",
-    ),
-    "metrics_interval": Setting(
-        "METRICS_INTERVAL_SECONDS",
-        0.0,
-        0.0,
-        3600.0,
-        "seconds between metric lines (0: one per invocation)",
-        deployed=60.0,
-    ),
-    "mmdb_export_ranges": Setting(
-        "MMDB_EXPORT_MAX_RANGES", 500_000, 0, 5_000_000, "ranges a MaxMind DB export may hold"
-    ),
-    "diff_scan": Setting(
-        "DIFF_SCAN_PIECES",
-        100_000,  # about 0.5 s of a page on 2 cores (docs/performance.md), 2 s on the lookup's share of a core
-        1_000,
-        300_000,  # inside the lookup function's 10 s timeout, with its 512 MB's share of a core
-        "unchanged stretches one page of a diff between two versions may walk",
-    ),
-}
-
-CACHES: Final[dict[str, Setting[Any]]] = {
-    "live_entries": Setting(
-        "LIVE_CACHE_ENTRIES",
-        1024,
-        1,
-        1_000_000,
-        "live pointers kept; as many again for unknown names",
-        "liveCacheEntries",
-    ),
-    "negative_ttl": Setting(
-        "NEGATIVE_CACHE_TTL_SECONDS",
-        5.0,
-        0.0,
-        3600.0,
-        "seconds an unknown name is answered from cache",
-        "negativeCacheTtl",
-    ),
-    "version_entries": Setting(
-        "VERSION_CACHE_ENTRIES", 128, 1, 100_000, "versions (columns and directory) kept", "versionCacheEntries"
-    ),
-    "version_bytes": Setting(
-        "VERSION_CACHE_BYTES", 64 * MIB, MIB, 8 * 1024 * MIB, "their estimated size, together", "versionCacheBytes"
-    ),
-    "range_bytes": Setting(
-        "RANGE_CACHE_BYTES", 128 * MIB, 0, 8 * 1024 * MIB, "answered stretches kept; 0 turns it off", "rangeCacheBytes"
-    ),
-    # 64 MB: about 300,000 distinct values of indexed columns (reading.caches.index_bytes)
-    "index_bytes": Setting("INDEX_CACHE_BYTES", 64 * MIB, MIB, 8 * 1024 * MIB, "value indexes kept", "indexCacheBytes"),
-}
-
-LOADER: Final[dict[str, Setting[Any]]] = {
-    "cache_ttl": CACHE_TTL,
-    "settle_seconds": Setting("SETTLE_SECONDS", 10, 0, 900, "changes to a folder within this long make one build"),
-    "chunk_items": Setting("CHUNK_ITEMS", 5000, 1, 100_000, "items of a chunk message"),
-    "write_threads": Setting("WRITE_THREADS", 8, 1, 64, "BatchWriteItem calls each invocation keeps in flight"),
-    "write_rate": Setting(
-        "WRITE_RATE", 0.0, 0.0, 1_000_000.0, "items a second per invocation at most; 0: no ceiling", "writeRate"
-    ),
-    "write_pacing": Setting("WRITE_PACING", True, doc="pace writes to what the table takes (aws.dynamo.pacing)"),
-    "max_receives": Setting("MAX_RECEIVES", 5, 1, 1000, "the queue's maxReceiveCount: a chunk's last delivery"),
-    "deadline_margin": Setting("DEADLINE_MARGIN_SECONDS", 20.0, 0.0, 600.0, "seconds kept back from the time limit"),
-    "retry_base": Setting("RETRY_BASE_SECONDS", 5.0, 0.0, 300.0, "a handed-back message returns after base x 2^n s"),
-    "stall_seconds": Setting("STALL_SECONDS", 1800, 1, 86_400, "a load without progress this long is failed"),
-    "writer_timeout": Setting(
-        "WRITER_TIMEOUT_SECONDS", 900.0, 0.0, 900.0, "an abandoned build's writers may write this long (the timeout)"
-    ),
-    "tracing": TRACING,
-}
-
-FETCH: Final[dict[str, Setting[Any]]] = {
-    "least_every": Setting("SOURCE_MIN_EVERY_SECONDS", 300, 1, 86_400, "the shortest interval a source may ask"),
-    "https_only": Setting("SOURCE_HTTPS_ONLY", True, doc="fetch https addresses only, and follow redirects to https"),
-    # Publishers on this machine (make run's, the tests'): never on AWS, where loopback is the Lambda runtime API.
-    "allow_loopback": Setting("SOURCE_ALLOW_LOOPBACK", False, doc="sources may point to loopback addresses"),
-    "timeout": Setting("FETCH_TIMEOUT_SECONDS", 30.0, 1.0, 300.0, "seconds to connect, and between two reads"),
-    "attempts": Setting("FETCH_ATTEMPTS", 4, 1, 10, "tries of a download that fails with a 5xx, a 429 or no answer"),
-    "max_wait": Setting("FETCH_MAX_WAIT_SECONDS", 120.0, 0.0, 600.0, "the longest Retry-After a check waits"),
-    # A round starts every 5 minutes: it stops starting checks, and its downloads stop, before the next one starts.
-    "round_seconds": Setting("FETCH_ROUND_SECONDS", 240.0, 10.0, 840.0, "seconds a scheduled round may take"),
-    # Half a round: a source that takes all its time (a publisher that trickles, an archive bomb) leaves the other
-    # half to the sources after it, which the next round checks first anyway.
-    "check_seconds": Setting("FETCH_CHECK_SECONDS", 120.0, 1.0, 840.0, "seconds one check may take"),
-    "tracing": TRACING,
-}
-
-# No warm lookup may still read a version it cached: an old version goes the TTL plus this long after its switch.
-DELETE_GRACE: Final = Setting("DELETE_GRACE_SECONDS", 0.0, 0.0, 86_400.0, "seconds after a switch an old version goes")
-DELETE_MARGIN: Final = 15 * 60.0
-
-# The loader's shape, declared once for the stack, the function and the planner: the data queue's concurrent
-# invocations (chunk writes and deletions; Lambda's minimum for an SQS event source is 2: ten give a pre-warmed
-# table enough parallel writers and leave most of an account's default 1,000 concurrent executions to lookups).
-LOADER_CONCURRENCY: Final = 10
-WRITE_THREADS: Final[int] = LOADER["write_threads"].default
-CHUNK_ITEMS: Final[int] = LOADER["chunk_items"].default
 
 
 def _required(env: Mapping[str, str], name: str, what: str) -> str:
@@ -219,10 +100,15 @@ class LookupSettings:
         )
 
 
-def origins(raw: str) -> tuple[str, ...]:
-    """``CORS_ORIGINS``: comma-separated origins, ``*`` when none."""
+def origins(raw: str, name: str = "CORS_ORIGINS") -> tuple[str, ...]:
+    """Comma-separated origins (``CORS_ORIGINS``, and the deploy's ``corsOrigins``): ``*`` when empty; a list of
+    commas alone names none, and is refused."""
+    if not raw.strip():
+        return ("*",)
     named = tuple(origin.strip() for origin in raw.split(",") if origin.strip())
-    return named or ("*",)
+    if not named:
+        raise SettingsError(f"{name} must name at least one origin (comma separated) or '*'")
+    return named
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,18 +9,8 @@ from typing import Any
 
 import pytest
 
-from fencepost.declared import Setting, SettingsError
-from fencepost.settings import (
-    CACHES,
-    FETCH,
-    LOADER,
-    LOOKUP,
-    CacheLimits,
-    FetchSettings,
-    LoaderSettings,
-    LookupSettings,
-    TableSettings,
-)
+from fencepost.declared import CACHES, FETCH, LOADER, LOOKUP, Setting, SettingsError
+from fencepost.settings import CacheLimits, FetchSettings, LoaderSettings, LookupSettings, TableSettings
 
 STRUCTURE = {
     "table",

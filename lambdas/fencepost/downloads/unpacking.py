@@ -31,10 +31,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Final, cast
 
+from fencepost.downloads.bodies import CHUNK
 from fencepost.downloads.bounds import Budget, FetchError, said
 
 MAX_ENTRIES: Final = 10_000
-CHUNK: Final = 1 << 20
 # A release's members together are read by one build, which reads at most MAX_BUILD_BYTES (by default max_bytes), so
 # a release needs about 1x max_bytes decompressed for what it keeps; 4x leaves three times that for the members
 # skipped on the way (licences, readmes, other languages' Locations files), and with the download itself (at most

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
-from fencepost.settings import LOOKUP
+from fencepost.declared import LOOKUP
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Final, Protocol, TypeGuard
 
 from fencepost.core.storage.keys import is_dataset_name
-from fencepost.core.storage.members import MEMBER_LINES, START, MemberError, Position, lines_from
+from fencepost.core.storage.members import MAX_OFFSET, MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.storage.objects import changes_key
 from fencepost.errors import (
     CursorExpired,
@@ -31,7 +31,6 @@ from fencepost.http.responses import json_text
 from fencepost.model import DatasetRecord
 
 _TAG: Final = "diff"  # a cursor of ``GET /ranges`` is never taken for one of these
-_MAX_OFFSET: Final = 1 << 48
 
 
 class ChangeFiles(Protocol):
@@ -62,7 +61,7 @@ def parse_diff_cursor(token: str, dataset: str) -> DiffCursor:
         raise InvalidRequest(f"invalid cursor: it pages dataset {name!r}, not {dataset[:80]!r}")
     if not (_whole(version) and _whole(offset) and _whole(index)):
         raise refused
-    if not (1 <= version <= MAX_VERSION and 0 <= offset < _MAX_OFFSET and 0 <= index < MEMBER_LINES):
+    if not (1 <= version <= MAX_VERSION and 0 <= offset < MAX_OFFSET and 0 <= index < MEMBER_LINES):
         raise refused
     return DiffCursor(name, version, Position(offset, index))
 

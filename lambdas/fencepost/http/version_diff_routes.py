@@ -20,7 +20,7 @@ from concurrent.futures import Executor
 from typing import Final
 
 from fencepost.core.space.addresses import FAMILIES, TOP, V4, format_address
-from fencepost.core.storage.members import MEMBER_LINES, START, MemberError, Position, lines_from
+from fencepost.core.storage.members import MAX_OFFSET, MEMBER_LINES, START, MemberError, Position, lines_from
 from fencepost.core.storage.objects import pieces_key
 from fencepost.core.storage.piece_files import PieceLine, parse_piece_line
 from fencepost.core.versions.diff_walk import Resume, Step, Stop, walk
@@ -54,7 +54,6 @@ from fencepost.reading.past import History
 
 TAG: Final = BETWEEN_TAG  # (short, as the name's digest: a cursor with an IPv6 address fits MAX_CURSOR_CHARS)
 _END: Final = -1  # a file read to its end, in a cursor
-_MAX_OFFSET: Final = 1 << 48
 _KINDS: Final = {(False, True): "added", (True, False): "removed", (True, True): "changed"}
 
 
@@ -86,7 +85,7 @@ def _decode(token: str, dataset: str) -> tuple[tuple[int, int], Resume]:
     for offset, line in (places[:2], places[2:]):
         if offset == _END:
             positions.append(None)
-        elif 0 <= offset < _MAX_OFFSET and 0 <= line < MEMBER_LINES:
+        elif 0 <= offset < MAX_OFFSET and 0 <= line < MEMBER_LINES:
             positions.append(Position(offset, line))
         else:
             raise refused

@@ -8,7 +8,7 @@ from collections import Counter
 
 from bench import workload
 from fencepost.core.space.addresses import parse_address
-from fencepost.settings import MIB
+from fencepost.declared import MIB
 from tests.support import V4_FILE, read_tsv
 
 ROWS = read_tsv(V4_FILE, 3000)

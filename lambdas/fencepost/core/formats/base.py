@@ -19,6 +19,9 @@ from fencepost.core.formats.problems import Problem
 from fencepost.core.space.addresses import MAPPED_FIRST, MAPPED_LAST, V6, unmapped
 from fencepost.core.storage.items import oversized_metadata
 
+# A range as a line format reads it: family, first address, last address, metadata
+Record = tuple[int, int, int, tuple[str, ...]]
+
 # Every CSV reader (range files, join tables) reads cells this large; a 1 MiB cell can never fit an item anyway.
 csv.field_size_limit(1 << 20)
 

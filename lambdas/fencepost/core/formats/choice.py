@@ -21,11 +21,11 @@ from fencepost.core.formats.archives import ARCHIVE_SUFFIXES, MMDB_SUFFIXES
 from fencepost.core.formats.base import FileSummary, ProblemSink, RangeSink, ReadOptions, text_lines
 from fencepost.core.formats.columns import read_columns
 from fencepost.core.formats.linefiles import LineFormat
+from fencepost.core.formats.netsets import COMMENTS
 
 WHOLE_SUFFIXES: Final = MMDB_SUFFIXES + ARCHIVE_SUFFIXES
 # In the order they are tried: a list line is no RIR line, and a JSON object neither.
 LINE_FORMATS: Final = (linefiles.RIR, linefiles.LIST, linefiles.DROP_JSON)
-COMMENTS: Final = ("#", ";")
 MAX_LEADING_COMMENTS: Final = 10_000  # comment lines before the first entry (FireHOL headers run to ~100)
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from fencepost.core.formats.base import Record
 from fencepost.core.formats.cells import RowError, network
 
 COLUMNS: Final = ("sblid", "rir")
 DELIMITER: Final = ""  # none: each line is a JSON object
-
-Record = tuple[int, int, int, tuple[str, ...]]  # family, first, last, metadata
 
 
 def _object(line: str) -> dict[str, Any] | None:

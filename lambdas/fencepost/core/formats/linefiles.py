@@ -20,14 +20,13 @@ from fencepost.core.formats.base import (
     ProblemSink,
     RangeSink,
     ReadOptions,
+    Record,
     add_range,
     check_size,
     metadata_names,
 )
 from fencepost.core.formats.cells import RowError
 from fencepost.core.formats.problems import Problem
-
-Record = tuple[int, int, int, tuple[str, ...]]  # family, first, last, metadata
 
 
 class LineFormat(NamedTuple):

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Final
 
+from fencepost.core.formats.base import Record
 from fencepost.core.formats.cells import RowError, boundary, network
 from fencepost.core.space.addresses import AddressError, parse_boundary
 
 COLUMNS: Final = ("comment",)
 DELIMITER: Final = ";"  # between a network and its comment
 COMMENTS: Final = ("#", ";")
-
-Record = tuple[int, int, int, tuple[str, ...]]  # family, first, last, metadata
 
 
 def _parts(line: str) -> tuple[str, str] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from fencepost.core.formats.base import Record
 from fencepost.core.formats.cells import RowError, boundary, is_integer, network, whole
 from fencepost.core.space.addresses import TOP, V4, V6
 
@@ -18,8 +19,6 @@ COLUMNS: Final = ("registry", "cc", "date", "status", "opaque_id")
 DELIMITER: Final = "|"
 _TYPES: Final = frozenset({"ipv4", "ipv6", "asn"})
 _VERSION: Final = re.compile(r"[0-9]+(?:\.[0-9]+)*")  # "2", "2.3": no registry is named by digits
-
-Record = tuple[int, int, int, tuple[str, ...]]  # family, first, last, metadata
 
 
 def _is_version(fields: list[str]) -> bool:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Final, NamedTuple
 
 MEMBER_LINES: Final = 1000
+# The largest member offset a cursor may name: past any object S3 keeps (5 TB is under 2**43)
+MAX_OFFSET: Final = 1 << 48
 _GZIP: Final = 16 + zlib.MAX_WBITS  # zlib's window bits for a gzip header and trailer
 _READ: Final = 64 * 1024
 
