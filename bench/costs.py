@@ -17,6 +17,7 @@ from typing import Final
 
 from capacity import prices
 from fencepost.declared import LOOKUP
+from fencepost.observability import LOOKUP_SERVICE
 
 MILLION: Final = 1_000_000
 BATCH: Final = 100
@@ -170,7 +171,7 @@ def metric_line_bytes() -> int:
 
     from fencepost.observability import HandlerMetrics
 
-    metrics = HandlerMetrics(namespace="Fencepost", service="fencepost-lookup", level="WARN")
+    metrics = HandlerMetrics(namespace="Fencepost", service=LOOKUP_SERVICE, level="WARN")
     for name in ("Lookups", "Found", "NotFound"):
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
     return len(metrics.line())

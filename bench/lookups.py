@@ -23,6 +23,7 @@ from botocore.config import Config
 from fencepost.aws.dynamo import Tables
 from fencepost.core.space.addresses import V4, format_address
 from fencepost.core.storage.keys import range_pk
+from fencepost.observability import LOOKUP_SERVICE
 from fencepost.reading.lookup import Lookup
 from local.dynamodb import local_client, local_resource
 from local.stack import LocalStack
@@ -90,7 +91,7 @@ def run(
         events.append(event)
     reference = reference_handler(endpoint, reference_table)
     handler = stack.lookup.handler
-    context = LambdaContext("fencepost-lookup", 10)
+    context = LambdaContext(LOOKUP_SERVICE, 10)
 
     def floor(index: int) -> None:
         pk, bound = probes[index]

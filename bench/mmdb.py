@@ -3,7 +3,7 @@
 The file is generated once (``mmdb-writer``'s tree, filled directly: its own ``insert_network`` takes ~130 us a
 network) and kept in ``bench-results/``: IPv4 networks in the ``::/96`` subtree with 6to4, Teredo and mapped
 aliases pointing to it (as MaxMind's files have), IPv6 networks, and GeoLite2-City-like records shared by many
-networks. A fresh process then reads it as the loader does (``core.mmdb.read_mmdb`` into a ``Collector``) and
+networks. A fresh process then reads it as the loader does (``core.formats.mmdb.read_mmdb`` into a ``Collector``) and
 flattens both families (``FamilyRanges.pieces``), reporting seconds and its peak resident memory (``VmHWM``).
 """
 

@@ -31,7 +31,7 @@ from fencepost.core.storage.objects import index_key, values_key
 from fencepost.core.versions.exports import Marker
 from fencepost.core.versions.value_index import build_index, directory_bytes
 from fencepost.http.app import create_app
-from fencepost.observability import Observability
+from fencepost.observability import LOOKUP_SERVICE, Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
@@ -117,7 +117,7 @@ def pages(objects: dict[str, bytes]) -> Pages:
     store.publish("geo", 1, family_ranges(read_tsv(V4_FILE)), ["country"], indexed=("country",))
     bucket = CountingBucket(objects)
     settings = LookupSettings(table=TableSettings("bench"))
-    obs = Observability(service="fencepost-lookup", tracing=False)
+    obs = Observability(service=LOOKUP_SERVICE, tracing=False)
     api = create_app(settings, Lookup(store, settings.cache_ttl), _NoListings(), obs, files=lambda: bucket)
     context = LambdaContext()
 

@@ -24,7 +24,7 @@ from fencepost.core.storage.items import Slice
 from fencepost.core.versions.history import Timeline
 from fencepost.http.app import create_app
 from fencepost.model import BuildRecord, DatasetRecord
-from fencepost.observability import Observability
+from fencepost.observability import LOOKUP_SERVICE, Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
@@ -103,7 +103,7 @@ def measure(lookups: int = 300, delay: float = 0.005, rows: int = 20_000, seed: 
     store = build_store(data, delay)
     # The range cache off: this section measures the Queries of several datasets running at once (section 6 the cache)
     settings = LookupSettings(table=TableSettings("bench"), caches=CacheLimits(range_bytes=0))
-    obs = Observability(service="fencepost-lookup", tracing=False)
+    obs = Observability(service=LOOKUP_SERVICE, tracing=False)
     api = create_app(settings, Lookup(store, settings.cache_ttl, limits=settings.caches), _NoListings(), obs)
 
     def handle(request: dict[str, Any], context: Any) -> dict[str, Any]:  # as fencepost.handlers.lookup does

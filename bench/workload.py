@@ -30,7 +30,7 @@ from fencepost.aws.dynamo import Tables
 from fencepost.core.space.addresses import V4, format_address, parse_address
 from fencepost.declared import MIB
 from fencepost.http.app import create_app
-from fencepost.observability import Observability
+from fencepost.observability import LOOKUP_SERVICE, Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
@@ -102,7 +102,7 @@ def latencies(endpoint_client: Any, table: str, dataset: str, rows: list[list[st
     on (each call sorted into hit or miss by the cache's own count)."""
     template = json.loads((EVENTS / "lookup-get.json").read_text())
     drawn = addresses(rows, "zipf", samples, seed=29)
-    obs = Observability(service="fencepost-lookup", tracing=False)
+    obs = Observability(service=LOOKUP_SERVICE, tracing=False)
     context = LambdaContext()
     out: dict[str, list[float]] = {"cache off": [], "cache on, hit": [], "cache on, miss": []}
     for range_bytes in (0, 128 * MIB):

@@ -35,6 +35,7 @@ from constructs import Construct
 
 from fencepost.core.storage.keys import SOURCES_PK
 from fencepost.core.storage.objects import FETCHED_FOLDER, SOURCE_NAME
+from fencepost.observability import FETCH_SERVICE
 from fencepost.sources.outcomes import FAILING
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, silent
@@ -47,7 +48,7 @@ TIMEOUT: Final = cdk.Duration.minutes(15)  # downloads of hundreds of MB, with r
 MEMORY_MB: Final = 512  # downloads are streamed to /tmp and hashed as they come; archives unpacked a chunk at a time
 # /tmp holds a download and the members kept of it, each at most the loader's MAX_OBJECT_BYTES (512 MiB by default)
 EPHEMERAL_MB: Final = 3072
-METRICS_SERVICE: Final = "fencepost-fetch"
+METRICS_SERVICE: Final = FETCH_SERVICE
 
 
 class Sources(Construct):

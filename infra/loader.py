@@ -36,6 +36,7 @@ from constructs import Construct
 
 from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, REPORTS_PREFIX
 from fencepost.declared import LOADER
+from fencepost.observability import LOADER_SERVICE
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
 from infra.functions import PythonFunction, own_metric
@@ -55,7 +56,7 @@ VISIBILITY_TIMEOUT: Final = cdk.Duration.minutes(TIMEOUT.to_minutes() * 6)
 MAX_RECEIVES: Final[int] = LOADER["max_receives"].default
 SWEEP_EVERY: Final = cdk.Duration.minutes(5)
 # The service dimension of the loader's own metrics (its handler's Observability): LoadsFailed, LoadsStalled.
-METRICS_SERVICE: Final = "fencepost-loader"
+METRICS_SERVICE: Final = LOADER_SERVICE
 
 
 class Loader(Construct):

@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from fencepost.observability import LOOKUP_SERVICE
+
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 Local = Callable[[], Any]  # a document only the local stack has (``GET /local/...``), as JSON
 
@@ -69,7 +71,7 @@ def to_event(method: str, target: str, headers: dict[str, str], body: bytes, sou
 
 
 class _Context:
-    function_name = "fencepost-lookup"
+    function_name = LOOKUP_SERVICE
     function_version = "$LATEST"
     memory_limit_in_mb = 512
     invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:fencepost-lookup"

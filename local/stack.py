@@ -15,6 +15,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from fencepost.observability import FETCH_SERVICE, LOADER_SERVICE, LOOKUP_SERVICE
 from local.capacity import CapacityFront
 from local.child_workers import ChildWorkers
 from local.config import Environ, StackConfig, environment
@@ -177,13 +178,13 @@ class LocalStack:
     def _sweep(self) -> None:
         assert self.loader is not None
         self.loader.handler(
-            {"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext("fencepost-loader", 60)
+            {"source": "aws.events", "detail-type": "Scheduled Event"}, LambdaContext(LOADER_SERVICE, 60)
         )
 
     def check_sources(self, event: dict[str, Any] | None = None) -> dict[str, Any]:
         """One round of the sources as the schedule starts it on AWS (or one dataset's: ``{"dataset": name}``)."""
         assert self.fetch is not None
-        result: dict[str, Any] = self.fetch.handler(event or {}, LambdaContext("fencepost-fetch", 300))
+        result: dict[str, Any] = self.fetch.handler(event or {}, LambdaContext(FETCH_SERVICE, 300))
         return result
 
     def stop(self) -> None:
@@ -232,5 +233,5 @@ class LocalStack:
 
         assert self.lookup is not None
         event = to_event("GET", f"/datasets/{name}", {}, b"", "127.0.0.1")
-        response = self.lookup.handler(event, LambdaContext("fencepost-lookup", 10))
+        response = self.lookup.handler(event, LambdaContext(LOOKUP_SERVICE, 10))
         return json.loads(response["body"]) if response["statusCode"] == 200 else None

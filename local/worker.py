@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from fencepost.observability import LOADER_SERVICE
 from local.resources import queue_depth
 
 Handler = Callable[[dict[str, Any], Any], Any]
@@ -42,7 +43,7 @@ class SqsWorker:
         *,
         batch_size: int = 1,
         timeout: float = 900.0,
-        function_name: str = "fencepost-loader",
+        function_name: str = LOADER_SERVICE,
     ) -> None:
         self.sqs = sqs
         self.queue_url = queue_url

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fencepost.aws.dynamo import Tables, make_client
-from fencepost.observability import Observability
+from fencepost.observability import LOOKUP_SERVICE, Observability
 from fencepost.settings import FetchSettings, LookupSettings
 
 if TYPE_CHECKING:
@@ -55,9 +55,7 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     from fencepost.reading.lookup import Lookup
 
     settings = LookupSettings.from_env(env)
-    obs = Observability(
-        service="fencepost-lookup", tracing=settings.tracing, metrics_interval=settings.metrics_interval
-    )
+    obs = Observability(service=LOOKUP_SERVICE, tracing=settings.tracing, metrics_interval=settings.metrics_interval)
     # Every request of the lookup function is built here from checked values, and DynamoDB validates each anyway:
     # botocore's own check of the parameters is skipped (about 35 us of each lookup's CPU, make bench section 2).
     client = make_client(pool=settings.batch_concurrency + 4, read_timeout=settings.read_timeout, validate=False)

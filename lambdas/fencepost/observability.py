@@ -42,6 +42,10 @@ from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.constants import MAX_METRICS
 
 NAMESPACE = "Fencepost"
+# Each function's service name: its logs' and metrics' "service", and the dimension its alarms watch
+LOOKUP_SERVICE = "fencepost-lookup"
+LOADER_SERVICE = "fencepost-loader"
+FETCH_SERVICE = "fencepost-fetch"
 METRICS_FILE_ENV = "METRICS_FILE"
 LAMBDA_LOG_LEVEL_ENV = "AWS_LAMBDA_LOG_LEVEL"
 

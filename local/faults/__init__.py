@@ -4,7 +4,7 @@
   of the front on ``DYNAMODB_PORT`` (the capacity emulator's front when ``CAPACITY`` is on, a plain one otherwise);
 - S3 (``local.faults.s3``): ``SlowDown``/``InternalError`` and bodies cut short, by a hook of a front on
   ``AWS_PORT``, moto's server moving behind it;
-- the loader (``local.processes``): the data lane's workers run as child processes, and one is killed with SIGKILL
+- the loader (``local.child_workers``): the data lane's workers run as child processes, and one is killed with SIGKILL
   in the middle of writing a chunk, then restarted; SQS delivers the chunk again after its visibility timeout.
 
 Every decision is drawn from streams seeded by ``FAULTS_SEED`` (``dice``), and what was injected is counted:

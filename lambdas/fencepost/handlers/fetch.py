@@ -11,12 +11,12 @@ from typing import Any
 
 from fencepost.aws.secrets import SecretStore
 from fencepost.bootstrap import source_checker
-from fencepost.observability import Observability
+from fencepost.observability import FETCH_SERVICE, Observability
 from fencepost.settings import FetchSettings
 from fencepost.sources.outcomes import RoundUnderWay, clear_work, counts
 
 settings = FetchSettings.from_env()
-obs = Observability(service="fencepost-fetch", tracing=settings.tracing)
+obs = Observability(service=FETCH_SERVICE, tracing=settings.tracing)
 checker = source_checker(settings)
 
 

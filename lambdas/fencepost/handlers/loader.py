@@ -18,7 +18,7 @@ from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.loading.delivery import Delivery, HandBack
 from fencepost.loading.messages import Command, dump
 from fencepost.loading.service import LoadingService
-from fencepost.observability import Observability
+from fencepost.observability import LOADER_SERVICE, Observability
 from fencepost.settings import LoaderSettings
 
 
@@ -39,7 +39,7 @@ class _OnFirstUse:
 
 
 settings = LoaderSettings.from_env()
-obs = Observability(service="fencepost-loader", tracing=settings.tracing)
+obs = Observability(service=LOADER_SERVICE, tracing=settings.tracing)
 # Records (builds, datasets, versions) are single items: a throttled update is retried by the client, not by
 # handing a whole chunk back. Bulk writes pace and retry by themselves, so their client does not retry again.
 client = make_client(pool=8, retries=6, read_timeout=10)

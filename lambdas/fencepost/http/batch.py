@@ -37,7 +37,8 @@ def request_body(raw: str | None, base64_encoded: bool) -> str:
 @dataclass(frozen=True, slots=True)
 class BatchAsk:
     """What a batch asks: its addresses, and either one dataset (``dataset``, today's answers) or a list of them
-    (``datasets``, answers of several datasets, ``fencepost.reading.several``), with the ``mode`` that combines them."""
+    (``datasets``, answers of several datasets, ``fencepost.reading.answers.combined`` and ``overlay``), with the
+    ``mode`` that combines them."""
 
     ips: list[str]
     dataset: str | None = None

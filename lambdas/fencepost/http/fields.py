@@ -8,8 +8,8 @@ and so is ``error`` where an answer has one; everything beside them (``reserved`
 when selected. A field selected whole and by a key (``data`` and ``data.country``) is kept whole.
 
 Parsing and selection are pure, over one answer as a dict, so any answer of any route can be selected the same way.
-A several-dataset answer (``fencepost.reading.several``) keeps its ``answers``, each selected, and its own ``match`` and
-``reserved`` when selected (``select_combined``).
+A several-dataset answer (``fencepost.reading.answers.combined``) keeps its ``answers``, each selected, and its own
+``match`` and ``reserved`` when selected (``select_combined``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 collected by ``fencepost.core.formats.mmdb``, with progress reported and the deadline kept as for line files.
 
 The object's bytes count against ``max_object_bytes`` and ``max_build_bytes`` (decompressed), and so do its records
-as rows (what is left of ``max_build_bytes``, ``core.mmdb.records``); the ranges it adds (its networks, their IPv4
-copies and alias copies) count against ``max_build_rows``, as lines do.
+as rows (what is left of ``max_build_bytes``, ``core.formats.mmdb.records``); the ranges it adds (its networks, their
+IPv4 copies and alias copies) count against ``max_build_rows``, as lines do.
 """
 
 from __future__ import annotations

@@ -67,8 +67,8 @@ class Clock:
 
 
 def _lookup(store: Any, ttl: float, clock: Any = None, *, limits: CacheLimits | None = None) -> Lookup:
-    """A lookup whose every answer is a Query (the range cache off: ``tests/unit/test_range_cache.py`` tests it), so
-    that these tests count what the live-pointer and version caches save."""
+    """A lookup whose every answer is a Query (the range cache off: ``tests/unit/reading/test_range_cache.py`` tests
+    it), so that these tests count what the live-pointer and version caches save."""
     limits = dataclasses.replace(limits or CacheLimits(), range_bytes=0)
     return Lookup(store, ttl, clock, limits=limits) if clock is not None else Lookup(store, ttl, limits=limits)
 

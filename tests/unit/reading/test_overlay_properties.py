@@ -1,6 +1,6 @@
 """The overlay (``mode=first``) on generated datasets: the first dataset with a range answers and its match is exact; a
 version without gaps narrows a miss to the address alone (the reference model of
-``tests/unit/test_several_properties.py``)."""
+``tests/unit/reading/test_several_properties.py``)."""
 
 from __future__ import annotations
 

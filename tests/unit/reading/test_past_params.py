@@ -1,4 +1,4 @@
-"""``as_of`` and ``version`` of the lookup routes (``fencepost.http.lookup_params.parse_past``): what is accepted,
+"""``as_of`` and ``version`` of the lookup routes (``fencepost.reading.past.parse_past``): what is accepted,
 and a plain reason for everything else."""
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class VersionTable:
         return version_pieces(self.table, info)
 
     def piece_lines(self, info: VersionInfo) -> Iterator[str]:
-        """The version's pieces file made again from its items (``core.versions.diffs.stored_lines``)."""
+        """The version's pieces file made again from its items (``core.storage.piece_files.stored_lines``)."""
         return stored_lines(version_hits(self.table, info))
 
     def keys(self, dataset: str, version: int) -> list[Item]:

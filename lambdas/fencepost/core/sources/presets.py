@@ -1,11 +1,11 @@
 """The publishers people use, each a source of one line: ``{"preset": "firehol-level1"}``.
 
 Each preset is written as a ``_source.json`` would be, with the publisher's documented addresses and layout (cited
-beside it), and is tested against fixture files in that layout (``tests/fixtures/publishers``): a publisher that
-changes its format fails a fixture test here, and an unpacked archive whose members are not the ones named fails its
-release (``fencepost.downloads.unpacking``), rather than load something else. ``every`` is a default a folder's
-``_source.json`` may change: a new release rebuilds the whole dataset, so checking far more often than the publisher
-publishes costs requests, not freshness.
+beside it), and is tested against fixture files in that layout (``tests/releases.py``, loaded through each preset by
+``tests/integration/test_presets.py``): a publisher that changes its format fails a fixture test here, and an unpacked
+archive whose members are not the ones named fails its release (``fencepost.downloads.unpacking``), rather than load
+something else. ``every`` is a default a folder's ``_source.json`` may change: a new release rebuilds the whole dataset,
+so checking far more often than the publisher publishes costs requests, not freshness.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The changed stretches between any two versions, from a point of the address space on: the diff a page at a time.
 
-Two versions' pieces files (``core.versions.diffs.piece_lines``, gzip members: ``core.storage.members``) are merged as a
-build merges them (``core.versions.diffs.segments``), but from a ``Resume``: where the next stretch begins, and the
+Two versions' pieces files (``core.storage.piece_files.piece_lines``, gzip members: ``core.storage.members``) are merged
+as a build merges them (``core.versions.diffs.segments``), but from a ``Resume``: where the next stretch begins, and the
 position in each file of the piece each stream held there (the first piece that ends at or after that point). Each
 change comes with the ``Resume`` at its own start, so a page that stops before a change (its limit, its byte budget)
 resumes exactly there, reading each file from one member on: a page costs the pieces it walks, never those before it.

@@ -1,5 +1,5 @@
 """MaxMind DB files crafted to cost memory or time, or to mislead the reader: each bound is applied while the
-records are decoded (``core.mmdb.records``), and every crafted file fails with a reason, never a hang, an
+records are decoded (``core.formats.mmdb.records``), and every crafted file fails with a reason, never a hang, an
 out-of-memory kill or a silently shorter value. Each load that fails leaves the live version answering."""
 
 from __future__ import annotations

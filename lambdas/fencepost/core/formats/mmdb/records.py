@@ -1,7 +1,7 @@
 """The records of a MaxMind DB file as rows: each distinct record decoded once, within bounds.
 
-A record's leaves become dotted columns (``core.mmdb``). Decoding keeps each record as the few (column, text) pairs
-it has; rows of every column are made only at the end, once their size is known to fit. Every bound is applied
+A record's leaves become dotted columns (``core.formats.mmdb``). Decoding keeps each record as the few (column, text)
+pairs it has; rows of every column are made only at the end, once their size is known to fit. Every bound is applied
 while records are decoded, so a crafted file fails within seconds, saying which bound it crossed:
 
 - the number of columns (``max_columns``) and the bytes of their names (``COLUMN_NAMES_BYTES``, what a version's
