@@ -113,7 +113,7 @@ def measure_warm(
     from fencepost.handlers import lookup
     from tests.support import EVENTS, LambdaContext
 
-    lookup.tables.table.client = FakeClient()  # type: ignore[assignment]
+    lookup.wired.tables.table.client = FakeClient()  # type: ignore[assignment]
     event = _batch_event() if batch else json.loads((EVENTS / "lookup-get.json").read_text())
     if as_of:
         event["queryStringParameters"] = {**event["queryStringParameters"], "as_of": AS_OF}

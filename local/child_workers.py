@@ -127,7 +127,9 @@ def _kinds(event: dict[str, Any]) -> set[str]:
 
 
 def child(args: argparse.Namespace) -> int:
-    from fencepost.handlers import loader  # after the environment the parent gave: the stack's endpoints
+    from fencepost.bootstrap.loader_wiring import loader_function
+
+    loader = loader_function()  # from the environment the parent gave: the stack's endpoints
 
     events = os.fdopen(args.events_fd, "w", buffering=1)
     stop = threading.Event()
@@ -144,7 +146,7 @@ def child(args: argparse.Namespace) -> int:
                 os.kill(os.getpid(), signal.SIGKILL)
 
     if args.kill_at:
-        loader.bulk_client.meta.events.register("after-call.dynamodb.BatchWriteItem", after_batch)
+        loader.bulk.client.meta.events.register("after-call.dynamodb.BatchWriteItem", after_batch)
 
     def invoke(event: dict[str, Any], context: Any) -> Any:
         with lock:

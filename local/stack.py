@@ -5,16 +5,16 @@ The handlers are the real ones, imported here after the environment points them 
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
-import sys
 import threading
 import time
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
+from fencepost.bootstrap.fetch_wiring import FetchFunction, fetch_function
+from fencepost.bootstrap.loader_wiring import LoaderFunction, loader_function
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from fencepost.observability import FETCH_SERVICE, LOADER_SERVICE, LOOKUP_SERVICE
 from local.capacity import CapacityFront
 from local.child_workers import ChildWorkers
@@ -28,12 +28,6 @@ from local.storage import WorkingCopy, table_storage
 from local.worker import LambdaContext, SqsWorker
 
 CAPACITY_PATH = "/local/capacity"  # the emulator's last seconds, for the console (``LocalStack.capacity_heat``)
-
-
-def fresh_import(name: str) -> ModuleType:
-    """The module imported anew: a handler reads its environment when imported (its settings, its clients)."""
-    sys.modules.pop(name, None)
-    return importlib.import_module(name)
 
 
 def every(stop: threading.Event, seconds: float, call: Callable[[], Any], what: str) -> None:
@@ -60,9 +54,9 @@ class LocalStack:
         self.storage: WorkingCopy | None = None
         self.moto: MotoServer | None = None
         self.queues: Queues | None = None
-        self.loader: ModuleType | None = None
-        self.lookup: ModuleType | None = None
-        self.fetch: ModuleType | None = None
+        self.loader: LoaderFunction | None = None
+        self.lookup: LookupFunction | None = None
+        self.fetch: FetchFunction | None = None
         self.workers: dict[str, SqsWorker] = {}  # "control" and "data"
         self.http: Any = None
         self._stop = threading.Event()
@@ -109,9 +103,8 @@ class LocalStack:
         self.moto, self.s3_front = start_moto(config, self.faults)
         self._create_resources()
         self._set_environment()
-        self.loader = fresh_import("fencepost.handlers.loader")
-        self.lookup = fresh_import("fencepost.handlers.lookup")
-        self.fetch = fresh_import("fencepost.handlers.fetch")
+        # Each function wired as its handler module wires it, from the environment just set
+        self.loader, self.lookup, self.fetch = loader_function(), lookup_function(), fetch_function()
         assert self.queues is not None
         lanes = {"control": (self.queues.control, config.control_workers), "data": (self.queues.data, config.workers)}
         for lane, (queue, _) in lanes.items():

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
-import sys
 from collections.abc import Iterable, Iterator
-from types import ModuleType
 
 import boto3
 import pytest
 from moto import mock_aws
 
 from fencepost.aws.dynamo import Tables
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from fencepost.core.versions.build import FamilyRanges
 from local.dynamodb import create_table
 from tests.support import SMALL_FILE, family_ranges, publish, read_tsv
@@ -29,10 +27,10 @@ Published = tuple[str, int, dict[int, FamilyRanges], list[str]]  # dataset, vers
 
 
 @contextlib.contextmanager
-def lookup_function(
+def lookup_on_moto(
     monkeypatch: pytest.MonkeyPatch, datasets: Iterable[Published], **environment: str
-) -> Iterator[ModuleType]:
-    """A fresh lookup function (its module imported anew) on moto's table ``ranges``, holding ``datasets``."""
+) -> Iterator[LookupFunction]:
+    """A fresh lookup function (a cold container) on moto's table ``ranges``, holding ``datasets``."""
     monkeypatch.setenv("TABLE_NAME", "ranges")
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
@@ -42,12 +40,11 @@ def lookup_function(
         tables = Tables.connect(client, "ranges")
         for dataset, version, ranges, columns in datasets:
             publish(tables, dataset, version, ranges, columns)
-        sys.modules.pop("fencepost.handlers.lookup", None)
-        yield importlib.import_module("fencepost.handlers.lookup")
+        yield lookup_function()
 
 
 @pytest.fixture
-def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[LookupFunction]:
     datasets = [
         ("geo", 3, family_ranges(GEO_ROWS), ["country"]),
         ("default", 1, family_ranges(read_tsv(SMALL_FILE, 50)), ["asn", "country", "description"]),
@@ -55,5 +52,5 @@ def lookup_handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     # Every lookup makes its Query here, as these tests count and fail them; the range cache is tested in
     # tests/unit/test_range_cache*.py, and is on in the integration and end-to-end tests (the local stack).
     environment = {"CACHE_MAX_AGE_SECONDS": "120", "MAX_BATCH": "100", "RANGE_CACHE_BYTES": "0"}
-    with lookup_function(monkeypatch, datasets, **environment) as module:
+    with lookup_on_moto(monkeypatch, datasets, **environment) as module:
         yield module

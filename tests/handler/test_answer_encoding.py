@@ -4,10 +4,10 @@ non-ASCII answers stay as they are; CORS preflights are answered with the policy
 from __future__ import annotations
 
 import json
-from types import ModuleType
 
 import pytest
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from tests.handler.test_hostile_requests import Hostile, _as_sent, _event, dataset, ip, path, post
 from tests.support import LambdaContext, event
 
@@ -60,7 +60,7 @@ UNENCODABLE = [
 
 
 @pytest.mark.parametrize("case", UNENCODABLE, ids=[case.name for case in UNENCODABLE])
-def test_every_answer_is_valid_utf8_json_whatever_was_sent(lookup_handler: ModuleType, case: Hostile) -> None:
+def test_every_answer_is_valid_utf8_json_whatever_was_sent(lookup_handler: LookupFunction, case: Hostile) -> None:
     response = lookup_handler.handler(_event(case), LambdaContext())
     # The response encodes as UTF-8, as the runtime must send it, and its body parses
     document = json.loads(_as_sent(response))
@@ -90,7 +90,7 @@ PREFLIGHT_HEADERS = {
     ("raw_path", "methods"), [("/lookup", "GET, POST, OPTIONS"), ("/datasets/geo", "GET, OPTIONS")]
 )
 def test_a_preflight_on_a_served_path_is_answered_204_with_the_cors_policy(
-    lookup_handler: ModuleType, raw_path: str, methods: str
+    lookup_handler: LookupFunction, raw_path: str, methods: str
 ) -> None:
     # Given a browser's preflight, unsigned, as API Gateway's OPTIONS route brings it (was 405 METHOD_NOT_ALLOWED)
     ev = event("lookup-options-preflight")
@@ -114,9 +114,9 @@ def test_the_sample_preflight_event_is_a_browsers() -> None:
 
 
 @pytest.fixture
-def restricted_handler(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> ModuleType:
+def restricted_handler(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> LookupFunction:
     monkeypatch.setenv("CORS_ORIGINS", "https://app.example.com, https://admin.example.com")
-    handler: ModuleType = request.getfixturevalue("lookup_handler")
+    handler: LookupFunction = request.getfixturevalue("lookup_handler")
     return handler
 
 
@@ -124,7 +124,7 @@ def restricted_handler(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureR
     ("origin", "allowed"), [("https://admin.example.com", "https://admin.example.com"), ("https://evil.example", None)]
 )
 def test_a_preflight_names_only_an_allowed_origin(
-    restricted_handler: ModuleType, origin: str, allowed: str | None
+    restricted_handler: LookupFunction, origin: str, allowed: str | None
 ) -> None:
     ev = event("lookup-options-preflight")
     ev["headers"]["origin"] = origin

@@ -5,16 +5,14 @@ answers and other errors carry neither; the local HTTP front passes If-None-Matc
 from __future__ import annotations
 
 import http.client
-import importlib
 import json
-import sys
 from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from fencepost.aws.dynamo.serving import pointer_item
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import LivePointer
 from local.http import serve
@@ -26,7 +24,7 @@ LIVE_SINCE_TEXT = "Sat, 21 Nov 2026 10:00:00 GMT"
 
 
 def get(
-    module: ModuleType, name: str = "lookup-get", if_none_match: str | None = None, **changes: Any
+    module: LookupFunction, name: str = "lookup-get", if_none_match: str | None = None, **changes: Any
 ) -> dict[str, Any]:
     ev = event(name, **changes)
     if if_none_match is not None:
@@ -36,14 +34,13 @@ def get(
     return response
 
 
-def container() -> ModuleType:
+def container() -> LookupFunction:
     """A new instance of the lookup function (a cold container): nothing cached."""
-    sys.modules.pop("fencepost.handlers.lookup", None)
-    return importlib.import_module("fencepost.handlers.lookup")
+    return lookup_function()
 
 
 @pytest.fixture
-def handler(lookup_handler: ModuleType) -> ModuleType:
+def handler(lookup_handler: LookupFunction) -> LookupFunction:
     """The lookup function, with ``geo``'s pointer knowing since when version 3 is live (as a switch writes it).
 
     Its range cache is off (``lookup_handler``), so that a repeated lookup makes its Query and a 304 saves it."""
@@ -52,7 +49,7 @@ def handler(lookup_handler: ModuleType) -> ModuleType:
 
 
 @pytest.fixture
-def queries(handler: ModuleType) -> Iterator[list[str]]:
+def queries(handler: LookupFunction) -> Iterator[list[str]]:
     """The range Queries every container makes from now on (they share one client's events: counted once each)."""
     made: list[str] = []
 
@@ -65,7 +62,7 @@ def queries(handler: ModuleType) -> Iterator[list[str]]:
     events.unregister("before-call.dynamodb.Query", count)
 
 
-def test_found_and_not_found_answers_carry_etag_and_last_modified(handler: ModuleType) -> None:
+def test_found_and_not_found_answers_carry_etag_and_last_modified(handler: LookupFunction) -> None:
     found = get(handler)
     missing = get(handler, "lookup-get-not-found")
     assert (found["statusCode"], missing["statusCode"]) == (200, 404)
@@ -76,13 +73,13 @@ def test_found_and_not_found_answers_carry_etag_and_last_modified(handler: Modul
     assert json.loads(missing["body"])["error"]["code"] == "NOT_FOUND"
 
 
-def test_the_same_url_has_the_same_etag_in_every_container(handler: ModuleType) -> None:
+def test_the_same_url_has_the_same_etag_in_every_container(handler: LookupFunction) -> None:
     first = get(handler)["headers"]["etag"]
     assert get(container())["headers"]["etag"] == first
     assert get(handler, "lookup-get-not-found")["headers"]["etag"] == first  # the same dataset and version
 
 
-def test_a_new_live_version_changes_the_etag(handler: ModuleType) -> None:
+def test_a_new_live_version_changes_the_etag(handler: LookupFunction) -> None:
     before = get(handler)["headers"]["etag"]
     publish(handler.tables, "geo", 4, family_ranges(GEO_ROWS), ["country"])
     after = get(container())
@@ -95,14 +92,14 @@ def test_a_new_live_version_changes_the_etag(handler: ModuleType) -> None:
     assert rolled["headers"]["last-modified"] == "Sat, 21 Nov 2026 10:01:00 GMT"
 
 
-def test_a_last_modified_is_left_out_when_the_pointer_does_not_know_it(lookup_handler: ModuleType) -> None:
+def test_a_last_modified_is_left_out_when_the_pointer_does_not_know_it(lookup_handler: LookupFunction) -> None:
     response = get(lookup_handler)  # the fixture's pointers carry no live_since
     assert "etag" in response["headers"]
     assert "last-modified" not in response["headers"]
 
 
 @pytest.mark.parametrize("form", ["{tag}", '"other", {tag}', "{opaque}", "*"])
-def test_if_none_match_answers_304_without_any_query(handler: ModuleType, queries: list[str], form: str) -> None:
+def test_if_none_match_answers_304_without_any_query(handler: LookupFunction, queries: list[str], form: str) -> None:
     warm = get(handler)
     tag = warm["headers"]["etag"]
     assert queries  # the version's header and the range were read
@@ -119,20 +116,22 @@ def test_if_none_match_answers_304_without_any_query(handler: ModuleType, querie
     assert queries == ["Query"]  # none for the 304
 
 
-def test_a_cold_container_answers_304_reading_only_the_live_pointer(handler: ModuleType, queries: list[str]) -> None:
+def test_a_cold_container_answers_304_reading_only_the_live_pointer(
+    handler: LookupFunction, queries: list[str]
+) -> None:
     tag = get(handler)["headers"]["etag"]
     queries.clear()
     assert get(container(), if_none_match=tag)["statusCode"] == 304
     assert queries == []
 
 
-def test_a_stale_tag_gets_the_full_answer(handler: ModuleType) -> None:
+def test_a_stale_tag_gets_the_full_answer(handler: LookupFunction) -> None:
     response = get(handler, if_none_match='W/"0123456789abcdef0123", garbage')
     assert response["statusCode"] == 200
     assert json.loads(response["body"])["data"] == {"country": "CN"}
 
 
-def test_ip_me_tags_depend_on_the_callers_address(handler: ModuleType) -> None:
+def test_ip_me_tags_depend_on_the_callers_address(handler: LookupFunction) -> None:
     def me(source_ip: str, if_none_match: str | None = None) -> dict[str, Any]:
         ev = event("lookup-get-me")
         ev["requestContext"]["http"]["sourceIp"] = source_ip
@@ -151,7 +150,7 @@ def test_ip_me_tags_depend_on_the_callers_address(handler: ModuleType) -> None:
     "name",
     ["lookup-get-invalid-ip", "lookup-get-missing-ip", "lookup-get-unknown-dataset", "lookup-get-invalid-dataset"],
 )
-def test_other_errors_carry_no_validators_and_are_never_304(handler: ModuleType, name: str) -> None:
+def test_other_errors_carry_no_validators_and_are_never_304(handler: LookupFunction, name: str) -> None:
     response = get(handler, name, if_none_match="*")
     assert response["statusCode"] in (400, 404)
     assert json.loads(response["body"])["error"]["code"] != "NOT_FOUND"
@@ -160,7 +159,7 @@ def test_other_errors_carry_no_validators_and_are_never_304(handler: ModuleType,
 
 
 def test_an_unavailable_store_answers_503_without_validators(
-    handler: ModuleType, monkeypatch: pytest.MonkeyPatch
+    handler: LookupFunction, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def throttled(*_: Any, **__: Any) -> None:
         raise DependencyUnavailable("DynamoDB query failed (ThrottlingException); retry shortly")
@@ -172,7 +171,7 @@ def test_an_unavailable_store_answers_503_without_validators(
     assert "last-modified" not in response["headers"]
 
 
-def test_batch_answers_carry_neither(handler: ModuleType) -> None:
+def test_batch_answers_carry_neither(handler: LookupFunction) -> None:
     response = get(handler, "lookup-post")
     assert response["statusCode"] == 200
     assert "etag" not in response["headers"]
@@ -180,15 +179,15 @@ def test_batch_answers_carry_neither(handler: ModuleType) -> None:
     assert response["headers"]["cache-control"] == "no-store"
 
 
-def test_the_direct_path_answers_304_exactly_as_the_resolver(handler: ModuleType) -> None:
+def test_the_direct_path_answers_304_exactly_as_the_resolver(handler: LookupFunction) -> None:
     ev = event("lookup-get")
     ev["headers"] = {**ev["headers"], "if-none-match": get(handler)["headers"]["etag"]}
     direct = handler.api.handle(ev, LambdaContext())
     assert direct["statusCode"] == 304
-    assert direct == handler.api.resolver.resolve(ev, LambdaContext())
+    assert direct == handler.api.resolver.resolve(ev, LambdaContext())  # type: ignore[arg-type]
 
 
-def test_the_local_http_front_passes_if_none_match_through(handler: ModuleType) -> None:
+def test_the_local_http_front_passes_if_none_match_through(handler: LookupFunction) -> None:
     server = serve(handler.handler, "127.0.0.1", 0)
     try:
         connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
@@ -206,7 +205,7 @@ def test_the_local_http_front_passes_if_none_match_through(handler: ModuleType) 
         server.server_close()
 
 
-def test_the_document_describes_the_validators_and_the_304(handler: ModuleType) -> None:
+def test_the_document_describes_the_validators_and_the_304(handler: LookupFunction) -> None:
     operation = json.loads(get(handler, "openapi")["body"])["paths"]["/lookup"]["get"]
     assert "If-Modified-Since` is not honoured" in operation["description"]
     responses = operation["responses"]

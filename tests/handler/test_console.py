@@ -7,16 +7,16 @@ import base64
 import gzip
 import re
 from html.parser import HTMLParser
-from types import ModuleType
 from typing import Any
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.http.console import ASSETS, HERE, Console
 from tests.support import LambdaContext, event
 
 BUDGET = 100 * 1024  # the page and its files, gzip
 
 
-def _get(module: ModuleType, path: str, query: dict[str, str] | None = None, /, **headers: str) -> dict[str, Any]:
+def _get(module: LookupFunction, path: str, query: dict[str, str] | None = None, /, **headers: str) -> dict[str, Any]:
     ev = event("console-get")
     ev["rawPath"] = ev["requestContext"]["http"]["path"] = path
     ev["headers"] = headers
@@ -60,7 +60,7 @@ class _Page(HTMLParser):
             self.inline.append(f"script text {data[:40]!r}")
 
 
-def test_the_page_allows_only_its_own_files_and_inlines_nothing(lookup_handler: ModuleType) -> None:
+def test_the_page_allows_only_its_own_files_and_inlines_nothing(lookup_handler: LookupFunction) -> None:
     answer = _get(lookup_handler, "/console")
     assert answer["statusCode"] == 200
     headers = answer["headers"]
@@ -85,7 +85,7 @@ def _digest(name: str) -> str:
     return hashlib.sha256((HERE / name).read_bytes()).hexdigest()[:20]
 
 
-def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: ModuleType) -> None:
+def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: LookupFunction) -> None:
     for name, content_type in ASSETS.items():
         named = {"v": _digest(name)}
         plain = _get(lookup_handler, f"/console/{name}", named)
@@ -101,7 +101,7 @@ def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: Mo
         assert plain["headers"]["Cache-Control"] == "public, max-age=31536000, immutable"
 
 
-def test_a_file_is_kept_a_year_only_under_its_own_digest(lookup_handler: ModuleType) -> None:
+def test_a_file_is_kept_a_year_only_under_its_own_digest(lookup_handler: LookupFunction) -> None:
     """While a deploy rolls out, a new page may ask an older function: what it answers must not be kept long."""
     for query in (None, {"v": "0" * 20}):
         answer = _get(lookup_handler, "/console/console.js", query)
@@ -109,7 +109,7 @@ def test_a_file_is_kept_a_year_only_under_its_own_digest(lookup_handler: ModuleT
         assert answer["headers"]["Cache-Control"] == "no-cache"
 
 
-def test_a_tag_sent_back_is_answered_304_and_an_unknown_file_404(lookup_handler: ModuleType) -> None:
+def test_a_tag_sent_back_is_answered_304_and_an_unknown_file_404(lookup_handler: LookupFunction) -> None:
     first = _get(lookup_handler, "/console")
     again = _get(lookup_handler, "/console", **{"if-none-match": first["headers"]["ETag"]})
     assert (again["statusCode"], again["body"]) == (304, "")

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from types import ModuleType
-
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from tests.handler.test_lookup_api import call
 
 
-def test_a_lookup_as_of_an_instant_answers_from_the_version_live_then(lookup_handler: ModuleType) -> None:
+def test_a_lookup_as_of_an_instant_answers_from_the_version_live_then(lookup_handler: LookupFunction) -> None:
     status, headers, body = call(lookup_handler, "lookup-get-as-of")
     assert status == 200
     assert (body["version"], body["as_of"], body["data"]) == (3, "2026-11-22T00:00:00Z", {"country": "CN"})
@@ -18,7 +17,7 @@ def test_a_lookup_as_of_an_instant_answers_from_the_version_live_then(lookup_han
     assert "its first went live at 2026-11-21T00:02:00Z" in refused["error"]["message"]
 
 
-def test_the_versions_of_a_dataset_are_listed_with_when_each_was_live(lookup_handler: ModuleType) -> None:
+def test_the_versions_of_a_dataset_are_listed_with_when_each_was_live(lookup_handler: LookupFunction) -> None:
     status, _, body = call(lookup_handler, "dataset-versions-get")
     assert status == 200
     assert (body["dataset"], body["live"], body["retain_days"], body["next"]) == ("geo", 3, 0, None)
@@ -28,7 +27,7 @@ def test_the_versions_of_a_dataset_are_listed_with_when_each_was_live(lookup_han
     assert (version["ranges"], version["kept_until"]) == (4, None)
 
 
-def test_a_diff_between_two_instants_resolves_each_to_its_version(lookup_handler: ModuleType) -> None:
+def test_a_diff_between_two_instants_resolves_each_to_its_version(lookup_handler: LookupFunction) -> None:
     # from the instant version 3 went live to the live version: the same version, so nothing differs
     status, _, body = call(lookup_handler, "dataset-diff-between-get")
     assert status == 200

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import base64
 import json
-from types import ModuleType
 from typing import Any, NamedTuple
 
 import pytest
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.core.storage.members import Position
 from fencepost.http.build_diff_routes import DiffCursor
 from fencepost.http.paging import Cursor
@@ -279,7 +279,7 @@ def test_the_corpus_is_large() -> None:
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[case.name for case in CORPUS])
-def test_hostile_requests_get_a_4xx_with_a_stable_code(lookup_handler: ModuleType, case: Hostile) -> None:
+def test_hostile_requests_get_a_4xx_with_a_stable_code(lookup_handler: LookupFunction, case: Hostile) -> None:
     response = lookup_handler.handler(_event(case), LambdaContext())
     body = json.loads(_as_sent(response))
     assert (response["statusCode"], body["error"]["code"]) == (case.status, case.code), body

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import json
-from types import ModuleType
 
 import pytest
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.http.routes import ROUTES
-from tests.handler.conftest import lookup_function
+from tests.handler.conftest import lookup_on_moto
 from tests.handler.test_lookup_api import call
 from tests.support import LambdaContext, event
 
 GETS = ["index-get", "console-get", "lookup-get", "lookup-get-not-found", "datasets-list", "openapi", "unknown-path"]
 
 
-def test_the_root_lists_every_documented_route_the_console_and_the_default_dataset(lookup_handler: ModuleType) -> None:
+def test_the_root_lists_every_documented_route_the_console_and_the_default_dataset(
+    lookup_handler: LookupFunction,
+) -> None:
     status, headers, body = call(lookup_handler, "index-get")
 
     assert status == 200
@@ -29,14 +31,14 @@ def test_the_root_lists_every_documented_route_the_console_and_the_default_datas
 
 
 def test_the_root_names_the_default_dataset_the_function_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    with lookup_function(monkeypatch, [], DEFAULT_DATASET="sample") as module:
+    with lookup_on_moto(monkeypatch, [], DEFAULT_DATASET="sample") as module:
         _, _, body = call(module, "index-get")
 
     assert body["default_dataset"] == "sample"
 
 
 @pytest.mark.parametrize("name", GETS)
-def test_head_answers_as_get_without_a_body(lookup_handler: ModuleType, name: str) -> None:
+def test_head_answers_as_get_without_a_body(lookup_handler: LookupFunction, name: str) -> None:
     get = event(name)
     head = json.loads(json.dumps(get))
     head["requestContext"]["http"]["method"] = "HEAD"
@@ -53,7 +55,7 @@ def test_head_answers_as_get_without_a_body(lookup_handler: ModuleType, name: st
     }
 
 
-def test_head_of_the_console_is_its_page_without_the_page(lookup_handler: ModuleType) -> None:
+def test_head_of_the_console_is_its_page_without_the_page(lookup_handler: LookupFunction) -> None:
     answer = lookup_handler.handler(event("console-head"), LambdaContext())
 
     assert answer["statusCode"] == 200

@@ -6,24 +6,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from fencepost.aws.dynamo.serving import pointer_item
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.http.dataset_routes import LISTING_TTL
 from fencepost.model import LivePointer
 from tests.support import LambdaContext, event
 
 
-def _get(module: ModuleType, name: str) -> tuple[int, Any]:
+def _get(module: LookupFunction, name: str) -> tuple[int, Any]:
     response = module.handler(event(name), LambdaContext())
     return response["statusCode"], json.loads(response["body"])
 
 
 def test_a_burst_of_listings_reads_each_record_once(
-    lookup_handler: ModuleType, monkeypatch: pytest.MonkeyPatch
+    lookup_handler: LookupFunction, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a container's store whose record reads are counted
     tables, reads = lookup_handler.tables, []
@@ -44,7 +44,7 @@ def test_a_burst_of_listings_reads_each_record_once(
     assert lookup_handler.settings.cache_ttl >= LISTING_TTL
 
 
-def test_lookups_read_the_live_pointer_not_the_record(lookup_handler: ModuleType) -> None:
+def test_lookups_read_the_live_pointer_not_the_record(lookup_handler: LookupFunction) -> None:
     # Given a dataset whose pointer says version 3 and whose record (what listings read) says otherwise
     tables = lookup_handler.tables
     tables.table.put(pointer_item("geo", LivePointer("geo", 3, 1.0)))

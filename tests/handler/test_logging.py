@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import importlib
 import io
-import sys
 from collections.abc import Callable
-from types import ModuleType
 
 import pytest
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from tests.support import LambdaContext, event
 
 SECRET = "wJalrXUtnFEMI-test-secret-7f3a9c"
 ADDRESSES = ["203.0.113.77", "2001:db9::77:1234", "9.9.9.9"]
 
 
-def _logged(module: ModuleType) -> str:
+def _logged(module: LookupFunction) -> str:
     """What the function logs for two addresses no range contains and one invalid address."""
     stream = io.StringIO()
-    module.obs.logger.registered_handler.setStream(stream)
+    module.obs.logger.registered_handler.setStream(stream)  # type: ignore[attr-defined]
     module.obs.logger.setLevel("INFO")  # the level Lambda runs at; an earlier test may have left another
     for ip in ADDRESSES[:2]:
         ev = event("lookup-get")
@@ -33,20 +31,19 @@ def _logged(module: ModuleType) -> str:
 
 @pytest.fixture
 def reload_with(
-    lookup_handler: ModuleType,  # noqa: ARG001 - the table and the datasets it sets up
+    lookup_handler: LookupFunction,  # noqa: ARG001 - the table and the datasets it sets up
     monkeypatch: pytest.MonkeyPatch,
-) -> Callable[[dict[str, str]], ModuleType]:
-    def reload(env: dict[str, str]) -> ModuleType:
+) -> Callable[[dict[str, str]], LookupFunction]:
+    def reload(env: dict[str, str]) -> LookupFunction:
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        sys.modules.pop("fencepost.handlers.lookup", None)
-        return importlib.import_module("fencepost.handlers.lookup")
+        return lookup_function()
 
     return reload
 
 
 def test_refused_requests_are_logged_with_their_address_when_asked(
-    reload_with: Callable[[dict[str, str]], ModuleType],
+    reload_with: Callable[[dict[str, str]], LookupFunction],
 ) -> None:
     logs = _logged(reload_with({"LOG_ADDRESSES": "true", "AWS_SECRET_ACCESS_KEY": SECRET}))
     assert "request refused" in logs
@@ -55,7 +52,7 @@ def test_refused_requests_are_logged_with_their_address_when_asked(
 
 
 def test_by_default_addresses_stay_out_of_the_logs(
-    reload_with: Callable[[dict[str, str]], ModuleType], monkeypatch: pytest.MonkeyPatch
+    reload_with: Callable[[dict[str, str]], LookupFunction], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("LOG_ADDRESSES", raising=False)
     logs = _logged(reload_with({"AWS_SECRET_ACCESS_KEY": SECRET}))
@@ -67,7 +64,7 @@ def test_by_default_addresses_stay_out_of_the_logs(
 
 @pytest.mark.parametrize("log_addresses", ["true", "false"])
 def test_with_tracing_on_addresses_reach_xray_only_when_they_may_be_logged(
-    reload_with: Callable[[dict[str, str]], ModuleType], monkeypatch: pytest.MonkeyPatch, log_addresses: str
+    reload_with: Callable[[dict[str, str]], LookupFunction], monkeypatch: pytest.MonkeyPatch, log_addresses: str
 ) -> None:
     from aws_lambda_powertools.tracing.tracer import Tracer
 

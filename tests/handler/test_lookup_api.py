@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import json
-from types import ModuleType
 from typing import Any
 
 import pytest
 from botocore.stub import Stubber
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.errors import DependencyUnavailable
 from tests.support import LambdaContext, event, metric_totals
 
 
-def call(module: ModuleType, name: str, **changes: Any) -> tuple[int, dict[str, str], Any]:
+def call(module: LookupFunction, name: str, **changes: Any) -> tuple[int, dict[str, str], Any]:
     response = module.handler(event(name, **changes), LambdaContext())
     headers = {k.lower(): v for k, v in response.get("headers", {}).items()}
     return response["statusCode"], headers, json.loads(response["body"])
 
 
-def test_get_lookup_answers_with_the_range_the_match_and_the_data(lookup_handler: ModuleType) -> None:
+def test_get_lookup_answers_with_the_range_the_match_and_the_data(lookup_handler: LookupFunction) -> None:
     status, headers, body = call(lookup_handler, "lookup-get")
     assert status == 200
     assert body == {
@@ -34,7 +34,7 @@ def test_get_lookup_answers_with_the_range_the_match_and_the_data(lookup_handler
     assert headers["cache-control"] == "public, max-age=120"
 
 
-def test_a_range_cut_by_a_nested_one_reports_its_original_extent_and_the_piece(lookup_handler: ModuleType) -> None:
+def test_a_range_cut_by_a_nested_one_reports_its_original_extent_and_the_piece(lookup_handler: LookupFunction) -> None:
     ev = event("lookup-get")
     ev["queryStringParameters"] = {"ip": "1.0.64.1", "dataset": "geo"}
     response = lookup_handler.handler(ev, LambdaContext())
@@ -44,7 +44,7 @@ def test_a_range_cut_by_a_nested_one_reports_its_original_extent_and_the_piece(l
     assert body["data"] == {"country": "AU"}
 
 
-def test_ipv6_lookup(lookup_handler: ModuleType) -> None:
+def test_ipv6_lookup(lookup_handler: LookupFunction) -> None:
     status, _, body = call(lookup_handler, "lookup-get-ipv6")
     assert status == 200
     assert body["ip"] == "2001:db8::1"
@@ -57,21 +57,21 @@ def test_ipv6_lookup(lookup_handler: ModuleType) -> None:
     assert body["data"] == {"country": "ZZ"}
 
 
-def test_mapped_ipv6_is_answered_as_ipv4(lookup_handler: ModuleType) -> None:
+def test_mapped_ipv6_is_answered_as_ipv4(lookup_handler: LookupFunction) -> None:
     status, _, body = call(lookup_handler, "lookup-get-mapped")
     assert status == 200
     assert body["ip"] == "1.0.32.5"
     assert body["data"] == {"country": "CN"}
 
 
-def test_ip_me_looks_up_the_callers_address_privately(lookup_handler: ModuleType) -> None:
+def test_ip_me_looks_up_the_callers_address_privately(lookup_handler: LookupFunction) -> None:
     status, headers, body = call(lookup_handler, "lookup-get-me")
     assert status == 200
     assert body["ip"] == "2001:db8::beef"
     assert headers["cache-control"] == "private, max-age=120"
 
 
-def test_dataset_defaults_to_default(lookup_handler: ModuleType) -> None:
+def test_dataset_defaults_to_default(lookup_handler: LookupFunction) -> None:
     status, _, body = call(lookup_handler, "lookup-get-default-dataset")
     assert status == 200
     assert body["dataset"] == "default"
@@ -96,7 +96,9 @@ ROUTED = {name for name, _, _ in ERROR_CASES} - {"unknown-path", "method-not-all
 
 
 @pytest.mark.parametrize(("name", "status", "code"), ERROR_CASES)
-def test_errors_have_a_status_and_a_stable_code(lookup_handler: ModuleType, name: str, status: int, code: str) -> None:
+def test_errors_have_a_status_and_a_stable_code(
+    lookup_handler: LookupFunction, name: str, status: int, code: str
+) -> None:
     got_status, headers, body = call(lookup_handler, name)
     assert got_status == status
     assert body["error"]["code"] == code
@@ -104,24 +106,24 @@ def test_errors_have_a_status_and_a_stable_code(lookup_handler: ModuleType, name
     assert headers["cache-control"] == "no-store"
 
 
-def test_not_found_names_the_address(lookup_handler: ModuleType) -> None:
+def test_not_found_names_the_address(lookup_handler: LookupFunction) -> None:
     _, _, body = call(lookup_handler, "lookup-get-not-found")
     assert body["ip"] == "9.9.9.9"
     assert (body["dataset"], body["version"]) == ("geo", 3)
     assert "9.9.9.9" in body["error"]["message"]
 
 
-def test_wrong_method_lists_the_allowed_ones(lookup_handler: ModuleType) -> None:
+def test_wrong_method_lists_the_allowed_ones(lookup_handler: LookupFunction) -> None:
     _, headers, _ = call(lookup_handler, "method-not-allowed")
     assert headers["allow"] == "GET, HEAD, POST"  # HEAD: GET without the body
 
 
-def test_unknown_path_names_the_path(lookup_handler: ModuleType) -> None:
+def test_unknown_path_names_the_path(lookup_handler: LookupFunction) -> None:
     _, _, body = call(lookup_handler, "unknown-path")
     assert body["path"] == "/nope"
 
 
-def test_batch_answers_in_request_order_with_errors_in_place(lookup_handler: ModuleType) -> None:
+def test_batch_answers_in_request_order_with_errors_in_place(lookup_handler: LookupFunction) -> None:
     status, _, body = call(lookup_handler, "lookup-post")
     assert status == 200
     results = body["results"]
@@ -136,7 +138,7 @@ def test_batch_answers_in_request_order_with_errors_in_place(lookup_handler: Mod
     assert {r.get("version") for r in results if "error" not in r} == {3}
 
 
-def test_batch_limit_is_exact(lookup_handler: ModuleType) -> None:
+def test_batch_limit_is_exact(lookup_handler: LookupFunction) -> None:
     ev = event("lookup-post-too-large")
     ev["body"] = json.dumps({"ips": ["1.0.32.5"] * 100, "dataset": "geo"})
     response = lookup_handler.handler(ev, LambdaContext())
@@ -144,7 +146,7 @@ def test_batch_limit_is_exact(lookup_handler: ModuleType) -> None:
     assert len(json.loads(response["body"])["results"]) == 100
 
 
-def test_datasets_are_listed_and_served_in_the_documented_shape(lookup_handler: ModuleType) -> None:
+def test_datasets_are_listed_and_served_in_the_documented_shape(lookup_handler: LookupFunction) -> None:
     status, _, listed = call(lookup_handler, "datasets-list")
     assert status == 200
     assert [d["name"] for d in listed["datasets"]] == ["default", "geo"]
@@ -157,7 +159,7 @@ def test_datasets_are_listed_and_served_in_the_documented_shape(lookup_handler: 
 
 
 @pytest.mark.parametrize("error_code", ["ProvisionedThroughputExceededException", "InternalServerError"])
-def test_dynamodb_failures_answer_503_and_recover(lookup_handler: ModuleType, error_code: str) -> None:
+def test_dynamodb_failures_answer_503_and_recover(lookup_handler: LookupFunction, error_code: str) -> None:
     assert call(lookup_handler, "lookup-get")[0] == 200  # warm: the live version is cached
     client = lookup_handler.tables.table.client
     with Stubber(client) as stubber:
@@ -182,7 +184,7 @@ THROTTLED = "DynamoDB query failed (ThrottlingException); retry shortly"
     ],
 )
 def test_an_unavailable_dependency_answers_503_with_its_message(
-    lookup_handler: ModuleType,
+    lookup_handler: LookupFunction,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     name: str,
@@ -203,12 +205,13 @@ def test_an_unavailable_dependency_answers_503_with_its_message(
         assert (headers["retry-after"], headers["cache-control"]) == ("1", "no-store")
         assert metric_totals(capsys.readouterr().out) == {"Errors": 1}
         ev, api = event(name), lookup_handler.api
-        assert api.handle(ev, LambdaContext()) == api.resolver.resolve(ev, LambdaContext())  # direct as routed
+        routed = api.resolver.resolve(ev, LambdaContext())  # type: ignore[arg-type]
+        assert api.handle(ev, LambdaContext()) == routed  # direct as routed
     assert call(lookup_handler, name)[0] == 200
 
 
 def test_metrics_count_lookups_found_not_found_and_errors(
-    lookup_handler: ModuleType, capsys: pytest.CaptureFixture[str]
+    lookup_handler: LookupFunction, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
     call(lookup_handler, "lookup-get")  # found
@@ -242,29 +245,29 @@ GET_LOOKUP_EVENTS = [
 
 
 @pytest.mark.parametrize("name", GET_LOOKUP_EVENTS)
-def test_the_direct_path_answers_exactly_as_the_resolver(lookup_handler: ModuleType, name: str) -> None:
+def test_the_direct_path_answers_exactly_as_the_resolver(lookup_handler: LookupFunction, name: str) -> None:
     ev = event(name)
     direct = lookup_handler.api.handle(ev, LambdaContext())
-    routed = lookup_handler.api.resolver.resolve(ev, LambdaContext())
+    routed = lookup_handler.api.resolver.resolve(ev, LambdaContext())  # type: ignore[arg-type]
     assert direct == routed
 
 
 def test_the_direct_path_maps_unexpected_failures_like_the_resolver(
-    lookup_handler: ModuleType, monkeypatch: pytest.MonkeyPatch
+    lookup_handler: LookupFunction, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broken(*_: Any) -> None:
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(lookup_handler.tables, "find", broken)
     direct = lookup_handler.api.handle(event("lookup-get"), LambdaContext())
-    routed = lookup_handler.api.resolver.resolve(event("lookup-get"), LambdaContext())
+    routed = lookup_handler.api.resolver.resolve(event("lookup-get"), LambdaContext())  # type: ignore[arg-type]
     assert direct == routed
     assert direct["statusCode"] == 500
     assert json.loads(direct["body"])["error"]["code"] == "INTERNAL"
     assert "a bug" not in direct["body"]
 
 
-def test_the_sample_events_of_several_datasets_fields_and_conditional_requests(lookup_handler: ModuleType) -> None:
+def test_the_sample_events_of_several_datasets_fields_and_conditional_requests(lookup_handler: LookupFunction) -> None:
     status, _, several = call(lookup_handler, "lookup-get-several")
     assert status == 200
     assert [answer["dataset"] for answer in several["answers"]] == ["geo", "default"]

@@ -7,17 +7,15 @@ with its ``Observability``, invoked in one process, sometimes one while the othe
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from fencepost.observability import Observability
 from local.config import StackConfig
 from tests.support import LambdaContext, event, metric_totals
@@ -30,14 +28,13 @@ ROUNDS = 120  # more than the 100 values an EMF line may hold for one metric
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
-def _configure(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> tuple[ModuleType, Handler]:
+def _configure(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> tuple[LookupFunction, Handler]:
     """The lookup handler and a loader stand-in, both created after ``env`` is set, as the local stack does."""
     for name in ("METRICS_FILE", "POWERTOOLS_METRICS_DISABLED", "POWERTOOLS_DEV"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    sys.modules.pop("fencepost.handlers.lookup", None)
-    lookup = importlib.import_module("fencepost.handlers.lookup")
+    lookup = lookup_function()
     obs = Observability(service="fencepost-loader", tracing=False)
 
     def handle(ev: dict[str, Any], _context: Any) -> dict[str, Any]:
@@ -49,11 +46,11 @@ def _configure(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> tuple[Mo
     return lookup, obs.wrap(handle)
 
 
-def _lookup(lookup: ModuleType) -> None:
+def _lookup(lookup: LookupFunction) -> None:
     assert lookup.handler(event("lookup-get"), LambdaContext())["statusCode"] == 200
 
 
-def _run(lookup: ModuleType, loader: Handler) -> None:
+def _run(lookup: LookupFunction, loader: Handler) -> None:
     """Lookups and loads, interleaved; every third load sees a lookup run while it is running."""
     for number in range(ROUNDS):
         _lookup(lookup)
@@ -81,7 +78,7 @@ def _assert_totals(totals: dict[str, float]) -> None:
 
 
 def test_the_local_stack_without_metrics_writes_none_anywhere(
-    lookup_handler: ModuleType,  # noqa: ARG001 - the table and the datasets it sets up
+    lookup_handler: LookupFunction,  # noqa: ARG001 - the table and the datasets it sets up
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -99,7 +96,7 @@ def test_the_local_stack_without_metrics_writes_none_anywhere(
 
 
 def test_the_local_stack_keeps_metrics_in_its_data_dir_each_with_its_own_service(
-    lookup_handler: ModuleType,  # noqa: ARG001
+    lookup_handler: LookupFunction,  # noqa: ARG001
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
@@ -123,7 +120,7 @@ def test_the_local_stack_keeps_metrics_in_its_data_dir_each_with_its_own_service
 
 
 def test_on_lambda_every_invocation_writes_its_own_line_to_standard_output(
-    lookup_handler: ModuleType,  # noqa: ARG001
+    lookup_handler: LookupFunction,  # noqa: ARG001
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -167,7 +164,7 @@ def test_a_metric_with_more_values_than_one_line_holds_is_split_and_none_is_lost
 
 
 def test_the_deployed_lookup_writes_one_line_per_interval_that_lambdas_warn_filter_keeps(
-    lookup_handler: ModuleType,  # noqa: ARG001
+    lookup_handler: LookupFunction,  # noqa: ARG001
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.handler.conftest import lookup_function
+from fencepost.bootstrap.lookup_wiring import LookupFunction
+from tests.handler.conftest import lookup_on_moto
 from tests.support import LambdaContext, event, family_ranges
 
 # Ranges that are not one block each: an unaligned range nested in a /16, a range at the top of IPv4, and an IPv6
@@ -36,19 +36,19 @@ INNER_CIDRS = [
 
 
 @pytest.fixture
-def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    with lookup_function(monkeypatch, [("odd", 1, family_ranges(ODD_ROWS), ["kind"])], MAX_BATCH="100") as module:
+def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[LookupFunction]:
+    with lookup_on_moto(monkeypatch, [("odd", 1, family_ranges(ODD_ROWS), ["kind"])], MAX_BATCH="100") as module:
         yield module
 
 
-def get(handler: ModuleType, ip: str) -> tuple[int, Any]:
+def get(handler: LookupFunction, ip: str) -> tuple[int, Any]:
     ev = event("lookup-get")
     ev["queryStringParameters"] = {"ip": ip, "dataset": "odd"}
     response = handler.handler(ev, LambdaContext())
     return response["statusCode"], json.loads(response["body"])
 
 
-def test_get_names_the_largest_block_around_the_address_and_the_blocks_of_the_range(handler: ModuleType) -> None:
+def test_get_names_the_largest_block_around_the_address_and_the_blocks_of_the_range(handler: LookupFunction) -> None:
     status, body = get(handler, "10.0.1.150")
     assert status == 200
     assert body["data"] == {"kind": "inner"}
@@ -56,7 +56,7 @@ def test_get_names_the_largest_block_around_the_address_and_the_blocks_of_the_ra
     assert body["match"] == {"start": "10.0.0.3", "end": "10.0.1.200", "network": "10.0.1.128/26"}
 
 
-def test_a_piece_cut_by_a_nested_range_has_a_network_inside_the_piece(handler: ModuleType) -> None:
+def test_a_piece_cut_by_a_nested_range_has_a_network_inside_the_piece(handler: LookupFunction) -> None:
     _, body = get(handler, "10.0.200.1")
     assert body["range"] == {"start": "10.0.0.0", "end": "10.0.255.255", "cidrs": ["10.0.0.0/16"]}
     assert body["match"] == {"start": "10.0.1.201", "end": "10.0.255.255", "network": "10.0.128.0/17"}
@@ -64,7 +64,7 @@ def test_a_piece_cut_by_a_nested_range_has_a_network_inside_the_piece(handler: M
     assert body["match"]["network"] == "10.0.1.201/32"
 
 
-def test_the_extremes_of_both_families(handler: ModuleType) -> None:
+def test_the_extremes_of_both_families(handler: LookupFunction) -> None:
     _, body = get(handler, "255.255.255.255")
     assert body["range"]["cidrs"] == ["255.255.255.254/31"]
     assert body["match"]["network"] == "255.255.255.254/31"
@@ -77,13 +77,13 @@ def test_the_extremes_of_both_families(handler: ModuleType) -> None:
     assert body["match"]["network"] == "2000::/3"
 
 
-def test_a_mapped_address_is_answered_with_ipv4_blocks(handler: ModuleType) -> None:
+def test_a_mapped_address_is_answered_with_ipv4_blocks(handler: LookupFunction) -> None:
     _, body = get(handler, "::ffff:10.0.1.150")
     assert body["ip"] == "10.0.1.150"
     assert body["match"]["network"] == "10.0.1.128/26"
 
 
-def test_post_gives_found_elements_the_same_fields_and_errors_none(handler: ModuleType) -> None:
+def test_post_gives_found_elements_the_same_fields_and_errors_none(handler: LookupFunction) -> None:
     ev = event("lookup-post")
     ev["body"] = json.dumps({"ips": ["10.0.1.150", "2001:db8::1", "0.0.0.1", "10.0.200.1"], "dataset": "odd"})
     response = handler.handler(ev, LambdaContext())
@@ -101,7 +101,7 @@ def test_post_gives_found_elements_the_same_fields_and_errors_none(handler: Modu
     assert results[0] == single  # a batch element is the single answer
 
 
-def test_the_served_document_declares_the_fields_every_answer_carries(handler: ModuleType) -> None:
+def test_the_served_document_declares_the_fields_every_answer_carries(handler: LookupFunction) -> None:
     document = json.loads(handler.handler(event("openapi"), LambdaContext())["body"])
     schemas = document["components"]["schemas"]
     result = schemas["LookupResult"]["properties"]

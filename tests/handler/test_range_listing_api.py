@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.core.space.addresses import V4
 from fencepost.http.paging import Cursor
 from tests.handler.test_lookup_api import call
@@ -20,11 +20,11 @@ GEO_PIECES = [
 ]
 
 
-def _get(module: ModuleType, **query: str) -> tuple[int, dict[str, str], Any]:
+def _get(module: LookupFunction, **query: str) -> tuple[int, dict[str, str], Any]:
     return call(module, "ranges-get", queryStringParameters=query)
 
 
-def test_the_sample_event_lists_the_first_page_of_a_network(lookup_handler: ModuleType) -> None:
+def test_the_sample_event_lists_the_first_page_of_a_network(lookup_handler: LookupFunction) -> None:
     status, headers, body = call(lookup_handler, "ranges-get")
     assert status == 200
     assert headers["cache-control"] == "no-store"
@@ -33,7 +33,7 @@ def test_the_sample_event_lists_the_first_page_of_a_network(lookup_handler: Modu
     assert isinstance(body["next"], str)
 
 
-def test_pages_list_every_piece_of_both_families_in_order(lookup_handler: ModuleType) -> None:
+def test_pages_list_every_piece_of_both_families_in_order(lookup_handler: LookupFunction) -> None:
     listed, cursor = [], None
     while True:
         status, _, body = _get(lookup_handler, dataset="geo", limit="2", **({"cursor": cursor} if cursor else {}))
@@ -52,7 +52,7 @@ def test_pages_list_every_piece_of_both_families_in_order(lookup_handler: Module
     }
 
 
-def test_pieces_that_straddle_within_are_whole(lookup_handler: ModuleType) -> None:
+def test_pieces_that_straddle_within_are_whole(lookup_handler: LookupFunction) -> None:
     _, _, body = _get(lookup_handler, dataset="geo", within="1.0.40.0/24")
     assert body["ranges"] == [GEO_PIECES[1]]
     _, _, body = _get(lookup_handler, dataset="geo", within="::ffff:8.8.0.0/112")
@@ -74,7 +74,7 @@ def test_pieces_that_straddle_within_are_whole(lookup_handler: ModuleType) -> No
     ],
 )
 def test_bad_within_limit_or_cursor_is_invalid_request(
-    lookup_handler: ModuleType, query: dict[str, str], reason: str
+    lookup_handler: LookupFunction, query: dict[str, str], reason: str
 ) -> None:
     status, headers, body = _get(lookup_handler, dataset="geo", **query)
     assert (status, body["error"]["code"]) == (400, "INVALID_REQUEST")
@@ -82,16 +82,16 @@ def test_bad_within_limit_or_cursor_is_invalid_request(
     assert headers["cache-control"] == "no-store"
 
 
-def test_the_sample_bad_within_event_is_refused(lookup_handler: ModuleType) -> None:
+def test_the_sample_bad_within_event_is_refused(lookup_handler: LookupFunction) -> None:
     status, _, body = call(lookup_handler, "ranges-get-invalid-within")
     assert (status, body["error"]["code"]) == (400, "INVALID_REQUEST")
 
 
-def test_a_cursor_of_a_version_no_longer_listed_has_expired(lookup_handler: ModuleType) -> None:
+def test_a_cursor_of_a_version_no_longer_listed_has_expired(lookup_handler: LookupFunction) -> None:
     status, _, body = _get(lookup_handler, dataset="geo", cursor=Cursor("geo", 1, V4, None).token())
     assert (status, body["error"]["code"]) == (410, "CURSOR_EXPIRED")
 
 
-def test_an_unknown_dataset_is_404(lookup_handler: ModuleType) -> None:
+def test_an_unknown_dataset_is_404(lookup_handler: LookupFunction) -> None:
     status, _, body = _get(lookup_handler, dataset="nosuch")
     assert (status, body["error"]["code"]) == (404, "UNKNOWN_DATASET")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from types import ModuleType
 
 import pytest
 from pydantic import BaseModel
 
+from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.http.openapi import schemas
 from fencepost.http.routes import ROUTES, Route
 from tests.handler.test_lookup_api import ERROR_CASES, ROUTED, call
@@ -18,7 +18,7 @@ from tests.support import LambdaContext, event
 DOCUMENTED = [route for route in ROUTES if route.documented]
 
 
-def _served(module: ModuleType) -> set[tuple[str, str]]:
+def _served(module: LookupFunction) -> set[tuple[str, str]]:
     app = module.api.resolver
     return {(route.path, route.method) for route in app._static_routes + app._dynamic_routes}
 
@@ -31,14 +31,14 @@ def _entry(name: str) -> Route:
     return next(route for route in ROUTES if (route.openapi_path, route.method) == (path, method))
 
 
-def test_the_app_serves_exactly_the_routes_of_the_table(lookup_handler: ModuleType) -> None:
+def test_the_app_serves_exactly_the_routes_of_the_table(lookup_handler: LookupFunction) -> None:
     table = [(route.path, route.method) for route in ROUTES]
     assert len(set(table)) == len(table)
     assert _served(lookup_handler) == set(table)
 
 
 @pytest.mark.parametrize("path", sorted({route.path for route in ROUTES}))
-def test_every_path_refuses_other_methods_and_lists_the_tables(lookup_handler: ModuleType, path: str) -> None:
+def test_every_path_refuses_other_methods_and_lists_the_tables(lookup_handler: LookupFunction, path: str) -> None:
     ev = event("method-not-allowed")
     ev["rawPath"] = ev["requestContext"]["http"]["path"] = re.sub(r"<\w+>", "geo", path)
     response = lookup_handler.handler(ev, LambdaContext())
@@ -47,7 +47,7 @@ def test_every_path_refuses_other_methods_and_lists_the_tables(lookup_handler: M
     assert response["headers"]["Allow"] == ", ".join(m for t in table for m in ((t, "HEAD") if t == "GET" else (t,)))
 
 
-def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler: ModuleType) -> None:
+def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler: LookupFunction) -> None:
     _, _, document = call(lookup_handler, "openapi")
     documented = {(path, method.upper()) for path, operations in document["paths"].items() for method in operations}
     undocumented = {route.path for route in ROUTES if not route.documented}  # the document itself, the console
@@ -61,7 +61,7 @@ def test_the_document_describes_exactly_the_routes_the_app_serves(lookup_handler
 
 
 @pytest.mark.parametrize("route", DOCUMENTED, ids=[f"{route.method} {route.path}" for route in DOCUMENTED])
-def test_each_route_is_documented_exactly_as_its_entry(lookup_handler: ModuleType, route: Route) -> None:
+def test_each_route_is_documented_exactly_as_its_entry(lookup_handler: LookupFunction, route: Route) -> None:
     _, _, document = call(lookup_handler, "openapi")
     operation = document["paths"][route.openapi_path][route.method.lower()]
     assert operation["summary"] == route.summary
@@ -101,7 +101,7 @@ def test_the_table_names_only_models_that_exist() -> None:
 
 @pytest.mark.parametrize(("name", "status", "code"), [case for case in ERROR_CASES if case[0] in ROUTED])
 def test_every_error_a_route_gives_is_in_its_entry_and_the_document(
-    lookup_handler: ModuleType, name: str, status: int, code: str
+    lookup_handler: LookupFunction, name: str, status: int, code: str
 ) -> None:
     route = _entry(name)
     assert (status, code) in {(error.status, error.code) for error in route.errors}
@@ -110,7 +110,7 @@ def test_every_error_a_route_gives_is_in_its_entry_and_the_document(
     assert code in responses[str(status)]["description"]
 
 
-def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler: ModuleType) -> None:
+def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler: LookupFunction) -> None:
     status, _, document = call(lookup_handler, "openapi")
     assert status == 200
     paths = document["paths"]
@@ -143,7 +143,7 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     assert "422" not in json.dumps(document)
 
 
-def test_the_document_names_the_codes_a_batch_answers_per_address(lookup_handler: ModuleType) -> None:
+def test_the_document_names_the_codes_a_batch_answers_per_address(lookup_handler: LookupFunction) -> None:
     _, _, document = call(lookup_handler, "openapi")
     batch_error = document["components"]["schemas"]["BatchError"]
     assert "RESPONSE_TOO_LARGE" in batch_error["description"]

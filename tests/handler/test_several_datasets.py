@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.handler.conftest import GEO_ROWS, lookup_function
+from fencepost.bootstrap.lookup_wiring import LookupFunction
+from tests.handler.conftest import GEO_ROWS, lookup_on_moto
 from tests.support import LambdaContext, event, family_ranges
 
 ASN_ROWS = [("1.0.0.0", "1.0.127.255", "AS1"), ("8.8.0.0", "8.8.255.255", "AS15169")]
@@ -18,22 +18,22 @@ IPAM_ROWS = [("1.0.40.0", "1.0.40.255", "lab"), ("10.1.0.0", "10.1.255.255", "of
 
 
 @pytest.fixture
-def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+def handler(monkeypatch: pytest.MonkeyPatch) -> Iterator[LookupFunction]:
     datasets = [
         ("geo", 3, family_ranges(GEO_ROWS), ["country"]),
         ("asn", 7, family_ranges(ASN_ROWS), ["asn"]),
         ("ipam", 2, family_ranges(IPAM_ROWS), ["site"]),
     ]
-    with lookup_function(monkeypatch, datasets, MAX_BATCH="200") as module:
+    with lookup_on_moto(monkeypatch, datasets, MAX_BATCH="200") as module:
         yield module
 
 
-def get(handler: ModuleType, **query: str) -> tuple[int, Any, dict[str, str]]:
+def get(handler: LookupFunction, **query: str) -> tuple[int, Any, dict[str, str]]:
     response = handler.handler(event("lookup-get", queryStringParameters=query), LambdaContext())
     return response["statusCode"], json.loads(response["body"] or "null"), response["headers"]
 
 
-def post(handler: ModuleType, body: dict[str, Any]) -> tuple[int, Any]:
+def post(handler: LookupFunction, body: dict[str, Any]) -> tuple[int, Any]:
     response = handler.handler(event("lookup-post", body=json.dumps(body)), LambdaContext())
     return response["statusCode"], json.loads(response["body"])
 
@@ -42,7 +42,7 @@ def span(start: str, end: str, network: str) -> dict[str, str]:
     return {"start": start, "end": end, "network": network}
 
 
-def test_every_dataset_answers_in_request_order_with_the_stretch_where_all_hold(handler: ModuleType) -> None:
+def test_every_dataset_answers_in_request_order_with_the_stretch_where_all_hold(handler: LookupFunction) -> None:
     status, body, headers = get(handler, ip="1.0.100.1", dataset="geo,asn,ipam")
     assert status == 200
     assert list(body) == ["ip", "match", "answers"]
@@ -60,7 +60,7 @@ def test_every_dataset_answers_in_request_order_with_the_stretch_where_all_hold(
     assert "ETag" in headers
 
 
-def test_reserved_is_top_level_and_elements_keep_the_single_dataset_shape(handler: ModuleType) -> None:
+def test_reserved_is_top_level_and_elements_keep_the_single_dataset_shape(handler: LookupFunction) -> None:
     _, body, _ = get(handler, ip="10.1.2.3", dataset="ipam,geo")
     assert body["reserved"] == {"name": "Private-Use", "network": "10.0.0.0/8", "rfc": "RFC 1918"}
     ipam, geo = body["answers"]
@@ -70,7 +70,7 @@ def test_reserved_is_top_level_and_elements_keep_the_single_dataset_shape(handle
     assert body["match"] == span("10.1.0.0", "10.1.255.255", "10.1.0.0/16")
 
 
-def test_an_unknown_dataset_in_the_list_is_an_element_and_the_others_answer(handler: ModuleType) -> None:
+def test_an_unknown_dataset_in_the_list_is_an_element_and_the_others_answer(handler: LookupFunction) -> None:
     status, body, _ = get(handler, ip="1.0.40.7", dataset="nope,ipam")
     assert status == 200
     nope, ipam = body["answers"]
@@ -84,7 +84,7 @@ def test_an_unknown_dataset_in_the_list_is_an_element_and_the_others_answer(hand
 
 
 def test_mode_first_answers_from_the_first_dataset_with_a_range_narrowed_by_the_gaps_before_it(
-    handler: ModuleType,
+    handler: LookupFunction,
 ) -> None:
     status, body, _ = get(handler, ip="1.0.41.7", dataset="ipam,asn", mode="first")
     assert status == 200
@@ -98,7 +98,7 @@ def test_mode_first_answers_from_the_first_dataset_with_a_range_narrowed_by_the_
     assert inside["match"] == span("1.0.40.0", "1.0.40.255", "1.0.40.0/24")
 
 
-def test_mode_first_with_no_answer_is_not_found_with_the_common_gap_and_every_version(handler: ModuleType) -> None:
+def test_mode_first_with_no_answer_is_not_found_with_the_common_gap_and_every_version(handler: LookupFunction) -> None:
     status, body, headers = get(handler, ip="9.9.9.9", dataset="ipam,asn", mode="first")
     assert status == 404
     assert body["error"]["code"] == "NOT_FOUND"
@@ -107,7 +107,7 @@ def test_mode_first_with_no_answer_is_not_found_with_the_common_gap_and_every_ve
     assert "ETag" in headers
 
 
-def test_mode_first_with_an_unknown_dataset_fails_the_whole_request(handler: ModuleType) -> None:
+def test_mode_first_with_an_unknown_dataset_fails_the_whole_request(handler: LookupFunction) -> None:
     status, body, _ = get(handler, ip="1.0.40.7", dataset="ipam,nope", mode="first")
     assert status == 404
     assert body["error"]["code"] == "UNKNOWN_DATASET"
@@ -127,13 +127,13 @@ def test_mode_first_with_an_unknown_dataset_fails_the_whole_request(handler: Mod
         ("geo", "FIRST"),
     ],
 )
-def test_bad_lists_and_modes_are_invalid_requests(handler: ModuleType, dataset: str, mode: str | None) -> None:
+def test_bad_lists_and_modes_are_invalid_requests(handler: LookupFunction, dataset: str, mode: str | None) -> None:
     query = {"ip": "1.0.40.7", "dataset": dataset, **({"mode": mode} if mode else {})}
     status, body, _ = get(handler, **query)
     assert (status, body["error"]["code"]) == (400, "INVALID_REQUEST")
 
 
-def test_fields_apply_to_each_answer_and_to_the_top_level_match(handler: ModuleType) -> None:
+def test_fields_apply_to_each_answer_and_to_the_top_level_match(handler: LookupFunction) -> None:
     _, body, _ = get(handler, ip="1.0.100.1", dataset="geo,ipam", fields="data.country,gap.network")
     assert body == {
         "ip": "1.0.100.1",
@@ -146,7 +146,7 @@ def test_fields_apply_to_each_answer_and_to_the_top_level_match(handler: ModuleT
     assert with_match["match"] == {"network": "1.0.64.0/18"}
 
 
-def test_a_batch_with_datasets_answers_each_address_from_every_dataset(handler: ModuleType) -> None:
+def test_a_batch_with_datasets_answers_each_address_from_every_dataset(handler: LookupFunction) -> None:
     status, body = post(handler, {"ips": ["1.0.100.1", "nonsense", "10.1.2.3"], "datasets": ["geo", "asn", "ipam"]})
     assert status == 200
     first, invalid, last = body["results"]
@@ -159,7 +159,7 @@ def test_a_batch_with_datasets_answers_each_address_from_every_dataset(handler: 
     assert list(one["results"][0]) == ["ip", "match", "answers"]
 
 
-def test_a_batch_overlay_names_the_winner_and_gives_not_found_elements_their_gap(handler: ModuleType) -> None:
+def test_a_batch_overlay_names_the_winner_and_gives_not_found_elements_their_gap(handler: LookupFunction) -> None:
     _, body = post(handler, {"ips": ["1.0.41.7", "9.9.9.9"], "datasets": ["ipam", "asn"], "mode": "first"})
     found, missing = body["results"]
     assert (found["dataset"], found["match"]["start"]) == ("asn", "1.0.41.0")
@@ -170,7 +170,7 @@ def test_a_batch_overlay_names_the_winner_and_gives_not_found_elements_their_gap
     assert (status, refused["error"]["code"]) == (404, "UNKNOWN_DATASET")
 
 
-def test_a_single_dataset_batch_not_found_names_its_dataset_version_and_gap(handler: ModuleType) -> None:
+def test_a_single_dataset_batch_not_found_names_its_dataset_version_and_gap(handler: LookupFunction) -> None:
     _, body = post(handler, {"ips": ["9.9.9.9"], "dataset": "ipam"})
     (missing,) = body["results"]
     assert missing == {
@@ -199,12 +199,12 @@ def test_a_single_dataset_batch_not_found_names_its_dataset_version_and_gap(hand
         ({"ips": ["1.0.0.1"], "datasets": ["geo"], "mode": "any"}, "INVALID_REQUEST"),
     ],
 )
-def test_bad_batch_lists_are_refused(handler: ModuleType, body: dict[str, Any], code: str) -> None:
+def test_bad_batch_lists_are_refused(handler: LookupFunction, body: dict[str, Any], code: str) -> None:
     status, answer = post(handler, body)
     assert (status, answer["error"]["code"]) == (400, code)
 
 
-def test_five_hundred_lookups_in_one_batch_are_allowed(handler: ModuleType) -> None:
+def test_five_hundred_lookups_in_one_batch_are_allowed(handler: LookupFunction) -> None:
     ips = [f"1.0.{i // 256}.{i % 256}" for i in range(166)]
     status, body = post(handler, {"ips": ips, "datasets": ["geo", "asn", "ipam"]})  # 498 lookups
     assert status == 200

@@ -61,7 +61,7 @@ def test_asset_holds_the_service_and_none_of_its_tools(real_asset: Path) -> None
         assert not (real_asset / tool).exists(), tool
         assert not (real_asset / "fencepost" / tool).exists(), tool
     rooms = {path.name for path in (real_asset / "fencepost").iterdir() if path.is_dir() and path.name != "__pycache__"}
-    assert rooms == {"aws", "core", "downloads", "handlers", "http", "loading", "reading", "sources"}
+    assert rooms == {"aws", "bootstrap", "core", "downloads", "handlers", "http", "loading", "reading", "sources"}
 
 
 class _RuntimeImports(ast.NodeVisitor):

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from fencepost.bootstrap.fetch_wiring import FetchFunction, fetch_function
+from fencepost.bootstrap.loader_wiring import LoaderFunction, loader_function
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from local.dynamodb import DynamoDBLocal, MotoServer, local_client
 from local.resources import Queues, create_bucket, create_queues
 from local.worker import SqsWorker, drain_all
@@ -36,8 +36,8 @@ class Stack:
     table: str
     bucket: str
     queues: Queues
-    loader: ModuleType
-    lookup: ModuleType
+    loader: LoaderFunction
+    lookup: LookupFunction
     control: SqsWorker
     data: SqsWorker
 
@@ -142,17 +142,13 @@ def stack(
     env.update(getattr(request, "param", {}))
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    modules = []
-    for module in ("fencepost.handlers.loader", "fencepost.handlers.lookup"):
-        sys.modules.pop(module, None)
-        modules.append(importlib.import_module(module))
-    loader, lookup = modules
+    loader, lookup = loader_function(), lookup_function()  # wired from the environment just set
     control, data = (SqsWorker(sqs, queue.url, queue.arn, loader.handler, timeout=60) for queue in queues)
     return Stack(s3, sqs, ddb, table, name, queues, loader, lookup, control, data)
 
 
 @pytest.fixture
-def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> FetchFunction:
     """The fetch function as ``make run`` wires it (after the stack set its environment): sources may be checked
     every second, over plain http, from publishers on this machine; secrets in the local Secrets Manager."""
     monkeypatch.setenv("SOURCE_MIN_EVERY_SECONDS", "1")
@@ -160,5 +156,4 @@ def fetch(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.setenv("SOURCE_ALLOW_LOOPBACK", "true")
     monkeypatch.setenv("FETCH_ATTEMPTS", "2")
     monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", stack.s3.meta.endpoint_url)
-    sys.modules.pop("fencepost.handlers.fetch", None)
-    return importlib.import_module("fencepost.handlers.fetch")
+    return fetch_function()

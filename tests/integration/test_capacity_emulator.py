@@ -7,7 +7,6 @@ emulator and the virtual-time simulation of the same model agree on the same req
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from capacity.partitions import Keyspace
 from capacity.placement import Position, position
 from capacity.simulation import Simulation
 from capacity.table import Second, TableModel
+from fencepost.bootstrap.loader_wiring import loader_function
+from fencepost.bootstrap.lookup_wiring import lookup_function
 from local.capacity import CapacityFront
 from local.dynamodb import LOCAL_ACCOUNT, DynamoDBLocal, create_table, free_port, local_client
 from tests.integration.conftest import Stack
@@ -188,11 +189,7 @@ def test_the_real_loader_loads_through_the_emulator_without_losing_an_item(
     capacity, recorder = front
     capacity.operations.tables.scale = 0.1  # 100 write units a partition, 400 for the table: it throttles
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", capacity.endpoint)
-    modules = []
-    for name in ("fencepost.handlers.loader", "fencepost.handlers.lookup"):
-        sys.modules.pop(name, None)
-        modules.append(importlib.import_module(name))
-    stack.loader, stack.lookup = modules
+    stack.loader, stack.lookup = loader_function(), lookup_function()  # their clients on the emulator's endpoint
     for worker in stack.workers:
         worker.handler = stack.loader.handler
     rows = read_tsv(V4_FILE, 3000)

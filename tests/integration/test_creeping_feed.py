@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from types import ModuleType
 
+from fencepost.bootstrap.fetch_wiring import FetchFunction
 from fencepost.core.storage.objects import pieces_key
 from fencepost.handlers import admin
 from tests.feeds import creeping_releases, networks
@@ -31,7 +31,7 @@ def _accept(stack: Stack) -> None:
 
 
 def test_the_creeping_feed_is_refused_at_each_step_even_after_the_one_before_was_accepted(
-    stack: Stack, fetch: ModuleType
+    stack: Stack, fetch: FetchFunction
 ) -> None:
     releases = creeping_releases()
     with Publisher() as site:

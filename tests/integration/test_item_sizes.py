@@ -85,7 +85,7 @@ def test_a_request_dynamodb_refuses_as_invalid_fails_the_load_and_is_not_retried
     before = _answers(stack, "geo")
     # When DynamoDB refuses the next version's header as invalid
     refusing = RefusesVersionHeaders(stack.loader.tables.table.client)
-    stack.loader.tables.table.client = refusing
+    stack.loader.tables.table.client = refusing  # type: ignore[assignment]
     stack.put("geo/more.csv", b"start,end,country\n2.0.0.0,2.0.0.255,XX\n")
     stack.drain()
     # Then the load FAILED on its first attempt, with DynamoDB's reason, and was not retried

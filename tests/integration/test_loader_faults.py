@@ -54,7 +54,7 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
     stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
     faulty = FaultyClient(stack.loader.bulk.client, throttle=0.25, unprocessed=0.25)
-    stack.loader.bulk.client = faulty
+    stack.loader.bulk.client = faulty  # type: ignore[assignment]
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     assert faulty.throttled > 10
@@ -78,7 +78,7 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
 
 def test_a_chunk_that_dies_midway_is_delivered_again_and_completes(stack: Stack) -> None:
     faulty = FaultyClient(stack.loader.bulk.client, die_after=7)
-    stack.loader.bulk.client = faulty
+    stack.loader.bulk.client = faulty  # type: ignore[assignment]
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     assert faulty.deaths == 1
@@ -95,7 +95,7 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     before = _lookups(stack, "geo", probes)
     # When every write of the next version is throttled, delivery after delivery
     faulty = FaultyClient(stack.loader.bulk.client, throttle=1.0)
-    stack.loader.bulk.client = faulty
+    stack.loader.bulk.client = faulty  # type: ignore[assignment]
     stack.data.timeout = 2.5  # each delivery retries until its deadline, then hands the chunk back
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain(dead_letters=True)
@@ -133,7 +133,7 @@ class SlowFirstCalls(FaultyClient):
 
 
 def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Stack) -> None:
-    stack.loader.bulk.client = SlowFirstCalls(stack.loader.bulk.client, slow=12, delay=0.5)
+    stack.loader.bulk.client = SlowFirstCalls(stack.loader.bulk.client, slow=12, delay=0.5)  # type: ignore[assignment]
     stack.data.timeout = 2.0  # with a 1 s margin, each delivery may write for 1 s
     handed_back: list[tuple[str, float]] = []
     queues, retry_in = stack.loader.queues, stack.loader.queues.retry_in
@@ -142,7 +142,7 @@ def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Sta
         handed_back.append((source, seconds))
         retry_in(source, receipt, seconds)
 
-    queues.retry_in = recorded
+    queues.retry_in = recorded  # type: ignore[method-assign,assignment]
     stack.put("geo/data.tsv", _tsv(ROWS))
     stack.drain()
     record = stack.dataset("geo")

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 import random
-import sys
-from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fencepost.aws.dynamo import Tables
+from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from fencepost.core.space.addresses import BITS, TOP, V4, V6, format_address
 from fencepost.core.storage.keys import PARTITION_BITS
 from fencepost.core.versions.build import FamilyRanges
@@ -129,18 +126,17 @@ def test_real_overlapping_slices_answer_by_the_overlap_rule(ddb_table: tuple[Any
 @pytest.fixture
 def handler_on_local(
     dynamodb_local: DynamoDBLocal, ddb_table: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ModuleType]:
+) -> LookupFunction:
     """The lookup function on DynamoDB Local, its range cache off: every lookup's own cost, counted below."""
     client, table = ddb_table
     monkeypatch.setenv("TABLE_NAME", table)
     monkeypatch.setenv("RANGE_CACHE_BYTES", "0")
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local.endpoint)
     publish(Tables.connect(client, table), "geo", 1, family_ranges(read_tsv(V4_FILE, 5000)), ["country"])
-    sys.modules.pop("fencepost.handlers.lookup", None)
-    return importlib.import_module("fencepost.handlers.lookup")
+    return lookup_function()
 
 
-def test_a_warm_lookup_makes_exactly_one_query(handler_on_local: ModuleType) -> None:
+def test_a_warm_lookup_makes_exactly_one_query(handler_on_local: LookupFunction) -> None:
     calls: list[str] = []
     handler_on_local.tables.table.client.meta.events.register(
         "before-call.dynamodb", lambda model, **_: calls.append(model.name)
@@ -167,7 +163,7 @@ def test_a_warm_lookup_makes_exactly_one_query(handler_on_local: ModuleType) -> 
 
 
 def test_several_datasets_cost_one_query_each_and_a_batch_one_per_address_and_dataset(
-    handler_on_local: ModuleType, ddb_table: tuple[Any, str]
+    handler_on_local: LookupFunction, ddb_table: tuple[Any, str]
 ) -> None:
     client, table = ddb_table
     tables = Tables.connect(client, table)
@@ -200,8 +196,7 @@ def test_with_the_range_cache_an_address_in_a_stretch_already_answered_costs_no_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("RANGE_CACHE_BYTES", str(1 << 20))
-    sys.modules.pop("fencepost.handlers.lookup", None)
-    module = importlib.import_module("fencepost.handlers.lookup")
+    module = lookup_function()
     calls: list[str] = []
     module.tables.table.client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
     ev = event("lookup-get")

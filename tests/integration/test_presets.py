@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import copy
 import json
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from fencepost.bootstrap.fetch_wiring import FetchFunction
 from fencepost.core.sources.bindings import HOSTS_TAG
 from fencepost.core.sources.presets import PRESETS
 from local.dynamodb import local_client
@@ -45,7 +45,7 @@ def _document(name: str, site: Publisher, secret: str = "") -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_each_preset_loads_its_publishers_layout(stack: Stack, fetch: ModuleType, name: str) -> None:
+def test_each_preset_loads_its_publishers_layout(stack: Stack, fetch: FetchFunction, name: str) -> None:
     release = RELEASES[name]()
     secret = _secret(stack, release.auth[1]) if release.auth is not None else ""
     with Publisher() as site:
@@ -62,7 +62,7 @@ def test_each_preset_loads_its_publishers_layout(stack: Stack, fetch: ModuleType
         assert (status, body["data"][column]) == (200, value)
 
 
-def test_a_publishers_changed_layout_fails_its_release(stack: Stack, fetch: ModuleType) -> None:
+def test_a_publishers_changed_layout_fails_its_release(stack: Stack, fetch: FetchFunction) -> None:
     secret = _secret(stack, "test-licence-key")
     with Publisher() as site:
         _serve(site, maxmind_csv("Country"))
@@ -86,7 +86,7 @@ def _secret(stack: Stack, value: str) -> str:
     return name
 
 
-def test_a_secret_without_its_hosts_tag_goes_only_to_the_presets_publisher(stack: Stack, fetch: ModuleType) -> None:
+def test_a_secret_without_its_hosts_tag_goes_only_to_the_presets_publisher(stack: Stack, fetch: FetchFunction) -> None:
     name = f"untagged-{stack.bucket}"
     local_client(stack.s3.meta.endpoint_url, "secretsmanager").create_secret(Name=name, SecretString="k3y")
     with Publisher() as site:

@@ -8,9 +8,9 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable
-from types import ModuleType
 from typing import Any
 
+from fencepost.bootstrap.fetch_wiring import FetchFunction
 from fencepost.handlers import admin
 from tests.integration.conftest import Stack
 from tests.publisher import Publisher
@@ -28,7 +28,7 @@ def address(k: int) -> str:
     return f"{20 + k // 256}.{k % 256}.7.9"
 
 
-def check(fetch: ModuleType, stack: Stack, **event: Any) -> dict[str, str]:
+def check(fetch: FetchFunction, stack: Stack, **event: Any) -> dict[str, str]:
     """One round (or one dataset's check), then every message the loader gets delivered."""
     result = fetch.handler(event, LambdaContext())
     stack.drain()
@@ -40,7 +40,7 @@ def found(stack: Stack, k: int) -> str | None:
     return body["data"]["comment"] if status == 200 else None
 
 
-def test_a_source_fed_folder_refreshes_itself_and_refuses_bad_releases(stack: Stack, fetch: ModuleType) -> None:
+def test_a_source_fed_folder_refreshes_itself_and_refuses_bad_releases(stack: Stack, fetch: FetchFunction) -> None:
     with Publisher() as site:
         site.publish("/drop.txt", drop_list(range(1000)))
         stack.put("drop/_source.json", json.dumps({"url": site.url("/drop.txt"), "every": "1h"}))
@@ -99,7 +99,7 @@ def _release(site: Publisher, networks: range) -> None:
     site.publish("/drop.txt", drop_list(networks))
 
 
-def test_a_refused_release_is_accepted_once_and_only_the_one_refused(stack: Stack, fetch: ModuleType) -> None:
+def test_a_refused_release_is_accepted_once_and_only_the_one_refused(stack: Stack, fetch: FetchFunction) -> None:
     with Publisher() as site:
         _release(site, range(1000))
         stack.put("drop/_source.json", json.dumps({"url": site.url("/drop.txt"), "every": "1h"}))
@@ -127,7 +127,7 @@ def test_a_refused_release_is_accepted_once_and_only_the_one_refused(stack: Stac
         assert (stack.dataset("drop")["status"], stack.dataset("drop")["version"]) == ("FAILED", 3)
 
 
-def test_one_round_at_a_time_by_a_lease_in_the_table(stack: Stack, fetch: ModuleType) -> None:
+def test_one_round_at_a_time_by_a_lease_in_the_table(stack: Stack, fetch: FetchFunction) -> None:
     # The scheduler may start a round while one is under way (rounds of up to 14 minutes every 5, at-least-once
     # invocations): a lease item in the #sources partition, taken by a conditional write, lets one run
     lease = fetch.checker.states  # the table's #sources partition, on DynamoDB Local

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from fencepost.aws.dynamo import Tables, make_client
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, make_sqs_client
-from fencepost.bootstrap import source_checker
+from fencepost.bootstrap.fetch_wiring import source_checker
 from fencepost.core.formats.base import FileError
 from fencepost.core.sources.schedule import Outcome
 from fencepost.core.storage.objects import FolderError

@@ -1,33 +1,39 @@
-"""The one place the functions' parts are wired. The lookup function: its settings, telemetry, the DynamoDB client
-and tables, the bucket of the diffs (opened on the first request that needs it), the caches and the app
-(``handlers.lookup`` calls it once per cold start; tests call it with an environment of their own). The check of the
-folders' sources: the bucket, the table, the secret store and the downloads (``handlers.fetch``, and the admin
-module's ``fetch``)."""
+"""The lookup function wired: its settings, telemetry, the DynamoDB client and tables, the bucket of the diffs,
+reverse lookups and exports (opened on the first request that needs it), the caches, the app and the handler."""
 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fencepost.aws.dynamo import Tables, make_client
 from fencepost.observability import LOOKUP_SERVICE, Observability
-from fencepost.settings import FetchSettings, LookupSettings
+from fencepost.settings import LookupSettings
 
 if TYPE_CHECKING:
     from fencepost.http.app import Files, HttpApi
     from fencepost.http.export_routes import ExportRequests
-    from fencepost.sources.check import Checker
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class LookupFunction:
     settings: LookupSettings
     obs: Observability
     tables: Tables
     api: HttpApi
+
+    def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        # API Gateway's request id, read directly: a JMESPath correlation_id_path costs more on every call.
+        self.obs.logger.set_correlation_id((event.get("requestContext") or {}).get("requestId"))
+        return self.api.handle(event, context)
+
+    @functools.cached_property
+    def handler(self) -> Any:
+        """The Lambda handler. Responses and errors name the looked-up address: with ``LOG_ADDRESSES=false``, none
+        of it reaches X-Ray either."""
+        return self.obs.wrap(self.handle, private=not self.settings.log_addresses)
 
 
 def _bucket(name: str) -> Files:
@@ -66,33 +72,4 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     exports = None if settings.export_queue is None else _export_requests(settings.export_queue)
     return LookupFunction(
         settings, obs, tables, create_app(settings, lookup, tables, obs, files=files, exports=exports)
-    )
-
-
-def source_checker(settings: FetchSettings) -> Checker:
-    """What checks the folders' sources: the bucket, the table's source states, Secrets Manager (each secret read
-    once per ``Checker.secrets``, which a caller may replace) and the downloads, bounded by the loader's limits."""
-    from fencepost.aws.s3 import make_s3_client
-    from fencepost.aws.secrets import SecretStore
-    from fencepost.aws.source_folders import SourceBucket
-    from fencepost.downloads import Fetcher, FetchPolicy
-    from fencepost.sources.check import Checker
-    from fencepost.sources.outcomes import CheckRules
-
-    policy = FetchPolicy(
-        timeout=settings.timeout,
-        attempts=settings.attempts,
-        max_wait=settings.max_wait,
-        https_only=settings.https_only,
-        allow_loopback=settings.allow_loopback,
-    )
-    return Checker(
-        folders=SourceBucket(make_s3_client(), settings.bucket),
-        states=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).sources,
-        secrets=SecretStore(),
-        downloads=Fetcher(policy),
-        rules=CheckRules(
-            settings.least_every, settings.https_only, settings.limits.max_object_bytes, settings.check_seconds
-        ),
-        clock=lambda: int(time.time() * 1000),
     )

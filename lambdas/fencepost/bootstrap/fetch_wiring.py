@@ -1,0 +1,105 @@
+"""The fetch function wired: its settings, telemetry and the check of the folders' sources (the bucket, the table's
+source states, Secrets Manager and the downloads), and the handler: the schedule's round (every source that is due;
+nothing while another round holds the lease), or one dataset's source at once (``{"dataset": "geo"}``, as the admin
+module's ``fetch`` asks)."""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fencepost.aws.dynamo import Tables, make_client
+from fencepost.observability import FETCH_SERVICE, Observability
+from fencepost.settings import FetchSettings
+
+if TYPE_CHECKING:
+    from fencepost.sources.check import Checker
+
+MARGIN = 30.0  # seconds kept back from the invocation's time (a tenth of a short one): the check under way is recorded
+
+
+@dataclass(frozen=True)
+class FetchFunction:
+    settings: FetchSettings
+    obs: Observability
+    checker: Checker
+
+    def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        from fencepost.aws.secrets import SecretStore
+        from fencepost.sources.outcomes import RoundUnderWay, clear_work, counts
+
+        clear_work(Path(tempfile.gettempdir()))  # what a round killed by its timeout left in this container's /tmp
+        checker = self.checker
+        checker.secrets = SecretStore()  # secrets read afresh each invocation: a rotated key is used at the next round
+        dataset = event.get("dataset") if isinstance(event, dict) else None
+        remaining = context.get_remaining_time_in_millis() / 1000
+        left = remaining - min(MARGIN, remaining / 10)
+        round_left = left if isinstance(dataset, str) else min(left, self.settings.round_seconds)
+        checker.deadline = time.monotonic() + round_left
+        try:
+            results = [checker.check(dataset, force=True)] if isinstance(dataset, str) else checker.check_due()
+        except RoundUnderWay as refused:
+            self.obs.logger.info("round skipped", extra={"reason": str(refused)})
+            return {"checked": [], "skipped": str(refused)}
+        for checked in results:
+            if checked.outcome is not None:
+                self.obs.logger.info(
+                    "source checked",
+                    extra={
+                        "dataset": checked.dataset,
+                        "outcome": checked.outcome.value,
+                        "reason": checked.reason,
+                        "written": list(checked.written),
+                        "deleted": list(checked.deleted),
+                    },
+                )
+        self.obs.metrics.add_counts(counts(results))
+        shown = [c for c in results if c.outcome is not None or isinstance(dataset, str)]
+        checked_list = [
+            {"dataset": c.dataset, "outcome": c.outcome and c.outcome.value, "reason": c.reason} for c in shown
+        ]
+        return {"checked": checked_list}
+
+    @functools.cached_property
+    def handler(self) -> Any:
+        return self.obs.wrap(self.handle)
+
+
+def fetch_function(env: Mapping[str, str] | None = None) -> FetchFunction:
+    settings = FetchSettings.from_env(env)
+    obs = Observability(service=FETCH_SERVICE, tracing=settings.tracing)
+    return FetchFunction(settings, obs, source_checker(settings))
+
+
+def source_checker(settings: FetchSettings) -> Checker:
+    """What checks the folders' sources: the bucket, the table's source states, Secrets Manager (each secret read
+    once per ``Checker.secrets``, which a caller may replace) and the downloads, bounded by the loader's limits."""
+    from fencepost.aws.s3 import make_s3_client
+    from fencepost.aws.secrets import SecretStore
+    from fencepost.aws.source_folders import SourceBucket
+    from fencepost.downloads import Fetcher, FetchPolicy
+    from fencepost.sources.check import Checker
+    from fencepost.sources.outcomes import CheckRules
+
+    policy = FetchPolicy(
+        timeout=settings.timeout,
+        attempts=settings.attempts,
+        max_wait=settings.max_wait,
+        https_only=settings.https_only,
+        allow_loopback=settings.allow_loopback,
+    )
+    return Checker(
+        folders=SourceBucket(make_s3_client(), settings.bucket),
+        states=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).sources,
+        secrets=SecretStore(),
+        downloads=Fetcher(policy),
+        rules=CheckRules(
+            settings.least_every, settings.https_only, settings.limits.max_object_bytes, settings.check_seconds
+        ),
+        clock=lambda: int(time.time() * 1000),
+    )

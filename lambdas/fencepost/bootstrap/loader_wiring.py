@@ -1,0 +1,109 @@
+"""The loader function wired: its settings, telemetry, the clients of its table (records, and the chunks' bulk
+writes), queues and bucket, the loading service, and the handler: messages from its two queues (control and data),
+and the scheduled sweep."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.dynamo.client import Table
+from fencepost.aws.dynamo.writer import BulkWriter
+from fencepost.aws.s3 import Bucket, make_s3_client
+from fencepost.aws.sqs import Queues, make_sqs_client
+from fencepost.loading.delivery import Delivery, HandBack
+from fencepost.loading.messages import Command, dump
+from fencepost.loading.service import LoadingService
+from fencepost.observability import LOADER_SERVICE, Observability
+from fencepost.settings import LoaderSettings
+
+
+class OnFirstUse:
+    """A client created when first used: most loader invocations write chunks and never touch S3."""
+
+    def __init__(self, create: Callable[[], Any]) -> None:
+        self._create = create
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._create()
+        return getattr(self._client, name)
+
+
+@dataclass(frozen=True)
+class LoaderFunction:
+    settings: LoaderSettings
+    obs: Observability
+    tables: Tables
+    bulk: Table  # the chunks' writes
+    queues: Queues[Command]
+    s3: Any
+    service: LoadingService
+
+    def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        if event.get("source") == "aws.events" or event.get("kind") == "sweep":
+            return {"stalled_loads_failed": self.service.sweep()}
+        remaining = context.get_remaining_time_in_millis() / 1000
+        deadline = time.monotonic() + remaining - self.settings.deadline_margin
+
+        def record_handler(record: SQSRecord) -> None:
+            delivery = Delivery(deadline, int(record.attributes.approximate_receive_count or 1))
+            try:
+                self.service.handle(record.body, delivery)
+            except HandBack as hand_back:
+                extra = {"reason": str(hand_back), "retry_in": hand_back.delay}
+                self.obs.logger.warning("message handed back", extra=extra)
+                self.queues.retry_in(record.event_source_arn, record.receipt_handle, hand_back.delay)
+                raise
+
+        # A processor per invocation: it holds the batch's outcome (and the local stack runs invocations in threads).
+        processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+        response = process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+        return dict(response)
+
+    @functools.cached_property
+    def handler(self) -> Any:
+        return self.obs.wrap(self.handle)
+
+
+def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
+    settings = LoaderSettings.from_env(env)
+    obs = Observability(service=LOADER_SERVICE, tracing=settings.tracing)
+    # Records (builds, datasets, versions) are single items: a throttled update is retried by the client, not by
+    # handing a whole chunk back. Bulk writes pace and retry by themselves, so their client does not retry again.
+    client = make_client(pool=8, retries=6, read_timeout=10)
+    bulk_client = make_client(pool=settings.write_threads + 4, retries=1, read_timeout=10, validate=False)
+    tables = Tables.connect(client, settings.table.table_name)
+    bulk = Table(bulk_client, settings.table.table_name)
+    queues = Queues[Command](
+        make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
+    )
+    s3: Any = OnFirstUse(make_s3_client)
+    writer = BulkWriter(bulk, threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing)
+    service = LoadingService(
+        settings,
+        datasets=tables.datasets,
+        history=tables.datasets.history,
+        builds=tables.builds,
+        versions=tables.versions,
+        writer=writer,
+        bucket=Bucket(s3, settings.bucket, settings.limits),
+        outbox=queues,
+        telemetry=obs,
+        billing_mode=tables.table.billing_mode,
+    )
+    return LoaderFunction(settings, obs, tables, bulk, queues, s3, service)
