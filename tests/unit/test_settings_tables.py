@@ -1,6 +1,6 @@
-"""Every setting is declared once (``fencepost.settings``): the dataclasses' defaults are the tables' defaults, each
-variable is read with its type and bounds, and the stack writes exactly the tables' variables
-(``tests/infra`` checks what it writes)."""
+"""Every setting is declared once (``fencepost.declared``, read by ``fencepost.settings``): the dataclasses' defaults
+are the tables' defaults, each variable is read with its type and bounds, and the stack writes exactly the tables'
+variables (``tests/infra`` checks what it writes)."""
 
 from __future__ import annotations
 
