@@ -3,7 +3,6 @@ it sends, the bucket and table kept or destroyed, the outputs."""
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -112,19 +111,15 @@ def test_failed_and_stalled_load_alarms_say_what_happened_and_what_to_do(default
 
 def test_the_alarmed_metrics_are_the_ones_the_loader_writes() -> None:
     # The loader's handler writes its metrics under its own service, in the namespace the alarms watch
+    from fencepost.bootstrap.loader_wiring import loader_function
     from fencepost.observability import NAMESPACE
     from infra.functions import METRICS_NAMESPACE
     from infra.loader import METRICS_SERVICE
 
-    handler = ast.parse((Path(fencepost.__file__).parent / "handlers" / "loader.py").read_text())
-    services = {
-        keyword.value.value
-        for node in ast.walk(handler)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Observability"
-        for keyword in node.keywords
-        if keyword.arg == "service" and isinstance(keyword.value, ast.Constant)
-    }
-    assert services == {METRICS_SERVICE} == {LOADER_SERVICE}
+    # The loader as its handler wires it (nothing is called at wiring: the names need not exist)
+    names = {"TABLE_NAME": "t", "BUCKET_NAME": "b", "CONTROL_QUEUE_URL": "c", "DATA_QUEUE_URL": "d"}
+    wired = loader_function(names)
+    assert {wired.obs.logger.service, wired.obs.metrics.service} == {METRICS_SERVICE} == {LOADER_SERVICE}
     assert NAMESPACE == METRICS_NAMESPACE
     sources = "".join(path.read_text() for path in (Path(fencepost.__file__).parent / "loading").glob("*.py"))
     for metric in ("LoadsFailed", "LoadsStalled"):
