@@ -85,10 +85,9 @@ fmt: $(PY_STAMP)
 	$(BIN)/ruff check --fix .
 
 # The suite runs on every core (pytest-xdist): each worker its own DynamoDB Local and moto server, a test file's tests
-# on one worker (their module fixtures shared), files handed out in collection order so that the long end-to-end
-# ones (tests/browser, tests/e2e) start first; TEST_WORKERS=1 runs it in one process.
+# on one worker (their module fixtures shared); TEST_WORKERS=1 runs it in one process.
 TEST_WORKERS ?= auto
-XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile)
 
 test: install lint
 	$(BIN)/pytest -m "not slow" $(XDIST) --durations=30
