@@ -49,7 +49,7 @@ class LoaderFunction:
     tables: Tables
     bulk: Table  # the chunks' writes
     queues: Queues[Command]
-    s3: Any
+    bucket: Bucket  # its client made on first use
     service: LoadingService
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -93,6 +93,7 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
         make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
     )
     s3: Any = OnFirstUse(make_s3_client)
+    bucket = Bucket(s3, settings.bucket, settings.limits)
     writer = BulkWriter(bulk, threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing)
     service = LoadingService(
         settings,
@@ -101,9 +102,9 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
         builds=tables.builds,
         versions=tables.versions,
         writer=writer,
-        bucket=Bucket(s3, settings.bucket, settings.limits),
+        bucket=bucket,
         outbox=queues,
         telemetry=obs,
         billing_mode=tables.table.billing_mode,
     )
-    return LoaderFunction(settings, obs, tables, bulk, queues, s3, service)
+    return LoaderFunction(settings, obs, tables, bulk, queues, bucket, service)

@@ -13,7 +13,8 @@ from fencepost.observability import LOOKUP_SERVICE, Observability
 from fencepost.settings import LookupSettings
 
 if TYPE_CHECKING:
-    from fencepost.http.app import Files, HttpApi
+    from fencepost.http.app import HttpApi
+    from fencepost.http.endpoints import Files
     from fencepost.http.export_routes import ExportRequests
 
 

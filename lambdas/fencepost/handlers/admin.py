@@ -15,18 +15,16 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fencepost.aws.dynamo import Tables, make_client
-from fencepost.aws.s3 import Bucket, make_s3_client
-from fencepost.aws.sqs import Queues, make_sqs_client
+from fencepost.bootstrap.admin_wiring import admin_tables
 from fencepost.bootstrap.fetch_wiring import source_checker
+from fencepost.bootstrap.loader_wiring import loader_function
 from fencepost.core.formats.base import FileError
 from fencepost.core.sources.schedule import Outcome
 from fencepost.core.storage.objects import FolderError
 from fencepost.declared import SettingsError
 from fencepost.errors import Conflict, DependencyUnavailable, StoreUnavailable
 from fencepost.loading.accepting import NotAccepted, accept_once
-from fencepost.loading.messages import Command, dump
-from fencepost.settings import FetchSettings, LoaderSettings, TableSettings
+from fencepost.settings import FetchSettings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,11 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fetch(args.dataset) if args.command == "fetch" else _accept(args.dataset, args.build)
 
     try:
-        settings = TableSettings.from_env(os.environ)
+        datasets = admin_tables(os.environ).datasets
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    datasets = Tables.connect(make_client(retries=3, read_timeout=10), settings.table_name).datasets
     try:
         if args.command == "rollback":
             record = datasets.rollback(args.dataset, time.time())
@@ -84,17 +81,13 @@ def _fetch(dataset: str) -> int:
 
 def _accept(dataset: str, build: int | None) -> int:
     try:
-        settings = LoaderSettings.from_env(os.environ)
-        queues = Queues[Command](
-            make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
-        )
-        bucket = Bucket(make_s3_client(), settings.bucket, settings.limits)
+        wired = loader_function(os.environ)
         done = accept_once(
             dataset,
-            folder=bucket,
-            reports=bucket,
-            datasets=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).datasets,
-            outbox=queues,
+            folder=wired.bucket,
+            reports=wired.bucket,
+            datasets=wired.tables.datasets,
+            outbox=wired.queues,
             clock=time.time,
             build=build,
         )

@@ -7,17 +7,15 @@ versions (pinned for the request); the Queries of several datasets, and of a bat
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.space.addresses import AddressError, format_address, parse_address
 from fencepost.errors import (
     BatchTooLarge,
     InvalidIp,
-    MissingIp,
     NotFound,
     NoVersionAt,
     ServiceError,
@@ -25,9 +23,10 @@ from fencepost.errors import (
     VersionGone,
 )
 from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
-from fencepost.http.conditional import Validators, header
-from fencepost.http.fields import Selection, parse_text, select, select_combined
-from fencepost.http.lookup_params import MAX_LOOKUPS, Mode, parse_dataset_text, parse_mode
+from fencepost.http.conditional import Validators
+from fencepost.http.fields import Selection, select, select_combined
+from fencepost.http.lookup_params import MAX_LOOKUPS, Mode
+from fencepost.http.lookup_request import Address, GetLookup, parse_ip
 from fencepost.http.responses import NO_STORE, HttpResponse, bounded_json_response, text_response
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.observability import HandlerMetrics
@@ -36,7 +35,6 @@ from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, Past, parse_past
 from fencepost.settings import LookupSettings
 
-Address = tuple[int, int]  # family, value
 UNRESOLVED = (UnknownDataset, NoVersionAt, VersionGone)  # a dataset of the list that cannot answer
 
 
@@ -56,44 +54,26 @@ class LookupRoutes:
         self.settings, self.lookup, self.metrics, self.pool, self.refuse = settings, lookup, metrics, pool, refuse
         self.history = history
 
-    def parse(self, text: str, source_ip: str) -> Address:
-        if text == "me":
-            text = source_ip
-        try:
-            return parse_address(text)
-        except AddressError as error:
-            shown = text if len(text) <= 64 else text[:64] + "..."
-            raise InvalidIp(f"{shown!r} is not a valid IP address: {error.reason}") from None
-
-    def get(self, query: Mapping[str, str], source_ip: str, request_headers: Mapping[str, str]) -> HttpResponse:
-        ip = query.get("ip")
-        if not ip:
-            raise MissingIp("give the address to look up as ?ip=<address> (or ?ip=me)")
-        family, address = self.parse(ip, source_ip)
-        selection = None if query.get("fields") is None else parse_text(query["fields"])
-        mode = parse_mode(query.get("mode"))
-        text = query.get("dataset")
-        names = (self.settings.default_dataset,) if text is None else parse_dataset_text(text) or (text,)
-        strict = mode is Mode.FIRST or len(names) == 1  # an unknown dataset fails the whole request
-        past = parse_past(query.get("as_of"), query.get("version"), several=len(names) > 1, now=time.time())
-        pointers = self.pointers(names, strict=strict, past=past)
+    def get(self, request: GetLookup) -> HttpResponse:
+        family, address = request.family, request.address
+        pointers = self.pointers(request.names, strict=request.strict, past=request.past)
         # The answer's validators, from the cached live pointers: a 304 reads no version and no range.
-        me = format_address(family, address) if ip == "me" else None
-        validators = Validators.of([_validated(pointer) for pointer in pointers], me)
-        cache = {"Cache-Control": f"{'private' if ip == 'me' else 'public'}, max-age={self.settings.max_age}"}
-        if validators.not_modified_by(header(request_headers, "if-none-match")):
+        validators = Validators.of([_validated(pointer) for pointer in pointers], request.me)
+        cache = {"Cache-Control": f"{'public' if request.me is None else 'private'}, max-age={self.settings.max_age}"}
+        if validators.not_modified_by(request.if_none_match):
             self.metrics.add_metric(name="NotModified", unit=MetricUnit.Count, value=1)
             return HttpResponse(304, "", {**cache, **validators.headers()}, content_type=None)
-        versions = self.versions(pointers, strict=strict)
+        versions = self.versions(pointers, strict=request.strict)
         outcomes = self.outcomes(versions, [(family, address)])[0]
-        if len(names) == 1:
+        if len(request.names) == 1:
             body: dict[str, Any] | NotFound = self.single(outcomes[0])
-        elif mode is Mode.FIRST:
+        elif request.mode is Mode.FIRST:
             body = overlay(family, address, _known(outcomes))
         else:
             body = combined(family, address, outcomes)
-        if past is not None and past.shown is not None:
-            (body.details if isinstance(body, NotFound) else body)["as_of"] = past.shown
+        if request.past is not None and request.past.shown is not None:
+            (body.details if isinstance(body, NotFound) else body)["as_of"] = request.past.shown
+        selection = request.selection
         if isinstance(body, NotFound):
             missing = self.refuse(_selected_error(body, selection))
             missing.headers.update(validators.headers())
@@ -124,7 +104,7 @@ class LookupRoutes:
         parsed: list[Address | InvalidIp] = []
         for text in ask.ips:
             try:
-                parsed.append(self.parse(text, source_ip))
+                parsed.append(parse_ip(text, source_ip))
             except InvalidIp as error:
                 parsed.append(error)
         addresses = [item for item in parsed if isinstance(item, tuple)]  # invalid addresses are not lookups
