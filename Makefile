@@ -16,6 +16,8 @@ SCAN_STAMP := $(SCAN_VENV)/.installed
 # npm likewise: DynamoDB Local for `make run` (package.json's dependencies), the CDK CLI too for the rest.
 NODE_RUN_STAMP := node_modules/.installed-run
 NODE_STAMP := node_modules/.installed
+# The web console's JavaScript (ES modules, served as written): prettier formats it, eslint lints it (package.json)
+CONSOLE := lambdas/fencepost/http/console
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
@@ -75,14 +77,17 @@ install: $(PY_STAMP) $(NODE_STAMP) $(SCAN_STAMP)
 
 run-install: $(RUN_STAMP) $(NODE_RUN_STAMP)
 
-lint: $(PY_STAMP)
+lint: $(PY_STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	npx --no-install prettier --check $(CONSOLE)/*.js
+	npx --no-install eslint $(CONSOLE)
 
-fmt: $(PY_STAMP)
+fmt: $(PY_STAMP) $(NODE_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	npx --no-install prettier --write $(CONSOLE)/*.js
 
 # The suite runs on every core (pytest-xdist): each worker its own DynamoDB Local and moto server, a test file's tests
 # on one worker (their module fixtures shared); TEST_WORKERS=1 runs it in one process.

@@ -91,7 +91,7 @@ class HttpApiFront:
                 nag.acknowledge(
                     route,
                     "AwsSolutions-APIG4",
-                    "The web console's page and its two files: static, the same for every caller, no data. A browser "
+                    "The web console's page and its files: static, the same for every caller, no data. A browser "
                     "cannot sign requests, so the page loads unsigned and tells the reader how to reach the API.",
                 )
         removal = cdk.RemovalPolicy.DESTROY if settings.destroy_on_delete else cdk.RemovalPolicy.RETAIN

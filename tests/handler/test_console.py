@@ -1,10 +1,12 @@
-"""``GET /console`` and its two files, as the lookup function serves them: a policy that allows only them, nothing
-inline, compressed when the browser takes gzip, revalidated by a strong tag, and under the weight budget."""
+"""``GET /console`` and its files (a stylesheet and the script's modules), as the lookup function serves them: a
+policy that allows only them, nothing inline, compressed when the browser takes gzip, revalidated by a strong tag,
+and under the weight budget."""
 
 from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -74,15 +76,20 @@ def test_the_page_allows_only_its_own_files_and_inlines_nothing(lookup_handler: 
     page = _Page()
     page.feed(_body(answer).decode())
     assert page.inline == []
-    assert [script["src"] for script in page.scripts] == [f"console/console.js?v={_digest('console.js')}"]
+    assert [script["src"] for script in page.scripts] == [f"console/main.js?v={_digest('main.js')}"]
+    assert [script.get("type") for script in page.scripts] == ["module"]
     assert [style["href"] for style in page.styles] == [f"console/console.css?v={_digest('console.css')}"]
     assert len(page.ids) == len(set(page.ids))
 
 
 def _digest(name: str) -> str:
-    import hashlib
+    """The digest of the file as served (a module's imports carry their own digests)."""
+    return hashlib.sha256(Console().files[name].raw).hexdigest()[:20]
 
-    return hashlib.sha256((HERE / name).read_bytes()).hexdigest()[:20]
+
+def _unversioned(body: bytes) -> bytes:
+    """A served module without the digests its imports carry: the file as written."""
+    return re.sub(rb'(from\s*"\./[\w.-]+\.js)\?v=[0-9a-f]{20}"', rb'\1"', body)
 
 
 def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: LookupFunction) -> None:
@@ -96,7 +103,9 @@ def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: Lo
         assert "Content-Encoding" not in plain["headers"]
         assert "Content-Encoding" not in refused["headers"]
         assert packed["headers"]["Content-Encoding"] == "gzip"
-        assert _body(plain) == _body(packed) == _body(refused) == (HERE / name).read_bytes()
+        assert _body(plain) == _body(packed) == _body(refused)
+        assert hashlib.sha256(_body(plain)).hexdigest()[:20] == named["v"]
+        assert _unversioned(_body(plain)) == (HERE / name).read_bytes()
         assert packed["headers"]["ETag"] != plain["headers"]["ETag"]  # one strong tag per encoding
         assert plain["headers"]["Cache-Control"] == "public, max-age=31536000, immutable"
 
@@ -104,7 +113,7 @@ def test_every_file_is_served_with_its_type_compressed_or_not(lookup_handler: Lo
 def test_a_file_is_kept_a_year_only_under_its_own_digest(lookup_handler: LookupFunction) -> None:
     """While a deploy rolls out, a new page may ask an older function: what it answers must not be kept long."""
     for query in (None, {"v": "0" * 20}):
-        answer = _get(lookup_handler, "/console/console.js", query)
+        answer = _get(lookup_handler, "/console/main.js", query)
         assert answer["statusCode"] == 200
         assert answer["headers"]["Cache-Control"] == "no-cache"
 
@@ -122,7 +131,7 @@ def test_a_tag_sent_back_is_answered_304_and_an_unknown_file_404(lookup_handler:
     missing = _get(lookup_handler, "/console/console.map")
     assert missing["statusCode"] == 404
     assert '"NOT_FOUND"' in missing["body"]
-    nested = _get(lookup_handler, "/console/a/console.js")
+    nested = _get(lookup_handler, "/console/a/main.js")
     assert nested["statusCode"] == 404
 
 
@@ -133,6 +142,10 @@ def test_the_page_and_its_files_weigh_under_the_budget() -> None:
 
 
 def test_the_script_never_writes_markup() -> None:
-    """Values from the API reach the page as text only: the script has no way of writing HTML."""
-    script = (HERE / "console.js").read_text()
-    assert re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function", script) == []
+    """Values from the API reach the page as text only: no module of the script has a way of writing HTML."""
+    modules = sorted(HERE.glob("*.js"))
+    assert "main.js" in {module.name for module in modules}
+    for module in modules:
+        script = module.read_text()
+        found = re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function", script)
+        assert found == [], module.name

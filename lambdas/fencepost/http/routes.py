@@ -258,7 +258,7 @@ ROUTES: tuple[Route, ...] = (
         errors=(InvalidRequest, NotIndexed, NotFound, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
     ),
     Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
-    # The web console (``fencepost.http.console``): a page and its two files, not described in the document.
+    # The web console (``fencepost.http.console``): a page and its files, not described in the document.
     Route("GET", "/console", "console"),
     Route("GET", "/console/<asset>", "console_asset"),
 )
