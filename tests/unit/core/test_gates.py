@@ -165,14 +165,15 @@ def test_on_the_real_ipv4_file_two_percent_of_rows_changed_passes_and_a_file_cut
     # 2% of the rows (one in 50, spread through the file) get another country: an ordinary update
     picked = set(random.Random(22).sample(range(len(real)), len(real) // 50))
     updated = [[row[0], row[1], "ZZ" if row[2] != "ZZ" else "AQ"] if k in picked else row for k, row in enumerate(real)]
-    found = _diff(real, updated)
+    served = _pieces(real)  # the live version's pieces, built once for both builds below
+    found = diff(iter(served), iter(_pieces(updated)))
     assert 0.015 < found.loss[V4].pieces_fraction() < 0.05
-    assert _refusal(real, updated) is None
+    assert Gates().refusal(len(updated), found, baseline=1) is None
     # The file cut after 60% of its rows: 40% of what it served is gone
     cut = real[: len(real) * 6 // 10]
-    found = _diff(real, cut)
+    found = diff(iter(served), iter(_pieces(cut)))
     assert 0.35 < found.loss[V4].pieces_fraction() < 0.45
-    assert _refusal(real, cut) is not None
+    assert Gates().refusal(len(cut), found, baseline=1) is not None
 
 
 def test_a_folder_fed_by_its_source_gets_the_unattended_defaults_for_the_gates_it_left_unset() -> None:
