@@ -10,6 +10,9 @@ import pytest
 
 from local.dynamodb import DynamoDBLocal, create_table, local_client
 
+# The shared helpers' asserts explain a failure as a test's own asserts do (registered before any test imports them).
+pytest.register_assert_rewrite("tests.support")
+
 
 @pytest.fixture(autouse=True)
 def _fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,11 +16,11 @@ import requests
 from playwright.sync_api import expect
 
 from local.state import CREDENTIALS
-from tests.browser.conftest import Watched
-from tests.e2e.test_local_stack import Running
-from tests.integration.test_sources import drop_list
 from tests.publisher import Publisher
 from tests.support import ROOT, V4_FILE, read_tsv
+from tests.support.browser import Watched
+from tests.support.sources import drop_list
+from tests.support.stacks import Running
 
 SAMPLE = [line.split("\t") for line in (ROOT / "samples" / "asn-sample.tsv").read_text().splitlines()]
 

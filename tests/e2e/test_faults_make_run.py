@@ -10,19 +10,19 @@ from pathlib import Path
 
 from local.config import StackConfig
 from local.stack import LocalStack
-from tests.e2e.test_local_stack import _start, _stop
 from tests.support import ROOT
+from tests.support.stacks import start, stop
 
 
 def test_make_run_with_faults_says_them_loads_under_them_and_counts_them_at_stop(tmp_path: Path) -> None:
-    running = _start(tmp_path, "--faults", "dynamodb.error=0.3,s3.error=0.3,s3.cut=0.2", "--faults-seed", "5")
+    running = start(tmp_path, "--faults", "dynamodb.error=0.3,s3.error=0.3,s3.cut=0.2", "--faults-seed", "5")
     try:
         running.wait_ready("sample", 1)  # the sample, loaded under faults
         statuses = [running.get("/lookup", ip="8.8.8.8", dataset="sample")[0] for _ in range(40)]
         assert set(statuses) <= {200, 503}
         assert 200 in statuses
     finally:
-        output = _stop(running)
+        output = stop(running)
     assert "Faults          dynamodb.error=0.3,s3.error=0.3,s3.cut=0.2, FAULTS_SEED=5: DynamoDB's at" in output
     last = [line for line in output.splitlines() if "faults injected (FAULTS_SEED=5)" in line][-1]
     assert "DynamoDB 0 requests" not in last

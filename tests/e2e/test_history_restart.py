@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from fencepost.core.space.addresses import V4, format_address
-from tests.e2e.test_local_stack import Running, _start, _stop, _tsv
 from tests.support import V4_FILE, family_ranges, read_tsv
+from tests.support.lookups import tsv_bytes
+from tests.support.stacks import Running, start, stop
 
 SETTINGS = {"retain_days": 30, "max_removed_percent": None, "max_change_percent": None}
 DATED = "2025-06-01"
@@ -55,15 +56,15 @@ def test_history_across_a_restart(tmp_path: Path, table: str) -> None:
     rows = read_tsv(V4_FILE)[60_000:64_000]
     parts = [rows[0:1000], rows[1000:2000], rows[2000:3000]]
     probes = [format_address(V4, start) for start in family_ranges(rows)[V4].starts[::200]]
-    first = _start(tmp_path, "--table", table)
+    first = start(tmp_path, "--table", table)
     try:
         # Given three loads a few seconds apart (the first kept only by retain_days), and a dated folder
         first.s3.put_object(Bucket="ranges", Key="hist/_settings.json", Body=json.dumps(SETTINGS).encode())
         version = None
         for part in parts:
-            first.s3.put_object(Bucket="ranges", Key="hist/ranges.tsv", Body=_tsv(part))
+            first.s3.put_object(Bucket="ranges", Key="hist/ranges.tsv", Body=tsv_bytes(part))
             version = _settled(first, version)
-        first.s3.put_object(Bucket="ranges", Key=f"hist/_history/{DATED}/ranges.tsv", Body=_tsv(rows[3000:4000]))
+        first.s3.put_object(Bucket="ranges", Key=f"hist/_history/{DATED}/ranges.tsv", Body=tsv_bytes(rows[3000:4000]))
         before = _dated_ready(first)
         periods = _periods(before)
         assert len(periods) == 4
@@ -72,9 +73,9 @@ def test_history_across_a_restart(tmp_path: Path, table: str) -> None:
         assert {status for status, _ in answers} <= {200, 404}
         assert {body.get("version") for _, body in answers} == {v for v, _, _, _ in periods}
     finally:
-        _stop(first)
+        stop(first)
     # When make run starts again on the same data directory
-    second = _start(tmp_path, "--table", table)
+    second = start(tmp_path, "--table", table)
     try:
         _dated_ready(second)
         live = _settled(second, None)
@@ -95,4 +96,4 @@ def test_history_across_a_restart(tmp_path: Path, table: str) -> None:
             assert {body["version"] for _, body in again if "version" in body} == set(dated)
             assert [v for v, _, _, d in _periods(after) if d is None] == [live]
     finally:
-        _stop(second)
+        stop(second)

@@ -2,97 +2,27 @@
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import requests
 
 from fencepost.core.space.addresses import V4, format_address
-from local.dynamodb import free_port, local_client
 from tests.reference import Reference
-from tests.support import ROOT, V4_FILE, family_ranges, read_tsv
-
-
-class Running:
-    def __init__(
-        self, process: subprocess.Popen[str], api: str, aws_port: int, dynamodb_port: int, data_dir: Path
-    ) -> None:
-        self.process, self.data_dir = process, data_dir
-        self.dynamodb_port, self.aws_port = dynamodb_port, aws_port
-        aws = f"http://127.0.0.1:{aws_port}"
-        self.api = api
-        self.s3 = local_client(aws, "s3")
-
-    def get(self, path: str, **params: str) -> tuple[int, Any]:
-        response = requests.get(f"{self.api}{path}", params=params, timeout=10)
-        return response.status_code, response.json()
-
-    def wait_ready(self, dataset: str, version: int, timeout: float = 240) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            status, body = self.get(f"/datasets/{dataset}")
-            if status == 200:
-                seen.append((body["status"], body["load"]["phase"]))
-                if body["status"] == "READY" and body["version"] == version:
-                    record: dict[str, Any] = body
-                    return record
-                assert body["status"] != "FAILED", body
-            time.sleep(0.3)
-        raise AssertionError(f"{dataset} was not READY at version {version}: {seen[-5:]}")
-
-
-def _start(data_dir: Path, *options: str) -> Running:
-    """``python -m local`` (what ``make run`` runs) on free ports, once its HTTP API answers."""
-    ports = {"--http-port": free_port(), "--aws-port": free_port(), "--dynamodb-port": free_port()}
-    command = [sys.executable, "-m", "local", "--data-dir", str(data_dir), *options]
-    for flag, port in ports.items():
-        command += [flag, str(port)]
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'lambdas'}{os.pathsep}{ROOT}"}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    api = f"http://127.0.0.1:{ports['--http-port']}"
-    deadline = time.monotonic() + 90
-    try:
-        while True:
-            assert process.poll() is None, process.stdout.read() if process.stdout else ""
-            try:
-                requests.get(f"{api}/datasets", timeout=2)
-                break
-            except (requests.ConnectionError, requests.Timeout):  # not up yet, or its first answer is slow
-                assert time.monotonic() < deadline, "the local stack did not start"
-                time.sleep(0.2)
-    except BaseException:
-        process.kill()  # with it, its children (they die with their parent: local.dynamodb)
-        process.wait()
-        raise
-    return Running(process, api, ports["--aws-port"], ports["--dynamodb-port"], data_dir)
-
-
-def _stop(running: Running) -> str:
-    running.process.send_signal(signal.SIGINT)
-    output, _ = running.process.communicate(timeout=60)
-    assert running.process.returncode == 0, output
-    return output
+from tests.support import V4_FILE, family_ranges, read_tsv
+from tests.support.lookups import tsv_bytes
+from tests.support.stacks import Running, start, stop
 
 
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[Running]:
-    started = _start(tmp_path)
+    started = start(tmp_path)
     yield started
     if started.process.poll() is None:
         started.process.kill()
-
-
-def _tsv(rows: list[list[str]]) -> bytes:
-    return "".join("\t".join(row) + "\n" for row in rows).encode()
 
 
 def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Running) -> None:
@@ -102,7 +32,7 @@ def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Runni
     assert (status, body["data"]["asn"]) == (200, "15169")
     # Given a slice of the shared IPv4 file uploaded through S3
     rows = read_tsv(V4_FILE)[20_000:32_000]
-    running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(rows))
+    running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=tsv_bytes(rows))
     record = running.wait_ready("geo", 1)
     assert record["ranges"] == len(rows)
     # Then lookups agree with the overlap rule applied to the rows
@@ -119,14 +49,14 @@ def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Runni
             assert (status, body["data"]) == (200, {"col3": ranges.values[row][0]})
     # When the file is replaced by its next release (one row in ten answers something else: within the gates)
     replaced = [[start, end, f"X{value}" if k % 10 == 0 else value] for k, (start, end, value) in enumerate(rows)]
-    running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(replaced))
+    running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=tsv_bytes(replaced))
     running.wait_ready("geo", 2)
     # Then lookups answer from the new version
     first_of_row_100 = format_address(V4, ranges.starts[100])
     status, body = running.get("/lookup", ip=first_of_row_100, dataset="geo")
     assert (status, body["version"], body["data"]["col3"].startswith("X")) == (200, 2, True)
     # And Ctrl-C stops everything it started
-    output = _stop(running)
+    output = stop(running)
     assert "Stopped: nothing is left running." in output
     java = subprocess.run(
         ["pgrep", "-f", f"DynamoDBLocal.jar.* -port {running.dynamodb_port}$"], capture_output=True, check=False
@@ -145,22 +75,22 @@ def _port_open(port: int) -> bool:
 @pytest.mark.parametrize("table", ["memory", "disk"])
 def test_loaded_datasets_answer_the_same_after_a_restart(tmp_path: Path, table: str) -> None:
     # Given a dataset loaded through make run's entry point, and make run stopped with Ctrl-C
-    first = _start(tmp_path, "--table", table)
+    first = start(tmp_path, "--table", table)
     try:
         rows = read_tsv(V4_FILE)[50_000:56_000]
-        first.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=_tsv(rows))
+        first.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=tsv_bytes(rows))
         first.wait_ready("geo", 1)
         probes = [format_address(V4, start) for start in family_ranges(rows)[V4].starts[::500]]
         before = [first.get("/lookup", ip=ip, dataset="geo") for ip in probes]
         pid = first.process.pid
     finally:
-        _stop(first)
+        stop(first)
     assert not list(Path("/dev/shm").glob(f"fencepost-dynamodb-{pid}-*"))  # no working copy left in memory
     kept = tmp_path / "dynamodb" / "shared-local-instance.db"
     assert kept.exists() is (table == "disk")
     # When it starts again
     started = time.monotonic()
-    second = _start(tmp_path, "--table", table)
+    second = start(tmp_path, "--table", table)
     try:
         record = second.wait_ready("geo", 1, timeout=120)
         restart = time.monotonic() - started
@@ -170,4 +100,4 @@ def test_loaded_datasets_answer_the_same_after_a_restart(tmp_path: Path, table: 
         assert record["ranges"] == len(rows)
         assert restart < 120, restart
     finally:
-        _stop(second)
+        stop(second)

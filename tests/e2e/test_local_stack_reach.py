@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from local.state import STATE_NAME
-from tests.e2e.test_local_stack import Running, _start, _stop
 from tests.support import ROOT
+from tests.support.stacks import Running, start, stop
 
 
 def _tree(pid: int) -> set[int]:
@@ -72,13 +72,13 @@ def listening(pids: set[int]) -> dict[int, str]:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Path]]:
     data_dir = tmp_path_factory.mktemp("reach")
-    running = _start(data_dir)
+    running = start(data_dir)
     try:
         running.wait_ready("sample", 1)
         yield running, data_dir
     finally:
         if running.process.poll() is None:
-            output = _stop(running)
+            output = stop(running)
             assert "Listening on    127.0.0.1 only: " in output
             assert not (data_dir / STATE_NAME).exists()  # removed at stop
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.test_local_stack import Running, _start, _stop
-from tests.integration.test_sources import address, drop_list
 from tests.publisher import Publisher
 from tests.support import ROOT
+from tests.support.sources import address, drop_list
+from tests.support.stacks import Running, start, stop
 
 
 def _source(running: Running, timeout: float = 60, **expected: Any) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def _make_fetch(running: Running) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_folder_fed_by_its_source_through_make_run(tmp_path: Path) -> None:
-    running = _start(tmp_path)
+    running = start(tmp_path)
     try:
         with Publisher() as site:
             site.publish("/drop.txt", drop_list(range(500)))
@@ -73,4 +73,4 @@ def test_a_folder_fed_by_its_source_through_make_run(tmp_path: Path) -> None:
             assert '"outcome": "CHANGED"' in fetched.stdout or '"outcome": "UNCHANGED"' in fetched.stdout
             running.wait_ready("drop", 3)
     finally:
-        _stop(running)
+        stop(running)

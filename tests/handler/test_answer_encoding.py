@@ -8,8 +8,8 @@ import json
 import pytest
 
 from fencepost.bootstrap.lookup_wiring import LookupFunction
-from tests.handler.test_hostile_requests import Hostile, _as_sent, _event, dataset, ip, path, post
 from tests.support import LambdaContext, event
+from tests.support.hostile import Hostile, as_sent, dataset, hostile_event, ip, path, post
 
 
 def _decoded(raw: bytes, errors: str) -> str:
@@ -61,9 +61,9 @@ UNENCODABLE = [
 
 @pytest.mark.parametrize("case", UNENCODABLE, ids=[case.name for case in UNENCODABLE])
 def test_every_answer_is_valid_utf8_json_whatever_was_sent(lookup_handler: LookupFunction, case: Hostile) -> None:
-    response = lookup_handler.handler(_event(case), LambdaContext())
+    response = lookup_handler.handler(hostile_event(case), LambdaContext())
     # The response encodes as UTF-8, as the runtime must send it, and its body parses
-    document = json.loads(_as_sent(response))
+    document = json.loads(as_sent(response))
     assert response["statusCode"] == case.status
     if case.status == 200:  # a batch answers each element; an echoed lone surrogate became U+FFFD
         assert document["results"][0]["ip"].startswith("\ufffd")

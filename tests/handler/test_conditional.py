@@ -16,8 +16,8 @@ from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
 from fencepost.errors import DependencyUnavailable
 from fencepost.model import LivePointer
 from local.http import serve
-from tests.handler.conftest import GEO_ROWS
 from tests.support import LambdaContext, event, family_ranges, publish
+from tests.support.handlers import GEO_ROWS
 
 LIVE_SINCE = 1795255200.0  # Sat, 21 Nov 2026 10:00:00 GMT
 LIVE_SINCE_TEXT = "Sat, 21 Nov 2026 10:00:00 GMT"

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from fencepost.bootstrap.lookup_wiring import LookupFunction
-from tests.handler.test_lookup_api import call
+from tests.support.handlers import call
 
 
 def test_a_lookup_as_of_an_instant_answers_from_the_version_live_then(lookup_handler: LookupFunction) -> None:

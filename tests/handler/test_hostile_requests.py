@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, NamedTuple
 
 import pytest
 
@@ -13,7 +12,8 @@ from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.core.storage.members import Position
 from fencepost.http.build_diff_routes import DiffCursor
 from fencepost.http.paging import Cursor
-from tests.support import LambdaContext, event
+from tests.support import LambdaContext
+from tests.support.hostile import Hostile, as_sent, dataset, fields, hostile_event, ip, path, post
 
 CODES = {
     "INVALID_IP",
@@ -25,39 +25,6 @@ CODES = {
     "METHOD_NOT_ALLOWED",
     "INVALID_FIELDS",
 }
-
-
-class Hostile(NamedTuple):
-    name: str
-    method: str
-    path: str
-    query: dict[str, str] | None
-    body: str | None
-    status: int
-    code: str
-    base64: bool = False
-
-
-def ip(name: str, value: str, code: str = "INVALID_IP") -> Hostile:
-    return Hostile(name, "GET", "/lookup", {"ip": value, "dataset": "geo"}, None, 400, code)
-
-
-def dataset(name: str, value: str, status: int = 400, code: str = "INVALID_REQUEST") -> Hostile:
-    return Hostile(name, "GET", "/lookup", {"ip": "1.0.32.5", "dataset": value}, None, status, code)
-
-
-def post(name: str, body: str, status: int = 400, code: str = "INVALID_REQUEST", *, b64: bool = False) -> Hostile:
-    return Hostile(name, "POST", "/lookup", None, body, status, code, b64)
-
-
-def path(name: str, method: str, raw_path: str, status: int, code: str) -> Hostile:
-    return Hostile(name, method, raw_path, None, None, status, code)
-
-
-def fields(name: str, value: str) -> Hostile:
-    return Hostile(
-        name, "GET", "/lookup", {"ip": "1.0.32.5", "dataset": "geo", "fields": value}, None, 400, "INVALID_FIELDS"
-    )
 
 
 CORPUS = [
@@ -252,27 +219,6 @@ CORPUS = [
 ]
 
 
-def _event(case: Hostile) -> dict[str, Any]:
-    ev = event("lookup-get")
-    ev["rawPath"] = ev["requestContext"]["http"]["path"] = case.path
-    ev["requestContext"]["http"]["method"] = case.method
-    ev.pop("queryStringParameters", None)
-    if case.query is not None:
-        ev["queryStringParameters"] = case.query
-    if case.body is not None:
-        ev["body"] = case.body
-        ev["isBase64Encoded"] = case.base64
-    return ev
-
-
-def _as_sent(response: dict[str, Any]) -> str:
-    """The body, after the whole response was encoded as the Lambda runtime sends it (JSON, non-ASCII as UTF-8):
-    this fails on a lone surrogate anywhere in it."""
-    sent = json.loads(json.dumps(response, ensure_ascii=False).encode("utf-8"))
-    body: str = sent["body"]
-    return body
-
-
 def test_the_corpus_is_large() -> None:
     assert len(CORPUS) >= 60
     assert len({case.name for case in CORPUS}) == len(CORPUS)
@@ -280,8 +226,8 @@ def test_the_corpus_is_large() -> None:
 
 @pytest.mark.parametrize("case", CORPUS, ids=[case.name for case in CORPUS])
 def test_hostile_requests_get_a_4xx_with_a_stable_code(lookup_handler: LookupFunction, case: Hostile) -> None:
-    response = lookup_handler.handler(_event(case), LambdaContext())
-    body = json.loads(_as_sent(response))
+    response = lookup_handler.handler(hostile_event(case), LambdaContext())
+    body = json.loads(as_sent(response))
     assert (response["statusCode"], body["error"]["code"]) == (case.status, case.code), body
     assert body["error"]["code"] in CODES
     assert response["headers"]["Content-Type"] == "application/json"

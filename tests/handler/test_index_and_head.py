@@ -8,9 +8,8 @@ import pytest
 
 from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.http.routes import ROUTES
-from tests.handler.conftest import lookup_on_moto
-from tests.handler.test_lookup_api import call
 from tests.support import LambdaContext, event
+from tests.support.handlers import call, lookup_on_moto
 
 GETS = ["index-get", "console-get", "lookup-get", "lookup-get-not-found", "datasets-list", "openapi", "unknown-path"]
 

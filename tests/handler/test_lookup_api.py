@@ -11,12 +11,7 @@ from botocore.stub import Stubber
 from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.errors import DependencyUnavailable
 from tests.support import LambdaContext, event, metric_totals
-
-
-def call(module: LookupFunction, name: str, **changes: Any) -> tuple[int, dict[str, str], Any]:
-    response = module.handler(event(name, **changes), LambdaContext())
-    headers = {k.lower(): v for k, v in response.get("headers", {}).items()}
-    return response["statusCode"], headers, json.loads(response["body"])
+from tests.support.handlers import ERROR_CASES, call
 
 
 def test_get_lookup_answers_with_the_range_the_match_and_the_data(lookup_handler: LookupFunction) -> None:
@@ -76,23 +71,6 @@ def test_dataset_defaults_to_default(lookup_handler: LookupFunction) -> None:
     assert status == 200
     assert body["dataset"] == "default"
     assert body["data"] == {"asn": "15169", "country": "US", "description": "GOOGLE - Google LLC"}
-
-
-ERROR_CASES = [
-    ("lookup-get-not-found", 404, "NOT_FOUND"),
-    ("lookup-get-invalid-ip", 400, "INVALID_IP"),
-    ("lookup-get-missing-ip", 400, "MISSING_IP"),
-    ("lookup-get-unknown-dataset", 404, "UNKNOWN_DATASET"),
-    ("lookup-get-invalid-dataset", 400, "INVALID_REQUEST"),
-    ("lookup-post-too-large", 400, "BATCH_TOO_LARGE"),
-    ("lookup-post-bad-json", 400, "INVALID_REQUEST"),
-    ("lookup-post-invalid-body", 400, "INVALID_REQUEST"),
-    ("dataset-get-unknown", 404, "UNKNOWN_DATASET"),
-    ("lookup-get-no-version-at", 404, "NO_VERSION_AT"),
-    ("unknown-path", 404, "NOT_FOUND"),
-    ("method-not-allowed", 405, "METHOD_NOT_ALLOWED"),
-]
-ROUTED = {name for name, _, _ in ERROR_CASES} - {"unknown-path", "method-not-allowed"}
 
 
 @pytest.mark.parametrize(("name", "status", "code"), ERROR_CASES)

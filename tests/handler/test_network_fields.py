@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from fencepost.bootstrap.lookup_wiring import LookupFunction
-from tests.handler.conftest import lookup_on_moto
 from tests.support import LambdaContext, event, family_ranges
+from tests.support.handlers import lookup_on_moto
 
 # Ranges that are not one block each: an unaligned range nested in a /16, a range at the top of IPv4, and an IPv6
 # range one address short of the whole space at both ends.

@@ -9,7 +9,7 @@ import pytest
 from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.core.space.addresses import V4
 from fencepost.http.paging import Cursor
-from tests.handler.test_lookup_api import call
+from tests.support.handlers import call
 
 GEO_PIECES = [
     {"start": "1.0.0.0", "end": "1.0.31.255", "data": {"country": "AU"}},

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from fencepost.bootstrap.lookup_wiring import LookupFunction
 from fencepost.http.openapi import schemas
 from fencepost.http.routes import ROUTES, Route
-from tests.handler.test_lookup_api import ERROR_CASES, ROUTED, call
 from tests.support import LambdaContext, event
+from tests.support.handlers import ERROR_CASES, ROUTED, call
 
 DOCUMENTED = [route for route in ROUTES if route.documented]
 

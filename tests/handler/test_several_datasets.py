@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from fencepost.bootstrap.lookup_wiring import LookupFunction
-from tests.handler.conftest import GEO_ROWS, lookup_on_moto
 from tests.support import LambdaContext, event, family_ranges
+from tests.support.handlers import GEO_ROWS, lookup_on_moto
 
 ASN_ROWS = [("1.0.0.0", "1.0.127.255", "AS1"), ("8.8.0.0", "8.8.255.255", "AS15169")]
 IPAM_ROWS = [("1.0.40.0", "1.0.40.255", "lab"), ("10.1.0.0", "10.1.255.255", "office")]

@@ -6,18 +6,16 @@ Most templates use a tiny stand-in for the Lambda asset (the template only needs
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from infra import packaging
+from tests.support.synthesis import ALL_OPTIONS, Synthesize
 from tests.synth import Synth
 from tests.synth import stub_asset as make_stub_asset
 from tests.synth import synth as synth_app
-
-Synthesize = Callable[..., Synth]
 
 
 @pytest.fixture(scope="session")
@@ -48,23 +46,6 @@ def synthesize(tmp_path_factory: pytest.TempPathFactory, stub_asset: Path, real_
         return cache[key]
 
     return synth
-
-
-# Every context option the stack reads, set at once: the stack's tests read the default template and this one.
-ALL_OPTIONS = {
-    "auth": "iam",
-    "tracing": "on",
-    "removal": "destroy",
-    "alarmEmail": "ops@example.com",
-    "corsOrigins": "https://app.example.com, https://admin.example.com",
-    "rateLimit": "50",
-    "burstLimit": "100",
-    "loaderConcurrency": "4",
-    "controlConcurrency": "3",
-    "writeRate": "2500",
-    "logAddresses": "true",
-    "logLevel": "debug",
-}
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from aws_cdk.assertions import Annotations, Match
 
 from infra.application import create_app
 from infra.context import SettingsError
-from tests.infra.conftest import Synthesize
+from tests.support.synthesis import Synthesize
 
 CAPACITY_PROPERTIES = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput")
 

@@ -14,7 +14,7 @@ import pytest
 
 from infra import scan
 from infra.application import REPO_ROOT
-from tests.infra.conftest import ALL_OPTIONS, Synthesize
+from tests.support.synthesis import ALL_OPTIONS, Synthesize
 from tests.synth import Synth
 
 CONTEXTS = {

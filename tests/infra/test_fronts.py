@@ -12,7 +12,7 @@ import pytest
 
 from infra.context import SettingsError
 from infra.settings import DeploySettings
-from tests.infra.conftest import Synthesize
+from tests.support.synthesis import Synthesize
 from tests.synth import Synth
 
 URL = {"front": "function-url"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.infra.conftest import Synthesize
+from tests.support.synthesis import Synthesize
 from tests.synth import Synth
 
 # Each write of the transactions in fencepost.aws.dynamo.serving: Update (the record; the build record, marked as

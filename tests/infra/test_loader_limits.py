@@ -11,7 +11,7 @@ from fencepost.core.folders.limits import Limits
 from fencepost.settings import LoaderSettings
 from infra.context import SettingsError
 from infra.settings import DeploySettings
-from tests.infra.conftest import Synthesize
+from tests.support.synthesis import Synthesize
 from tests.synth import Synth
 
 CONTEXT = {

@@ -13,7 +13,7 @@ from fencepost.http.budget import DEFAULT_BUDGET_BYTES
 from fencepost.settings import CacheLimits, LookupSettings
 from infra.context import SettingsError
 from infra.settings import DeploySettings
-from tests.infra.conftest import Synthesize
+from tests.support.synthesis import Synthesize
 from tests.synth import Synth
 
 LIMITS = {

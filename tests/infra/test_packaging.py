@@ -8,13 +8,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from infra import bytecode, functions, packaging
+from tests.support.assets import RUNTIME_TAG, deps_cache, no_pip
 
-RUNTIME_TAG = "cpython-" + bytecode.PYTHON_VERSION.replace(".", "")
 COMPILED_TAG = re.compile(r"cp312-cp312-manylinux\w*_aarch64")
 PURE_TAG = re.compile(r"py[23]-none-any")
 
@@ -156,39 +155,10 @@ def test_asset_files_have_fixed_times_and_readable_modes(real_asset: Path) -> No
         assert stat.st_mode & 0o777 == 0o644
 
 
-def _deps_cache(asset: Path) -> Path:
-    return asset.parent / f".{asset.name}-deps"
-
-
-def _no_pip(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Make any pip run fail the test (compiling still runs); return the list of attempted pip commands."""
-    calls: list[Any] = []
-    run = subprocess.run
-
-    def refuse_pip(command: Any, *args: Any, **kwargs: Any) -> Any:
-        if "pip" in command:
-            calls.append(command)
-            raise AssertionError(f"pip ran: {command}")
-        return run(command, *args, **kwargs)
-
-    monkeypatch.setattr(subprocess, "run", refuse_pip)
-    return calls
-
-
-def _no_interpreter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No CPython of the runtime's version anywhere: an empty PATH, an empty pyenv root, a 3.11 running Python."""
-    monkeypatch.delenv(bytecode.INTERPRETER_ENV, raising=False)
-    monkeypatch.setenv("PATH", "")
-    empty = tmp_path / "pyenv"
-    (empty / "versions").mkdir(parents=True)
-    monkeypatch.setenv("PYENV_ROOT", str(empty))
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
-
-
 def test_a_second_build_with_the_same_inputs_does_nothing(real_asset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given an up-to-date asset
     before = real_asset.stat().st_mtime_ns
-    calls = _no_pip(monkeypatch)
+    calls = no_pip(monkeypatch)
 
     # When it is built again
     assert packaging.build() == real_asset
@@ -204,8 +174,8 @@ def test_assembly_is_reproducible_and_source_changes_skip_pip(
     # Given a copy of the service source and the cached dependencies (pip must not run)
     source = tmp_path / "src" / "fencepost"
     shutil.copytree(packaging.SOURCE, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    deps = _deps_cache(real_asset)
-    _no_pip(monkeypatch)
+    deps = deps_cache(real_asset)
+    no_pip(monkeypatch)
 
     # When the same inputs are assembled into two places
     first = packaging.build(source=source, out=tmp_path / "one" / "lambda", deps=deps)
@@ -246,7 +216,7 @@ def test_a_fresh_pip_install_gives_the_same_asset_as_the_cache(real_asset: Path,
     # Given a fixed copy of the source (the real tree may be edited while the tests run)
     source = tmp_path / "src" / "fencepost"
     shutil.copytree(packaging.SOURCE, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    cached = packaging.build(source=source, out=tmp_path / "cached" / "lambda", deps=_deps_cache(real_asset))
+    cached = packaging.build(source=source, out=tmp_path / "cached" / "lambda", deps=deps_cache(real_asset))
 
     # When everything is built from scratch, pip included
     fresh = packaging.build(source=source, out=tmp_path / "fresh" / "lambda", force=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from infra import bytecode, packaging
-from tests.infra.test_packaging import RUNTIME_TAG, _deps_cache, _no_interpreter, _no_pip
+from tests.support.assets import RUNTIME_TAG, deps_cache, no_interpreter, no_pip
 
 
 def test_without_an_interpreter_of_the_runtimes_version_the_build_fails_and_says_what_to_do(
@@ -20,13 +20,13 @@ def test_without_an_interpreter_of_the_runtimes_version_the_build_fails_and_says
     source = tmp_path / "src" / "fencepost"
     shutil.copytree(packaging.SOURCE, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (source / "extra.py").write_text("x = 1\n")
-    _no_pip(monkeypatch)
-    _no_interpreter(monkeypatch, tmp_path)
+    no_pip(monkeypatch)
+    no_interpreter(monkeypatch, tmp_path)
     out = tmp_path / "out" / "lambda"
 
     # When the asset is built / Then the build stops with a message naming what it looked for and the fix
     with pytest.raises(bytecode.PackagingError) as raised:
-        packaging.build(source=source, out=out, deps=_deps_cache(real_asset))
+        packaging.build(source=source, out=out, deps=deps_cache(real_asset))
     message = str(raised.value)
     assert f"No CPython {bytecode.PYTHON_VERSION} interpreter" in message
     assert f"python{bytecode.PYTHON_VERSION} on PATH" in message

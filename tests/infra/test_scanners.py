@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from infra import scan
-from tests.infra.conftest import Synthesize
+from tests.support.synthesis import Synthesize
 from tests.synth import Synth
 
 

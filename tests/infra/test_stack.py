@@ -3,44 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from fencepost.core.folders.limits import Limits
 from infra.loader import MAX_RECEIVES
+from tests.support.synthesis import arn_join, environment, granted, on
 from tests.synth import Synth
-
-
-def _permissions(synth: Synth, role: str) -> set[tuple[str, str]]:
-    """Every (action, resource) pair the role's policies allow, however CDK merged the statements."""
-    allowed: set[tuple[str, str]] = set()
-    for policy in synth.of_type("AWS::IAM::Policy").values():
-        props = policy["Properties"]
-        if synth.ref(role) not in props["Roles"]:
-            continue
-        for statement in props["PolicyDocument"]["Statement"]:
-            assert statement["Effect"] == "Allow"
-            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-            resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
-            allowed |= {(action, json.dumps(resource, sort_keys=True)) for action in actions for resource in resources}
-    return allowed
-
-
-def _on(resource: Any, *actions: str) -> set[tuple[str, str]]:
-    return {(action, json.dumps(resource, sort_keys=True)) for action in actions}
-
-
-def _join(synth: Synth, name: str, suffix: str) -> dict[str, Any]:
-    return {"Fn::Join": ["", [synth.arn(name), suffix]]}
-
-
-QUEUES = ("control_queue", "data_queue")
-DEAD_LETTERS = ("control_dead_letters", "data_dead_letters")
-
-
-def _env(synth: Synth, function: str) -> dict[str, Any]:
-    env: dict[str, Any] = synth.props(function)["Environment"]["Variables"]
-    return env
-
 
 # --- the functions -----------------------------------------------------------------------------------------------
 
@@ -60,7 +27,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "SystemLogLevel": "WARN",  # no START, END or REPORT line per lookup
         "ApplicationLogLevel": "WARN",
     }
-    assert _env(default, "lookup_function") == {
+    assert environment(default, "lookup_function") == {
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
         "EXPORT_QUEUE_URL": default.ref("data_queue"),
@@ -106,12 +73,12 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "SystemLogLevel": "WARN",
         "ApplicationLogLevel": "INFO",  # a load's progress
     }
-    assert _env(default, "loader_function") == {
+    assert environment(default, "loader_function") == {
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
         "CONTROL_QUEUE_URL": default.ref("control_queue"),
         "DATA_QUEUE_URL": default.ref("data_queue"),
-        "CACHE_TTL_SECONDS": _env(default, "lookup_function")["CACHE_TTL_SECONDS"],
+        "CACHE_TTL_SECONDS": environment(default, "lookup_function")["CACHE_TTL_SECONDS"],
         "SETTLE_SECONDS": "10",
         "CHUNK_ITEMS": "5000",
         "WRITE_THREADS": "8",
@@ -136,35 +103,35 @@ def test_function_logs_are_kept_one_month(default: Synth) -> None:
 
 
 def test_context_reaches_the_function_environments(options: Synth) -> None:
-    assert _env(options, "lookup_function")["LOG_ADDRESSES"] == "true"
-    assert _env(options, "loader_function")["WRITE_RATE"] == "2500"
+    assert environment(options, "lookup_function")["LOG_ADDRESSES"] == "true"
+    assert environment(options, "loader_function")["WRITE_RATE"] == "2500"
     for function in ("lookup_function", "loader_function"):
-        assert _env(options, function)["POWERTOOLS_LOG_LEVEL"] == "DEBUG"
+        assert environment(options, function)["POWERTOOLS_LOG_LEVEL"] == "DEBUG"
 
 
 # --- permissions -------------------------------------------------------------------------------------------------
 
 
 def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_write_its_logs(default: Synth) -> None:
-    assert _permissions(default, "lookup_role") == (
-        _on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
-        | _on(_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
-        | _on(_join(default, "bucket", "/_exports/*.building"), "s3:PutObject")  # its marker, once
-        | _on(default.arn("bucket"), "s3:ListBucket")  # a missing object is then a 404, not a 403
-        | _on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
-        | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
-        | _on(_join(default, "bucket", "/_kept/*"), "s3:GetObject")
-        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")  # versions built before _kept/
-        | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
-        | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
-        | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:GetObject")
+    assert granted(default, "lookup_role") == (
+        on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
+        | on(arn_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
+        | on(arn_join(default, "bucket", "/_exports/*.building"), "s3:PutObject")  # its marker, once
+        | on(default.arn("bucket"), "s3:ListBucket")  # a missing object is then a 404, not a 403
+        | on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+        | on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
+        | on(arn_join(default, "bucket", "/_kept/*"), "s3:GetObject")
+        | on(arn_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")  # versions built before _kept/
+        | on(arn_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
+        | on(arn_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")
+        | on(arn_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:GetObject")
     )
 
 
 def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) -> None:
-    bucket, objects = default.arn("bucket"), _join(default, "bucket", "/*")
-    reports = _join(default, "bucket", "/_reports/*")
-    exports = _join(default, "bucket", "/_exports/*")
+    bucket, objects = default.arn("bucket"), arn_join(default, "bucket", "/*")
+    reports = arn_join(default, "bucket", "/_reports/*")
+    exports = arn_join(default, "bucket", "/_exports/*")
     table = (
         "dynamodb:BatchWriteItem",
         "dynamodb:DeleteItem",
@@ -183,20 +150,20 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         "sqs:SendMessage",
     )
 
-    assert _permissions(default, "loader_role") == (
-        _on(default.arn("loader_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
-        | _on(bucket, "s3:ListBucket")
-        | _on(objects, "s3:GetObject")
-        | _on(reports, "s3:PutObject")
-        | _on(exports, "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
-        | _on(_join(default, "bucket", "/_kept/*"), "s3:DeleteObject", "s3:PutObject")
-        | _on(_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
-        | _on(_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
-        | _on(_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")
-        | _on(_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:DeleteObject")
-        | _on(default.arn("table"), *table)
-        | _on(default.arn("control_queue"), *queue)
-        | _on(default.arn("data_queue"), *queue)
+    assert granted(default, "loader_role") == (
+        on(default.arn("loader_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+        | on(bucket, "s3:ListBucket")
+        | on(objects, "s3:GetObject")
+        | on(reports, "s3:PutObject")
+        | on(exports, "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
+        | on(arn_join(default, "bucket", "/_kept/*"), "s3:DeleteObject", "s3:PutObject")
+        | on(arn_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
+        | on(arn_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
+        | on(arn_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")
+        | on(arn_join(default, "bucket", "/_reports/*.values.*.gz"), "s3:DeleteObject")
+        | on(default.arn("table"), *table)
+        | on(default.arn("control_queue"), *queue)
+        | on(default.arn("data_queue"), *queue)
     )  # and nothing on the dead-letter queues: only SQS moves messages there
 
 
@@ -205,7 +172,7 @@ def test_no_role_may_scan_batch_get_read_streams_lock_or_tag(default: Synth, opt
     broad |= {"s3:PutObjectLegalHold", "s3:PutObjectRetention", "s3:PutObjectTagging", "s3:Abort*", "sqs:GetQueueUrl"}
     for synth in (default, options):
         for role in ("lookup_role", "loader_role"):
-            actions = {action for action, _ in _permissions(synth, role)}
+            actions = {action for action, _ in granted(synth, role)}
             assert not actions & broad, role
             assert not {action for action in actions if "*" in action}, role
 
@@ -234,11 +201,11 @@ def test_function_roles_have_no_managed_policies(default: Synth) -> None:
 
 
 def test_tracing_adds_only_the_x_ray_permissions(default: Synth, options: Synth) -> None:
-    xray = _on("*", "xray:PutTelemetryRecords", "xray:PutTraceSegments")
+    xray = on("*", "xray:PutTelemetryRecords", "xray:PutTraceSegments")
     for role in ("lookup_role", "loader_role"):
-        assert not _permissions(default, role) & xray
-        assert _permissions(options, role) & xray == xray
-        assert {resource for _, resource in _permissions(options, role) - xray} != {json.dumps("*")}
+        assert not granted(default, role) & xray
+        assert granted(options, role) & xray == xray
+        assert {resource for _, resource in granted(options, role) - xray} != {json.dumps("*")}
 
 
 # --- tracing -----------------------------------------------------------------------------------------------------
@@ -247,13 +214,13 @@ def test_tracing_adds_only_the_x_ray_permissions(default: Synth, options: Synth)
 def test_tracing_is_off_by_default(default: Synth) -> None:
     for function in ("lookup_function", "loader_function"):
         assert default.props(function).get("TracingConfig", {"Mode": "PassThrough"}) != {"Mode": "Active"}
-        assert _env(default, function)["TRACING"] == "false"
+        assert environment(default, function)["TRACING"] == "false"
 
 
 def test_tracing_on_makes_both_functions_active(options: Synth) -> None:
     for function in ("lookup_function", "loader_function"):
         assert options.props(function)["TracingConfig"] == {"Mode": "Active"}
-        assert _env(options, function)["TRACING"] == "true"
+        assert environment(options, function)["TRACING"] == "true"
 
 
 # --- loader triggers ---------------------------------------------------------------------------------------------

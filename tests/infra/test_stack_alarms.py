@@ -12,7 +12,7 @@ import pytest
 import fencepost
 from infra.fetcher import METRICS_SERVICE as FETCH_SERVICE
 from infra.loader import MAX_RECEIVES
-from tests.infra.test_stack import DEAD_LETTERS
+from tests.support.synthesis import DEAD_LETTERS
 from tests.synth import Synth
 
 # --- alarms ------------------------------------------------------------------------------------------------------

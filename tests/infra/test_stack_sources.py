@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 from fencepost.core.folders.limits import Limits
-from tests.infra.test_stack import _env, _join, _on, _permissions
+from tests.support.synthesis import arn_join, environment, granted, on
 from tests.synth import Synth
 
 
 def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_states(default: Synth) -> None:
-    fetched = _join(default, "bucket", "/*/_fetched/*")
+    fetched = arn_join(default, "bucket", "/*/_fetched/*")
     secrets = {
         "Fn::Join": [
             "",
@@ -27,14 +27,14 @@ def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_state
             ],
         ]
     }
-    assert _permissions(default, "fetch_role") == (
-        _on(default.arn("fetch_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
-        | _on(default.arn("bucket"), "s3:ListBucket")
-        | _on(_join(default, "bucket", "/_source.json"), "s3:GetObject")
-        | _on(_join(default, "bucket", "/*/_source.json"), "s3:GetObject")
-        | _on(fetched, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject")
-        | _on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
-        | _on(secrets, "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")  # its fencepost:hosts tag
+    assert granted(default, "fetch_role") == (
+        on(default.arn("fetch_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
+        | on(default.arn("bucket"), "s3:ListBucket")
+        | on(arn_join(default, "bucket", "/_source.json"), "s3:GetObject")
+        | on(arn_join(default, "bucket", "/*/_source.json"), "s3:GetObject")
+        | on(fetched, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject")
+        | on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
+        | on(secrets, "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")  # its fencepost:hosts tag
     )
     # and its table calls only ever reach the #sources partition
     statements = [
@@ -75,7 +75,7 @@ def test_fetch_function_runtime_size_and_environment(default: Synth) -> None:
         "fencepost.handlers.fetch.handler",
     )
     assert (props["MemorySize"], props["EphemeralStorage"], props["Timeout"]) == (512, {"Size": 3072}, 900)
-    env = _env(default, "fetch_function")
+    env = environment(default, "fetch_function")
     assert env["TABLE_NAME"] == default.ref("table")
     assert env["BUCKET_NAME"] == default.ref("bucket")
     assert (env["SOURCE_MIN_EVERY_SECONDS"], env["SOURCE_HTTPS_ONLY"]) == ("300", "true")
@@ -86,6 +86,6 @@ def test_fetch_function_runtime_size_and_environment(default: Synth) -> None:
 
 def test_the_secrets_a_source_may_name_are_a_deploy_choice(synthesize: Any) -> None:
     synth = synthesize(sourceSecretPrefix="feeds/maxmind-")
-    resources = {r for _, r in _permissions(synth, "fetch_role") if "secretsmanager" in r}
+    resources = {r for _, r in granted(synth, "fetch_role") if "secretsmanager" in r}
     assert len(resources) == 1
     assert resources.pop().endswith(':secret:feeds/maxmind-*"]]}')

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.infra.test_stack import DEAD_LETTERS, QUEUES, _env
+from tests.support.synthesis import DEAD_LETTERS, QUEUES, environment
 from tests.synth import Synth
 
 
@@ -102,7 +102,7 @@ def test_queues_use_sse_sqs_and_each_fails_to_its_own_dead_letter_queue(
     assert parked["SqsManagedSseEnabled"] is True
     assert "KmsMasterKeyId" not in props  # S3 cannot send to a queue encrypted with aws/sqs
     assert props["RedrivePolicy"] == {"deadLetterTargetArn": default.arn(dead_letters), "maxReceiveCount": 5}
-    assert str(props["RedrivePolicy"]["maxReceiveCount"]) == _env(default, "loader_function")["MAX_RECEIVES"]
+    assert str(props["RedrivePolicy"]["maxReceiveCount"]) == environment(default, "loader_function")["MAX_RECEIVES"]
     assert props["MessageRetentionPeriod"] == 4 * 24 * 60 * 60
     assert parked["MessageRetentionPeriod"] == 14 * 24 * 60 * 60
     assert "RedrivePolicy" not in parked

@@ -2,107 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from fencepost.bootstrap.fetch_wiring import FetchFunction, fetch_function
-from fencepost.bootstrap.loader_wiring import LoaderFunction, loader_function
-from fencepost.bootstrap.lookup_wiring import LookupFunction, lookup_function
+from fencepost.bootstrap.loader_wiring import loader_function
+from fencepost.bootstrap.lookup_wiring import lookup_function
 from local.dynamodb import DynamoDBLocal, MotoServer, local_client
-from local.resources import Queues, create_bucket, create_queues
-from local.worker import SqsWorker, drain_all
-from tests.support import LambdaContext, event
+from local.resources import create_bucket, create_queues
+from local.worker import SqsWorker
+from tests.support.stacks import Stack
 
 
 @pytest.fixture(scope="session")
 def moto_server() -> Iterator[str]:
     with MotoServer() as server:
         yield server.endpoint
-
-
-@dataclass
-class Stack:
-    """One isolated service: its own table, bucket and queues, the loader and lookup handlers, a worker per queue."""
-
-    s3: Any
-    sqs: Any
-    ddb: Any
-    table: str
-    bucket: str
-    queues: Queues
-    loader: LoaderFunction
-    lookup: LookupFunction
-    control: SqsWorker
-    data: SqsWorker
-
-    @property
-    def workers(self) -> list[SqsWorker]:
-        return [self.control, self.data]
-
-    def deliver_with(self, wrap: Any) -> None:
-        """Put ``wrap(handler)`` between both queues and the loader."""
-        for worker in self.workers:
-            worker.handler = wrap(worker.handler)
-
-    def put(self, key: str, body: bytes | str) -> None:
-        self.s3.put_object(Bucket=self.bucket, Key=key, Body=body.encode() if isinstance(body, str) else body)
-
-    def delete(self, key: str) -> None:
-        self.s3.delete_object(Bucket=self.bucket, Key=key)
-
-    def drain(self, timeout: float = 300.0, *, dead_letters: bool = False) -> None:
-        """Deliver until the queue is empty. A message parked in the dead-letter queue empties the queue too,
-        without finishing its work: unless the test expects that, say so loudly."""
-        started = time.monotonic()
-        drain_all(self.workers, timeout=timeout)
-        loading = [d for d in self.get("/datasets")[1]["datasets"] if d["status"] == "LOADING"]
-        if loading:
-            names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
-            names.append("ApproximateNumberOfMessagesDelayed")
-            counters = [
-                self.sqs.get_queue_attributes(QueueUrl=queue.url, AttributeNames=names)["Attributes"]
-                for queue in self.queues
-            ]
-            raise AssertionError(
-                f"the queues drained after {time.monotonic() - started:.1f} s but loads are unfinished: "
-                f"{json.dumps(loading)}; queues {counters}; invocations {[w.invocations for w in self.workers]}"
-            )
-        if not dead_letters:
-            parked = [
-                message
-                for queue in self.queues
-                for message in self.sqs.receive_message(
-                    QueueUrl=queue.dlq_url, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=0
-                ).get("Messages", [])
-            ]
-            details = [(m["Body"][:300], m["Attributes"].get("ApproximateReceiveCount")) for m in parked]
-            assert not parked, f"messages went to the dead-letter queue: {details}"
-
-    def drain_until(self, condition: Any, timeout: float = 120.0) -> None:
-        """Deliver messages one at a time until ``condition()`` holds."""
-        drain_all(self.workers, timeout=timeout, until=condition)
-
-    def get(self, path: str, **query: str) -> tuple[int, dict[str, Any]]:
-        ev = event("lookup-get")
-        ev["rawPath"] = ev["requestContext"]["http"]["path"] = path
-        ev["queryStringParameters"] = query or None
-        response = self.lookup.handler(ev, LambdaContext())
-        return response["statusCode"], json.loads(response["body"])
-
-    def dataset(self, name: str) -> dict[str, Any]:
-        status, body = self.get(f"/datasets/{name}")
-        assert status == 200, body
-        return body
-
-    def report(self, key: str) -> dict[str, Any]:
-        document: dict[str, Any] = json.loads(self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read())
-        return document
 
 
 @pytest.fixture

@@ -11,17 +11,17 @@ from typing import Any
 
 from fencepost.core.folders.backfill import date_instant
 from fencepost.core.versions.history import parse_instant
-from tests.integration.conftest import Stack
-from tests.integration.test_history import SETTINGS, Version, _history, as_of_mismatches
-from tests.integration.test_loader import _tsv
 from tests.support import V4_FILE, read_tsv
+from tests.support.history import SETTINGS, Version, as_of_mismatches, history
+from tests.support.lookups import tsv_bytes
+from tests.support.stacks import Stack
 
 KEEPING = {**SETTINGS, "retain_days": 3650}
 JANUARY, JUNE = "2026-01-01", "2026-06-01"
 
 
 def _dated(stack: Stack, date: str, rows: list[list[str]]) -> None:
-    stack.put(f"hist/_history/{date}/data.tsv", _tsv(rows))
+    stack.put(f"hist/_history/{date}/data.tsv", tsv_bytes(rows))
     stack.drain()
 
 
@@ -35,7 +35,7 @@ def _timeline(stack: Stack) -> tuple[list[tuple[float, int]], dict[str, Any]]:
 
 
 def test_as_of_answers_from_loads_rollbacks_and_dated_folders_alike(stack: Stack) -> None:
-    versions, _ = _history(stack, KEEPING)
+    versions, _ = history(stack, KEEPING)
     rows = read_tsv(V4_FILE)[6000:12000]
     files = {JUNE: Version(rows[0:3000]), JANUARY: Version(rows[2000:5000])}
     _dated(stack, JUNE, files[JUNE].rows)  # the later date first: dated versions run by date, not by upload
@@ -74,11 +74,11 @@ def test_as_of_answers_from_loads_rollbacks_and_dated_folders_alike(stack: Stack
 
 
 def test_a_dated_folder_of_a_future_date_is_refused_naming_it(stack: Stack) -> None:
-    _history(stack, KEEPING)
+    history(stack, KEEPING)
     day = 86_400.0
     yesterday, tomorrow = (time.strftime("%Y-%m-%d", time.gmtime(time.time() + d)) for d in (-2 * day, 2 * day))
     for date in (tomorrow, yesterday):  # (a date after the first load is refused the same way: tests/unit)
-        stack.put(f"hist/_history/{date}/data.tsv", _tsv(read_tsv(V4_FILE)[:100]))
+        stack.put(f"hist/_history/{date}/data.tsv", tsv_bytes(read_tsv(V4_FILE)[:100]))
     stack.drain()
     _, listed = _timeline(stack)
     states = {entry["date"]: entry for entry in listed["dated"]}

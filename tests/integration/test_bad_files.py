@@ -12,11 +12,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
-
-GOOD = "start,end,country\n1.0.0.0,1.0.255.255,AU\n1.0.32.0,1.0.63.255,CN\n2001:db8::,2001:db8::ffff,ZZ\n"
-PROBES = ["1.0.0.1", "1.0.32.5", "1.0.64.1", "2001:db8::1", "2.0.0.1", "9.9.9.9", "2001:db9::1"]
+from tests.support.lookups import GOOD, PROBES, batch_lookup
+from tests.support.stacks import Stack
 
 
 class BadFile(NamedTuple):
@@ -55,7 +52,7 @@ CORPUS = [
 
 
 def _answers(stack: Stack) -> list[Any]:
-    return _batch_lookup(stack, "geo", PROBES)
+    return batch_lookup(stack, "geo", PROBES)
 
 
 @pytest.mark.parametrize("bad", CORPUS, ids=[bad.name for bad in CORPUS])

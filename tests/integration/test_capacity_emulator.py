@@ -26,9 +26,9 @@ from fencepost.bootstrap.loader_wiring import loader_function
 from fencepost.bootstrap.lookup_wiring import lookup_function
 from local.capacity import CapacityFront
 from local.dynamodb import LOCAL_ACCOUNT, DynamoDBLocal, create_table, free_port, local_client
-from tests.integration.conftest import Stack
-from tests.integration.test_loader_faults import _assert_complete, _tsv
 from tests.support import V4_FILE, read_tsv
+from tests.support.lookups import assert_complete, tsv_bytes
+from tests.support.stacks import Stack
 
 NO_RETRIES = Config(retries={"total_max_attempts": 1, "mode": "standard"})
 
@@ -193,10 +193,10 @@ def test_the_real_loader_loads_through_the_emulator_without_losing_an_item(
     for worker in stack.workers:
         worker.handler = stack.loader.handler
     rows = read_tsv(V4_FILE, 3000)
-    stack.put("geo/data.tsv", _tsv(rows))
+    stack.put("geo/data.tsv", tsv_bytes(rows))
     stack.drain()
     assert stack.dataset("geo")["status"] == "READY"
-    _assert_complete(stack, "geo", 1, rows)
+    assert_complete(stack, "geo", 1, rows)
     refused = sum(second.write_throttled for name, second in recorder.seconds if name == stack.table)
     written = sum(second.write for name, second in recorder.seconds if name == stack.table)
     assert written >= len(rows)

@@ -11,9 +11,9 @@ from fencepost.bootstrap.fetch_wiring import FetchFunction
 from fencepost.core.storage.objects import pieces_key
 from fencepost.handlers import admin
 from tests.feeds import creeping_releases, networks
-from tests.integration.conftest import Stack
-from tests.integration.test_sources import check
 from tests.publisher import Publisher
+from tests.support.sources import check
+from tests.support.stacks import Stack
 
 
 def _netset(networks: list[str]) -> bytes:

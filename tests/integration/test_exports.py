@@ -8,18 +8,16 @@ import gzip
 import ipaddress
 import json
 import random
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import maxminddb
 import pytest
 
 from fencepost.core.space.addresses import V4, format_address
 from fencepost.core.storage.objects import pieces_key
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
-from tests.support import V4_FILE, LambdaContext, event, read_tsv
+from tests.support import V4_FILE, read_tsv
+from tests.support.lookups import batch_lookup, exported, request_export
+from tests.support.stacks import Stack
 
 ROWS = """start,end,country,asn
 1.0.0.0,1.0.0.255,AU,13335
@@ -29,29 +27,6 @@ ROWS = """start,end,country,asn
 2.0.0.128,2.0.0.191,AU,1
 2001:db8::,2001:db8::ffff,AU,64496
 """
-
-
-def _export(stack: Stack, dataset: str, **query: str) -> dict[str, Any]:
-    ev = event("lookup-get")
-    ev["rawPath"] = ev["requestContext"]["http"]["path"] = f"/datasets/{dataset}/export"
-    ev["queryStringParameters"] = query or None
-    response: dict[str, Any] = stack.lookup.handler(ev, LambdaContext())
-    return response
-
-
-def _written(stack: Stack, dataset: str, **query: str) -> bytes:
-    """Ask, let the loader write it, ask again: the body behind the 303's link."""
-    first = _export(stack, dataset, **query)
-    assert (first["statusCode"], first["headers"]["Retry-After"]) == (202, "5"), first["body"]
-    assert json.loads(first["body"])["status"] == "WRITING"
-    stack.drain()
-    ready = _export(stack, dataset, **query)
-    assert ready["statusCode"] == 303, ready["body"]
-    link = ready["headers"]["Location"]
-    assert json.loads(ready["body"])["url"] == link
-    with urllib.request.urlopen(link, timeout=30) as answer:
-        body: bytes = answer.read()
-    return body
 
 
 def _pieces(stack: Stack, dataset: str, version: int) -> bytes:
@@ -66,7 +41,7 @@ def _bounds(pieces: bytes) -> list[list[str]]:
 def test_a_csv_export_reuploaded_builds_the_same_pieces(stack: Stack) -> None:
     stack.put("geo/ranges.csv", ROWS)
     stack.drain()
-    body = _written(stack, "geo", format="csv")
+    body = exported(stack, "geo", format="csv")
     lines = body.decode().splitlines()
     assert lines[:3] == [
         "start,end,country,asn",
@@ -82,13 +57,13 @@ def test_a_csv_export_reuploaded_builds_the_same_pieces(stack: Stack) -> None:
     # as their range (a CSV row cannot say it was part of a larger one)
     assert _bounds(_pieces(stack, "copy", 1)) == _bounds(_pieces(stack, "geo", 1))
     probes = ["1.0.0.7", "1.0.2.200", "1.0.9.255", "2.0.0.5", "2.0.0.130", "2.0.0.200", "2001:db8::1", "1.0.10.0"]
-    original, copied = _batch_lookup(stack, "geo", probes), _batch_lookup(stack, "copy", probes)
+    original, copied = batch_lookup(stack, "geo", probes), batch_lookup(stack, "copy", probes)
     assert [(a.get("data"), a.get("match")) for a in copied] == [(a.get("data"), a.get("match")) for a in original]
     # Without overlapping rows, the pieces and their answers are the same: an empty diff
     flat = "".join(line + "\n" for line in ROWS.splitlines() if not line.startswith("2.0.0.128"))
     stack.put("flat/ranges.csv", flat)
     stack.drain()
-    stack.put("again/ranges.csv", _written(stack, "flat", format="csv"))
+    stack.put("again/ranges.csv", exported(stack, "flat", format="csv"))
     stack.drain()
     assert _pieces(stack, "again", 1) == _pieces(stack, "flat", 1)
 
@@ -96,7 +71,7 @@ def test_a_csv_export_reuploaded_builds_the_same_pieces(stack: Stack) -> None:
 def test_a_cidr_export_answers_as_the_version_does(stack: Stack) -> None:
     stack.put("geo/ranges.csv", ROWS)
     stack.drain()
-    lines = _written(stack, "geo", format="cidr").decode().splitlines()
+    lines = exported(stack, "geo", format="cidr").decode().splitlines()
     assert lines[0] == "network\tcountry\tasn"
     assert lines[1:4] == [
         "1.0.0.0/24\tAU\t13335",
@@ -106,19 +81,19 @@ def test_a_cidr_export_answers_as_the_version_does(stack: Stack) -> None:
     stack.put("nets/ranges.tsv", "\n".join(lines) + "\n")
     stack.drain()
     probes = ["1.0.0.7", "1.0.2.200", "1.0.9.255", "2.0.0.130", "2.0.0.200", "2001:db8::1", "1.0.10.0"]
-    assert [a.get("data") for a in _batch_lookup(stack, "nets", probes)] == [
-        a.get("data") for a in _batch_lookup(stack, "geo", probes)
+    assert [a.get("data") for a in batch_lookup(stack, "nets", probes)] == [
+        a.get("data") for a in batch_lookup(stack, "geo", probes)
     ]
 
 
 def test_an_export_is_asked_for_once_kept_per_version_and_refused_clearly(stack: Stack) -> None:
     stack.put("geo/ranges.csv", ROWS)
     stack.drain()
-    assert _export(stack, "geo")["statusCode"] == 202  # csv by default
+    assert request_export(stack, "geo")["statusCode"] == 202  # csv by default
     stack.drain()
     key = "_exports/geo/1.csv"
     written = stack.s3.head_object(Bucket=stack.bucket, Key=key)["LastModified"]
-    assert _export(stack, "geo", version="1")["statusCode"] == 303
+    assert request_export(stack, "geo", version="1")["statusCode"] == 303
     stack.drain()  # nothing more to write: the object is not written again
     assert stack.s3.head_object(Bucket=stack.bucket, Key=key)["LastModified"] == written
     for query, status, code in (
@@ -127,22 +102,22 @@ def test_an_export_is_asked_for_once_kept_per_version_and_refused_clearly(stack:
         ({"version": "x"}, 400, "INVALID_REQUEST"),
         ({"version": "7"}, 410, "VERSION_GONE"),
     ):
-        response = _export(stack, "geo", **query)
+        response = request_export(stack, "geo", **query)
         assert (response["statusCode"], json.loads(response["body"])["error"]["code"]) == (status, code), query
-    assert _export(stack, "nosuch")["statusCode"] == 404
+    assert request_export(stack, "nosuch")["statusCode"] == 404
     # Two versions later, version 1 and its export are deleted
     for country in ("DE", "IT"):
         stack.put("geo/ranges.csv", ROWS.replace("FR", country))
         stack.drain()
     assert "Contents" not in stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_exports/geo/1.")
-    assert _export(stack, "geo", version="1")["statusCode"] == 410
+    assert request_export(stack, "geo", version="1")["statusCode"] == 410
 
 
 def test_the_mmdb_export_answers_random_addresses_as_lookups_do(stack: Stack, tmp_path: Path) -> None:
     rows = read_tsv(V4_FILE)[200_000:215_000]
     stack.put("geo/ranges.tsv", "".join("\t".join(row) + "\n" for row in rows))
     stack.drain()
-    body = _written(stack, "geo", format="mmdb")
+    body = exported(stack, "geo", format="mmdb")
     path = tmp_path / "geo.mmdb"
     path.write_bytes(body)
     reader = maxminddb.open_database(str(path))
@@ -150,7 +125,7 @@ def test_the_mmdb_export_answers_random_addresses_as_lookups_do(stack: Stack, tm
     rng = random.Random(9)
     low, high = int(ipaddress.ip_address(rows[0][0])), int(ipaddress.ip_address(rows[-1][1]))
     addresses = [format_address(V4, rng.randint(low - 1000, high + 1000)) for _ in range(3000)]
-    answers = _batch_lookup(stack, "geo", addresses)
+    answers = batch_lookup(stack, "geo", addresses)
     wrong: list[tuple[object, ...]] = []
     for address, answer in zip(addresses, answers, strict=True):
         record, prefix = reader.get_with_prefix_len(address)
@@ -173,7 +148,7 @@ def test_a_folders_exports_are_written_once_each_version_is_live_with_its_numeri
     assert stack.dataset("geo")["status"] == "READY"
     keys = {o["Key"] for o in stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_exports/geo/")["Contents"]}
     assert keys == {"_exports/geo/1.mmdb", "_exports/geo/1.csv"}  # no request needed, no marker left
-    assert _export(stack, "geo", format="mmdb")["statusCode"] == 303
+    assert request_export(stack, "geo", format="mmdb")["statusCode"] == 303
     path = tmp_path / "geo.mmdb"
     path.write_bytes(stack.s3.get_object(Bucket=stack.bucket, Key="_exports/geo/1.mmdb")["Body"].read())
     assert maxminddb.open_database(str(path)).get("1.0.5.1") == {"country": "AU", "asn": 38803}  # a number
@@ -189,10 +164,10 @@ def test_a_folders_exports_are_written_once_each_version_is_live_with_its_numeri
 def test_a_maxmind_db_export_of_more_ranges_than_allowed_is_refused_before_anything_is_asked(stack: Stack) -> None:
     stack.put("geo/ranges.csv", ROWS)
     stack.drain()
-    refused = _export(stack, "geo", format="mmdb")
+    refused = request_export(stack, "geo", format="mmdb")
     assert (refused["statusCode"], json.loads(refused["body"])["error"]["code"]) == (400, "EXPORT_TOO_LARGE")
     assert "MMDB_EXPORT_MAX_RANGES" in json.loads(refused["body"])["error"]["message"]
-    assert _export(stack, "geo", format="csv")["statusCode"] == 202  # the other formats stream: no limit
+    assert request_export(stack, "geo", format="csv")["statusCode"] == 202  # the other formats stream: no limit
 
 
 @pytest.mark.parametrize("stack", [{"MMDB_EXPORT_MAX_RANGES": "5"}], indirect=True)
@@ -205,7 +180,7 @@ def test_the_maxmind_db_limit_counts_the_ranges_of_the_version_asked_for(stack: 
     stack.drain()
     assert stack.dataset("geo")["version"] == 2
     # Then the small live version exports, and the large previous one is refused by its own size
-    assert _export(stack, "geo", format="mmdb")["statusCode"] == 202
-    refused = _export(stack, "geo", format="mmdb", version="1")
+    assert request_export(stack, "geo", format="mmdb")["statusCode"] == 202
+    refused = request_export(stack, "geo", format="mmdb", version="1")
     assert (refused["statusCode"], json.loads(refused["body"])["error"]["code"]) == (400, "EXPORT_TOO_LARGE")
     assert "version 1 of dataset 'geo'" in json.loads(refused["body"])["error"]["message"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
+from tests.support.lookups import batch_lookup
+from tests.support.stacks import Stack
 
 # iptoasn's layout: AS 0 marks unrouted space, here inside a routed /16 and around a nested routed /24
 IPTOASN = (
@@ -19,7 +19,7 @@ IPTOASN = (
 
 
 def _lookup(stack: Stack, dataset: str, *ips: str) -> list[dict[str, Any]]:
-    return _batch_lookup(stack, dataset, list(ips))
+    return batch_lookup(stack, dataset, list(ips))
 
 
 def test_gap_when_rows_are_holes_and_constants_reach_every_answer(stack: Stack) -> None:

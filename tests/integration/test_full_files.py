@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from fencepost.core.space.addresses import V4, V6, format_address
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup, _items_of_version
 from tests.reference import Reference
 from tests.support import V4_FILE, V6_FILE, family_ranges, read_tsv
+from tests.support.lookups import batch_lookup, items_of_version
+from tests.support.stacks import Stack
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +36,7 @@ def test_a_whole_shared_file(stack: Stack, path: Path, family: int, columns: int
     assert (record["status"], record["ranges"]) == ("READY", len(rows))
     ranges = family_ranges(rows)[family]
     pieces = ranges.pieces()
-    stored = _items_of_version(stack, "full", record["version"])
+    stored = items_of_version(stack, "full", record["version"])
     assert record["load"]["items_written"] == stored == len(pieces)  # items / flattened pieces = 1.00
     print(f"\n{path.name}: {len(rows)} rows in {seconds:.1f} s ({len(rows) / seconds:,.0f} rows/s), {stored} items")
     reference = Reference(ranges.starts, ranges.ends)
@@ -44,7 +44,7 @@ def test_a_whole_shared_file(stack: Stack, path: Path, family: int, columns: int
     low, high = min(ranges.starts), max(ranges.ends)
     addresses = [rng.randint(low, high) for _ in range(10_000)]
     addresses += [a for p in rng.sample(list(pieces), 1000) for a in (p.start, p.end, min(p.end + 1, high))]
-    results = _batch_lookup(stack, "full", [format_address(family, a) for a in addresses])
+    results = batch_lookup(stack, "full", [format_address(family, a) for a in addresses])
     names = [f"col{3 + i}" for i in range(columns)]
     wrong = []
     for address, result in zip(addresses, results, strict=True):

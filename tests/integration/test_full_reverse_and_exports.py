@@ -13,11 +13,9 @@ import maxminddb
 import pytest
 
 from fencepost.core.space.addresses import FAMILIES, V4, format_address
-from tests.integration.conftest import Stack
-from tests.integration.test_exports import _written
-from tests.integration.test_loader import _batch_lookup
-from tests.integration.test_reverse_lookups import _all_pages
 from tests.support import V4_FILE, V6_FILE, family_ranges, read_tsv
+from tests.support.lookups import all_pages, batch_lookup, exported
+from tests.support.stacks import Stack
 
 pytestmark = pytest.mark.slow
 FULL = {"CHUNK_ITEMS": "5000", "WRITE_THREADS": "8"}
@@ -38,10 +36,10 @@ def test_1000_random_asns_list_exactly_the_pieces_that_answer_them(stack: Stack)
             expected.setdefault(ranges.values[source][0], []).append(pair)
     rng = random.Random(11)
     for value in rng.sample(sorted(expected), 1000):
-        found = [(r["start"], r["end"]) for r in _all_pages(stack, where=f"col3:{value}", limit="1000")]
+        found = [(r["start"], r["end"]) for r in all_pages(stack, where=f"col3:{value}", limit="1000")]
         assert found == expected[value], value
     sample = rng.sample([(v, p) for v, pieces in expected.items() for p in pieces], 2000)
-    answers = _batch_lookup(stack, "geo", [start for _, (start, _) in sample])
+    answers = batch_lookup(stack, "geo", [start for _, (start, _) in sample])
     assert [answer["data"]["col3"] for answer in answers] == [value for value, _ in sample]
 
 
@@ -50,14 +48,14 @@ def test_the_mmdb_export_of_the_ipv4_file_answers_100000_addresses_as_lookups_do
     stack.put("geo/full.tsv", V4_FILE.read_bytes())
     stack.drain(timeout=1800)
     path = tmp_path / "geo.mmdb"
-    path.write_bytes(_written(stack, "geo", format="mmdb"))
+    path.write_bytes(exported(stack, "geo", format="mmdb"))
     reader = maxminddb.open_database(str(path))
     rng = random.Random(13)
     addresses = [format_address(V4, rng.randrange(1 << 32)) for _ in range(100_000)]
     wrong = []
     for offset in range(0, len(addresses), 100):
         batch = addresses[offset : offset + 100]
-        for address, answer in zip(batch, _batch_lookup(stack, "geo", batch), strict=True):
+        for address, answer in zip(batch, batch_lookup(stack, "geo", batch), strict=True):
             record, prefix = reader.get_with_prefix_len(address)
             data = answer.get("data")
             network = str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))

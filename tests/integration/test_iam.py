@@ -19,7 +19,7 @@ from fencepost.core.storage.objects import REPORTS_PREFIX, changes_key, export_k
 from fencepost.loading.messages import ExportVersion, dump
 from tests.iam.front import PolicyFront
 from tests.iam.policy import Permissions, role_permissions
-from tests.integration.conftest import Stack
+from tests.support.stacks import Stack
 from tests.synth import Synth, stub_asset, synth
 
 ROWS = "start,end,country\n1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.3.255,CN\n2001:db8::,2001:db8::ffff,AU\n"

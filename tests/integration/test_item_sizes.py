@@ -9,13 +9,12 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.integration.conftest import Stack
-from tests.integration.test_bad_files import GOOD, PROBES
-from tests.integration.test_loader import _batch_lookup
+from tests.support.lookups import GOOD, PROBES, batch_lookup
+from tests.support.stacks import Stack
 
 
 def _answers(stack: Stack, dataset: str) -> list[Any]:
-    return [(r.get("data"), r.get("range")) for r in _batch_lookup(stack, dataset, PROBES)]
+    return [(r.get("data"), r.get("range")) for r in batch_lookup(stack, dataset, PROBES)]
 
 
 def _wide(columns: int) -> bytes:

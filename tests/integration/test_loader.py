@@ -4,62 +4,17 @@ fanned out and written to DynamoDB Local, answers read back through the lookup h
 from __future__ import annotations
 
 import gzip
-import json
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fencepost.aws.dynamo import Tables
 from fencepost.core.space.addresses import format_address, parse_boundary
-from tests.integration.conftest import Stack
 from tests.reference import Reference, range_span
-from tests.support import V4_FILE, V6_FILE, LambdaContext, event, family_ranges, read_tsv
-
-GEO = "start,end,country\n1.0.0.0,1.0.255.255,AU\n1.0.32.0,1.0.63.255,CN\n8.8.8.0,8.8.8.255,US\n"
-
-
-def _tsv(rows: list[list[str]]) -> bytes:
-    return "".join("\t".join(row) + "\n" for row in rows).encode()
-
-
-def _record(stack: Stack, name: str) -> Any:
-    return Tables.connect(stack.ddb, stack.table).datasets.get(name, consistent=True)
-
-
-def _phase(stack: Stack, name: str) -> str | None:
-    status, body = stack.get(f"/datasets/{name}")
-    return body["load"]["phase"] if status == 200 else None
-
-
-def _items_of_version(stack: Stack, dataset: str, version: int) -> int:
-    pages = stack.ddb.get_paginator("scan").paginate(
-        TableName=stack.table,
-        FilterExpression="begins_with(PK, :p)",
-        ExpressionAttributeValues={":p": {"S": f"{dataset}#{version}#"}},
-        Select="COUNT",
-    )
-    return sum(page["Count"] for page in pages)
-
-
-def _batch_lookup(stack: Stack, dataset: str, addresses: list[str]) -> list[dict[str, Any]]:
-    results: list[dict[str, Any]] = []
-    for offset in range(0, len(addresses), 100):
-        ev = event("lookup-post")
-        ev["body"] = json.dumps({"ips": addresses[offset : offset + 100], "dataset": dataset})
-        response = stack.lookup.handler(ev, LambdaContext())
-        assert response["statusCode"] == 200, response["body"]
-        results += json.loads(response["body"])["results"]
-    return results
-
-
-def _answers(stack: Stack, dataset: str, addresses: list[str]) -> list[Any]:
-    return [
-        (r.get("data"), r.get("range"), r.get("error", {}).get("code"))
-        for r in _batch_lookup(stack, dataset, addresses)
-    ]
-
+from tests.support import V4_FILE, V6_FILE, family_ranges, read_tsv
+from tests.support.lookups import GEO, batch_answers, batch_lookup, dataset_record, items_of_version, tsv_bytes
+from tests.support.stacks import Stack
 
 # -- real data ---------------------------------------------------------------------------------------------------
 
@@ -76,7 +31,7 @@ def test_a_real_file_loads_and_answers_by_the_overlap_rule(
 ) -> None:
     # Given a slice of a shared real file, dropped gzipped into a folder
     rows = read_tsv(path)[window[0] : window[1]]
-    stack.put("real/ranges.tsv.gz", gzip.compress(_tsv(rows)))
+    stack.put("real/ranges.tsv.gz", gzip.compress(tsv_bytes(rows)))
     # When the loader has done its work
     stack.drain()
     # Then the dataset is READY with every row, and one item per flattened piece
@@ -85,7 +40,7 @@ def test_a_real_file_loads_and_answers_by_the_overlap_rule(
     family = 4 if path == V4_FILE else 6
     ranges = family_ranges(rows)[family]
     pieces = ranges.pieces()
-    assert record["load"]["items_written"] == len(pieces) == _items_of_version(stack, "real", 1)
+    assert record["load"]["items_written"] == len(pieces) == items_of_version(stack, "real", 1)
     # And 10,000 random addresses answer as the overlap rule applied to the original rows says
     reference = Reference(ranges.starts, ranges.ends)
     rng = random.Random(11)
@@ -93,7 +48,7 @@ def test_a_real_file_loads_and_answers_by_the_overlap_rule(
     addresses = [rng.randint(low, high) for _ in range(8000)]
     addresses += [a for p in rng.sample(pieces, 500) for a in (p.start, p.end, p.end + 1, max(0, p.start - 1))]
     texts = [format_address(family, a) for a in addresses]
-    results = _batch_lookup(stack, "real", texts)
+    results = batch_lookup(stack, "real", texts)
     names = [f"col{3 + i}" for i in range(columns)]
     wrong = []
     for address, text, result in zip(addresses, texts, results, strict=True):
@@ -121,10 +76,10 @@ def test_a_burst_of_ten_files_makes_one_build(stack: Stack) -> None:
     for index in range(10):
         stack.put(f"burst/part{index}.csv", f"start,end,part\n10.{index}.0.0,10.{index}.255.255,p{index}\n")
     stack.drain()
-    record = _record(stack, "burst")
+    record = dataset_record(stack, "burst")
     assert record.builds == 1
     assert (record.live, record.status, record.ranges) == (1, "READY", 10)
-    answers = _answers(stack, "burst", [f"10.{index}.1.1" for index in range(10)])
+    answers = batch_answers(stack, "burst", [f"10.{index}.1.1" for index in range(10)])
     assert [a[0] for a in answers] == [{"part": f"p{index}"} for index in range(10)]
 
 
@@ -132,7 +87,7 @@ def test_two_files_dropped_at_once_converge_on_a_version_built_from_both(stack: 
     stack.put("geo/v4.csv", GEO)
     stack.put("geo/v6.csv.gz", gzip.compress(b"start,end,country\n2001:db8::,2001:db8::ffff,ZZ\n"))
     stack.drain()
-    answers = _answers(stack, "geo", ["1.0.32.1", "2001:db8::1"])
+    answers = batch_answers(stack, "geo", ["1.0.32.1", "2001:db8::1"])
     assert [a[0] for a in answers] == [{"country": "CN"}, {"country": "ZZ"}]
     assert [o["key"] for o in stack.dataset("geo")["objects"]] == ["geo/v4.csv", "geo/v6.csv.gz"]
 
@@ -159,15 +114,15 @@ def test_each_delivery_repeated_loads_once(stack: Stack, times: int) -> None:
 
     stack.deliver_with(repeating)
     rows = read_tsv(V4_FILE, 3000)
-    stack.put("dup/ranges.tsv", _tsv(rows))
+    stack.put("dup/ranges.tsv", tsv_bytes(rows))
     stack.drain()
     # Then one build, every chunk counted once, every item there
-    record = _record(stack, "dup")
+    record = dataset_record(stack, "dup")
     assert (record.builds, record.live, record.status) == (1, 1, "READY")
     pieces = family_ranges(rows)[4].pieces()
-    assert record.load.items_written == len(pieces) == _items_of_version(stack, "dup", 1)
+    assert record.load.items_written == len(pieces) == items_of_version(stack, "dup", 1)
     # And the same notification again changes nothing: the objects are those of the live version
-    stack.put("dup/ranges.tsv", _tsv(rows))  # same bytes, same ETag
+    stack.put("dup/ranges.tsv", tsv_bytes(rows))  # same bytes, same ETag
     stack.drain()
-    record = _record(stack, "dup")
+    record = dataset_record(stack, "dup")
     assert (record.live, record.status, record.load.phase) == (1, "READY", "unchanged")

@@ -4,50 +4,19 @@ a version that went live is there."""
 from __future__ import annotations
 
 import json
-import random
 import time
 from typing import Any
 
 import pytest
 
-from fencepost.core.space.addresses import format_address
 from fencepost.loading.cleanup import Deletions
 from local.resources import queue_depth
 from tests.faults import FaultyClient, Killed, expected_items, stored_items
-from tests.integration.conftest import Stack
-from tests.reference import Reference, range_span
-from tests.support import V4_FILE, LambdaContext, event, family_ranges, metric_totals, read_tsv
+from tests.support import V4_FILE, LambdaContext, metric_totals, read_tsv
+from tests.support.lookups import assert_complete, lookups, tsv_bytes
+from tests.support.stacks import Stack
 
 ROWS = read_tsv(V4_FILE, 4000)
-
-
-def _tsv(rows: list[list[str]]) -> bytes:
-    return "".join("\t".join(row) + "\n" for row in rows).encode()
-
-
-def _lookups(stack: Stack, dataset: str, addresses: list[str]) -> list[Any]:
-    results = []
-    for offset in range(0, len(addresses), 100):
-        ev = event("lookup-post")
-        ev["body"] = json.dumps({"ips": addresses[offset : offset + 100], "dataset": dataset})
-        results += json.loads(stack.lookup.handler(ev, LambdaContext())["body"])["results"]
-    return [(r.get("data"), r.get("range")) for r in results]
-
-
-def _assert_complete(stack: Stack, dataset: str, version: int, rows: list[list[str]]) -> None:
-    """Every item of the version is stored, and answers agree with the overlap rule."""
-    ranges = family_ranges(rows)[4]
-    assert len(stored_items(stack.ddb, stack.table, dataset, version)) == len(ranges.pieces())
-    reference = Reference(ranges.starts, ranges.ends)
-    rng = random.Random(5)
-    addresses = [rng.randint(min(ranges.starts), max(ranges.ends)) for _ in range(500)]
-    got = _lookups(stack, dataset, [format_address(4, a) for a in addresses])
-    for address, (data, span) in zip(addresses, got, strict=True):
-        row = reference.answer(address)
-        expected = None if row is None else {"col3": ranges.values[row][0]}
-        assert data == expected, format_address(4, address)
-        if row is not None:
-            assert span == range_span(4, ranges.starts[row], ranges.ends[row])
 
 
 def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_written(
@@ -55,13 +24,13 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
 ) -> None:
     faulty = FaultyClient(stack.loader.bulk.client, throttle=0.25, unprocessed=0.25)
     stack.loader.bulk.client = faulty  # type: ignore[assignment]
-    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS))
     stack.drain()
     assert faulty.throttled > 10
     assert faulty.held_back > 10
     record = stack.dataset("geo")
     assert (record["status"], record["version"]) == ("READY", 1)
-    _assert_complete(stack, "geo", 1, ROWS)
+    assert_complete(stack, "geo", 1, ROWS)
     # And the metrics count the rows, the items, the refusals, the items sent again and the load's duration
     metrics = metric_totals(capsys.readouterr().out)
     assert metrics["RowsRead"] == len(ROWS)
@@ -79,25 +48,25 @@ def test_throttling_and_unprocessed_items_are_retried_until_every_item_is_writte
 def test_a_chunk_that_dies_midway_is_delivered_again_and_completes(stack: Stack) -> None:
     faulty = FaultyClient(stack.loader.bulk.client, die_after=7)
     stack.loader.bulk.client = faulty  # type: ignore[assignment]
-    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS))
     stack.drain()
     assert faulty.deaths == 1
     record = stack.dataset("geo")
     assert (record["status"], record["version"], record["load"]["items_written"]) == ("READY", 1, len(ROWS))
-    _assert_complete(stack, "geo", 1, ROWS)
+    assert_complete(stack, "geo", 1, ROWS)
 
 
 def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_queue(stack: Stack) -> None:
     # Given a live version
-    stack.put("geo/data.tsv", _tsv(ROWS[:2000]))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS[:2000]))
     stack.drain()
     probes = [f"1.{i}.{i}.1" for i in range(0, 250, 5)]
-    before = _lookups(stack, "geo", probes)
+    before = lookups(stack, "geo", probes)
     # When every write of the next version is throttled, delivery after delivery
     faulty = FaultyClient(stack.loader.bulk.client, throttle=1.0)
     stack.loader.bulk.client = faulty  # type: ignore[assignment]
     stack.data.timeout = 2.5  # each delivery retries until its deadline, then hands the chunk back
-    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS))
     stack.drain(dead_letters=True)
     # Then the load is FAILED with the reason, the chunk is in the dead-letter queue, the live version answers
     record = stack.dataset("geo")
@@ -106,7 +75,7 @@ def test_a_chunk_that_keeps_failing_fails_the_load_and_goes_to_the_dead_letter_q
     assert "not written before the invocation's deadline" in reason
     assert "after 3 deliveries" in reason
     assert queue_depth(stack.sqs, stack.queues.data.dlq_url) >= 1
-    assert _lookups(stack, "geo", probes) == before
+    assert lookups(stack, "geo", probes) == before
     # And the abandoned version's items are deleted
     assert stored_items(stack.ddb, stack.table, "geo", 2) == {}
 
@@ -143,7 +112,7 @@ def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Sta
         retry_in(source, receipt, seconds)
 
     queues.retry_in = recorded  # type: ignore[method-assign,assignment]
-    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS))
     stack.drain()
     record = stack.dataset("geo")
     assert (record["status"], record["version"]) == ("READY", 1)
@@ -155,7 +124,7 @@ def test_a_chunk_stopped_at_its_deadline_is_handed_back_and_completes(stack: Sta
 @pytest.mark.parametrize("crash", ["before the switch", "after the switch"])
 def test_a_worker_killed_between_writing_and_switching_finishes_on_redelivery(stack: Stack, crash: str) -> None:
     # Given a live version, and a worker that dies once while finalizing the next
-    stack.put("geo/data.tsv", _tsv(ROWS[:1000]))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS[:1000]))
     stack.drain()
     store = stack.loader.tables.datasets
     target = store.switch_live if crash == "before the switch" else store.end_load
@@ -170,7 +139,7 @@ def test_a_worker_killed_between_writing_and_switching_finishes_on_redelivery(st
 
     name = "switch_live" if crash == "before the switch" else "end_load"
     setattr(store, name, dies_once)
-    stack.put("geo/data.tsv", _tsv(ROWS))
+    stack.put("geo/data.tsv", tsv_bytes(ROWS))
     stack.drain()
     # Then the new version is live, complete, and the load finished on its own
     assert died == [True]
@@ -183,7 +152,7 @@ def test_a_worker_killed_between_writing_and_switching_finishes_on_redelivery(st
 def test_two_loads_of_one_dataset_at_once_converge_on_the_newest(stack: Stack) -> None:
     # Given build 1 planned, its chunks waiting
     first, second = ROWS[:2000], ROWS[2000:4000]
-    stack.put("geo/a.tsv", _tsv(first))
+    stack.put("geo/a.tsv", tsv_bytes(first))
     stack.drain_until(lambda: _phase(stack) == "writing")
     # When another object arrives and build 2 is planned while build 1's chunks are held back
     handler, held = stack.data.handler, set()
@@ -197,7 +166,7 @@ def test_two_loads_of_one_dataset_at_once_converge_on_the_newest(stack: Stack) -
         return handler(ev, context)
 
     stack.data.handler = hold_build_one
-    stack.put("geo/b.tsv", _tsv(second))
+    stack.put("geo/b.tsv", tsv_bytes(second))
     stack.drain_until(lambda: stack.dataset("geo")["load"]["version"] == 2 and _phase(stack) == "writing")
     stack.data.handler = handler
     stack.drain()
@@ -219,11 +188,11 @@ def _phase(stack: Stack) -> str | None:
 def test_the_sweep_collects_a_version_whose_deletion_was_lost(stack: Stack) -> None:
     # Given three versions, where the deletion of the first was never scheduled (a crash at the wrong moment)
     for count in (1000, 1500):
-        stack.put("geo/data.tsv", _tsv(ROWS[:count]))
+        stack.put("geo/data.tsv", tsv_bytes(ROWS[:count]))
         stack.drain()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Deletions, "schedule", lambda *_: None)
-        stack.put("geo/data.tsv", _tsv(ROWS[:2000]))
+        stack.put("geo/data.tsv", tsv_bytes(ROWS[:2000]))
         stack.drain()
     assert len(stored_items(stack.ddb, stack.table, "geo", 1)) == 1000  # left behind
     # When the sweep runs

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from fencepost.core.space.addresses import BITS, TOP, V4, V6, format_address, parse_address
 from fencepost.core.storage.keys import PARTITION_BITS
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
 from tests.reference import answer_of_rows, check_gap
+from tests.support.lookups import batch_lookup
+from tests.support.stacks import Stack
 
 Span = tuple[int, int, int]  # family, start, end
 
@@ -83,7 +83,7 @@ def test_lookups_follow_the_overlap_rule_after_a_load(stack: Stack, spans: list[
         {(f, a) for f, s, e in spans for a in (s - 1, s, e, e + 1) if 0 <= a <= TOP[f]},
     )
     texts = [format_address(f, a) for f, a in probes]
-    results: list[dict[str, Any]] = _batch_lookup(stack, dataset, texts)
+    results: list[dict[str, Any]] = batch_lookup(stack, dataset, texts)
     # Then each answer is the overlap rule's (an IPv4-mapped IPv6 address is answered as IPv4)
     for text, result in zip(texts, results, strict=True):
         family, address = parse_address(text)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
+from tests.support.lookups import batch_lookup
+from tests.support.stacks import Stack
 
 PROBES = ["1.0.0.5", "::ffff:1.0.0.5", "1.0.1.5", "::ffff:1.0.1.5", "2.0.0.1", "2001:db8::1", "::fffe:ffff:ffff"]
 
 
 def _answers(stack: Stack, dataset: str) -> list[Any]:
-    return [(r["ip"], r.get("data"), r.get("range")) for r in _batch_lookup(stack, dataset, PROBES)]
+    return [(r["ip"], r.get("data"), r.get("range")) for r in batch_lookup(stack, dataset, PROBES)]
 
 
 def test_a_file_of_mapped_ranges_answers_their_ipv4_addresses(stack: Stack) -> None:
@@ -69,7 +69,7 @@ def test_an_ip2location_style_integer_file_answers_its_ipv4_addresses(stack: Sta
         dash,
         {"start": "::fffe:ffff:ffff", "end": "::fffe:ffff:ffff", "cidrs": ["::fffe:ffff:ffff/128"]},
     )
-    found = _batch_lookup(stack, "ip2l", ["0.0.0.1"])[0]
+    found = batch_lookup(stack, "ip2l", ["0.0.0.1"])[0]
     assert (found["data"], found["range"]) == (
         dash,
         {"start": "0.0.0.0", "end": "0.255.255.255", "cidrs": ["0.0.0.0/8"]},

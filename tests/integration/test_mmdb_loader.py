@@ -7,9 +7,9 @@ import ipaddress
 import json
 from typing import Any
 
-from tests.integration.conftest import Stack
 from tests.mmdb_files import MAPPED, SIX_TO_FOUR, TEREDO, leaves, mmdb, open_reader, tar_gz
 from tests.support import LambdaContext, event
+from tests.support.stacks import Stack
 
 NETWORKS: list[tuple[str, Any]] = [
     ("1.0.0.0/24", {"country": {"iso_code": "AU", "names": {"en": "Australia", "de": "Australien"}}}),

@@ -14,10 +14,10 @@ from fencepost.bootstrap.fetch_wiring import FetchFunction
 from fencepost.core.sources.bindings import HOSTS_TAG
 from fencepost.core.sources.presets import PRESETS
 from local.dynamodb import local_client
-from tests.integration.conftest import Stack
-from tests.integration.test_sources import check
 from tests.publisher import Publisher
 from tests.releases import RELEASES, Release, local_path, maxmind_csv
+from tests.support.sources import check
+from tests.support.stacks import Stack
 
 # Publishers whose lists answer for reserved space on purpose: FireHOL level 1 holds the bogons (0.0.0.0/8, 10.0.0.0/8,
 # 127.0.0.0/8...); iptoasn's routing data holds what is announced from private space. Their folders say so.

@@ -10,8 +10,8 @@ import pytest
 
 from local.resources import queue_depth
 from local.worker import SqsWorker
-from tests.integration.conftest import Stack
 from tests.support import V4_FILE, read_tsv
+from tests.support.stacks import Stack
 
 SMALL = "start,end,country\n10.0.0.0,10.0.0.255,AA\n10.0.1.0,10.0.1.255,BB\n10.0.2.0,10.0.2.255,CC\n"
 TARGET_SECONDS = 15.0

@@ -11,9 +11,9 @@ from typing import Any
 
 from fencepost.core.space.addresses import V4, format_address
 from fencepost.core.storage.objects import index_key, values_key
-from tests.integration.conftest import Stack
-from tests.integration.test_loader import _batch_lookup
 from tests.support import V4_FILE, LambdaContext, event, family_ranges, read_tsv
+from tests.support.lookups import all_pages, batch_lookup
+from tests.support.stacks import Stack
 
 ROWS = """start,end,country,asn
 1.0.0.0,1.0.0.255,AU,13335
@@ -32,18 +32,6 @@ def _load(stack: Stack, rows: str = ROWS, settings: dict[str, Any] | None = None
     stack.put("geo/ranges.csv", rows)
     stack.drain()
     assert stack.dataset("geo")["status"] == "READY"
-
-
-def _all_pages(stack: Stack, **query: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    cursor = None
-    while True:
-        status, body = stack.get("/ranges", dataset="geo", **query, **({"cursor": cursor} if cursor else {}))
-        assert status == 200, body
-        found += body["ranges"]
-        cursor = body["next"]
-        if cursor is None:
-            return found
 
 
 def test_where_lists_the_pieces_of_a_value_in_address_order_as_ranges_networks_and_text(stack: Stack) -> None:
@@ -68,9 +56,9 @@ def test_where_lists_the_pieces_of_a_value_in_address_order_as_ranges_networks_a
         ("2.0.0.128", "2.0.0.191", "1"),  # the nested range wins where it lies, as lookups answer
         ("2001:db8::", "2001:db8::ffff", "64496"),
     ]
-    assert _all_pages(stack, where="country:AU", limit="1") == body["ranges"]
+    assert all_pages(stack, where="country:AU", limit="1") == body["ranges"]
     # Exactly what GET /ranges lists for the pieces holding the value, field for field
-    assert [r for r in _all_pages(stack) if r["data"]["country"] == "AU"] == body["ranges"]
+    assert [r for r in all_pages(stack) if r["data"]["country"] == "AU"] == body["ranges"]
     status, cidr = stack.get("/ranges", dataset="geo", where="country:AU", format="cidr")
     assert cidr["networks"] == ["1.0.0.0/24", "1.0.4.0/22", "1.0.8.0/24", "2.0.0.128/26", "2001:db8::/112"]
     status, inside = stack.get("/ranges", dataset="geo", where="country:AU", within="1.0.4.0/23", format="cidr")
@@ -183,11 +171,11 @@ def test_the_pieces_of_each_value_are_exactly_those_whose_lookups_answer_it_on_r
     rng = random.Random(5)
     checked: Counter[str] = Counter()
     for value in sorted(expected):
-        found = [(r["start"], r["end"]) for r in _all_pages(stack, where=f"col3:{value}", limit="1000")]
+        found = [(r["start"], r["end"]) for r in all_pages(stack, where=f"col3:{value}", limit="1000")]
         assert found == expected[value], value
         for start, end in rng.sample(found, min(3, len(found))):
             checked[value] += 1
-            answers = _batch_lookup(stack, "geo", [start, end])
+            answers = batch_lookup(stack, "geo", [start, end])
             assert [answer["data"]["col3"] for answer in answers] == [value, value]
         networks = stack.get("/ranges", dataset="geo", where=f"col3:{value}", format="cidr", limit="1000")[1]
         covered = sum(ipaddress.ip_network(n).num_addresses for n in networks["networks"])

@@ -11,8 +11,8 @@ import pytest
 
 from fencepost.core.space.addresses import format_address, parse_address
 from fencepost.core.versions.history import format_instant, parse_instant
-from tests.integration.conftest import Stack
-from tests.integration.test_history import Version, _history
+from tests.support.history import Version, history
+from tests.support.stacks import Stack
 
 SCAN = 1000  # the least DIFF_SCAN_PIECES: versions 1 and 2 share 1,500 rows, so a page stops inside them
 
@@ -59,7 +59,7 @@ def _check(changes: list[dict[str, Any]], old: Version, new: Version, rng: rando
 
 @pytest.mark.parametrize("stack", [{"DIFF_SCAN_PIECES": str(SCAN)}], indirect=True)
 def test_the_diff_between_any_two_kept_versions_agrees_with_their_files(stack: Stack) -> None:
-    versions, switches = _history(stack)
+    versions, switches = history(stack)
     rng = random.Random(20)
     # From version 1 to version 3 (no row in common), a page of 50 at a time
     changes, pages = _pages(stack, **{"from": "1", "to": "3", "limit": "50"})
@@ -87,7 +87,7 @@ def test_the_diff_between_any_two_kept_versions_agrees_with_their_files(stack: S
 
 
 def test_the_diff_between_versions_refuses_what_it_cannot_answer(stack: Stack) -> None:
-    _history(stack)
+    history(stack)
     refusals = [
         ({"to": "1"}, 400, "INVALID_REQUEST"),
         ({"from": "not-a-version"}, 400, "INVALID_REQUEST"),

@@ -15,7 +15,7 @@ from fencepost.core.storage.members import START, Position, gzip_members, lines_
 from fencepost.core.storage.piece_files import PieceLine, parse_piece_line
 from fencepost.core.versions.diff_walk import Resume, Step, Stop, walk
 from fencepost.core.versions.diffs import Change, changed_pieces
-from tests.unit.core.test_diffs import Row, _centre, _rows, _version
+from tests.support.diffs import Row, centre, random_rows, version
 
 
 def _file(pieces: list[PieceLine], per_member: int) -> bytes:
@@ -63,10 +63,10 @@ def test_pages_resumed_from_their_cursors_give_the_changes_of_one_pass(
     data: st.DataObject, partitions: tuple[int, int], per_member: int, limit: int, scan: int
 ) -> None:
     # Given two versions' pieces files, in members of a few lines (so that pages resume inside and across members)
-    centres = {V4: _centre(V4, partitions[0]), V6: _centre(V6, partitions[1])}
-    old_rows: list[Row] = data.draw(_rows(centres))
-    new_rows: list[Row] = data.draw(_rows(centres))
-    old, new = _version(old_rows), _version(new_rows)
+    centres = {V4: centre(V4, partitions[0]), V6: centre(V6, partitions[1])}
+    old_rows: list[Row] = data.draw(random_rows(centres))
+    new_rows: list[Row] = data.draw(random_rows(centres))
+    old, new = version(old_rows), version(new_rows)
     # When the changes are read a page at a time, each page stopping at its limit or its scan
     found, pages = _paged(_file(old, per_member), _file(new, per_member), limit, scan)
     # Then they are exactly the changes of one pass, merged the same way

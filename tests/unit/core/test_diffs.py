@@ -10,30 +10,16 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 import pytest
-from hypothesis import strategies as st
 
-from fencepost.core.space.addresses import FAMILIES, MAPPED_FIRST, MAPPED_LAST, TOP, V4, V6, unmapped
-from fencepost.core.storage.keys import PARTITION_BITS
+from fencepost.core.space.addresses import TOP, V4, V6
 from fencepost.core.storage.piece_files import PieceLine, answer_hash, parse_piece_line, piece_lines
-from fencepost.core.versions.build import HOLE, FamilyRanges
+from fencepost.core.versions.build import FamilyRanges
 from fencepost.core.versions.diffs import Change, Diff, Loss, changed_pieces, diff
-from tests.reference import answer_of_rows
-
-Row = tuple[int, int, int, tuple[str, ...]]  # family, start, end, metadata: a range as a file gives it
-
-
-def _version(rows: Sequence[Row]) -> list[PieceLine]:
-    """The pieces file of a version built from ``rows`` as a load builds it, read back line by line."""
-    ranges = {family: FamilyRanges(family) for family in FAMILIES}
-    for family, start, end, values in rows:
-        for part_family, part_start, part_end in unmapped(family, start, end):
-            ranges[part_family].add(part_start, part_end, values)
-    pieces = {family: ranges[family].pieces() for family in FAMILIES}
-    return [parse_piece_line(line) for line in piece_lines(ranges, pieces)]
+from tests.support.diffs import Row, version
 
 
 def _diff(old: Sequence[Row], new: Sequence[Row]) -> Diff:
-    return diff(iter(_version(old)), iter(_version(new)))
+    return diff(iter(version(old)), iter(version(new)))
 
 
 def _h(values: tuple[str, ...], start: int, end: int) -> str:
@@ -58,14 +44,14 @@ def test_identical_versions_are_all_unchanged() -> None:
     assert result == Diff(unchanged=4, loss=_loss(Loss(3, 0, 100, 0), Loss(1, 0, 2**100 + 1, 0)))
     assert result.max_percent == 0.0
     assert not result.exceeds(0)
-    assert list(changed_pieces(_version(rows), _version(rows))) == []
+    assert list(changed_pieces(version(rows), version(rows))) == []
 
 
 def test_a_piece_whose_data_changed() -> None:
     old: list[Row] = [(V4, 0, 9, ("a",)), (V4, 10, 19, ("b",))]
     new: list[Row] = [(V4, 0, 9, ("a",)), (V4, 10, 19, ("B",))]
     assert _diff(old, new) == Diff(unchanged=1, changed=1, changed_v4=10, loss=_loss(Loss(2, 1, 20, 10)))
-    assert list(changed_pieces(_version(old), _version(new))) == [
+    assert list(changed_pieces(version(old), version(new))) == [
         Change(V4, 10, 19, _h(("b",), 10, 19), _h(("B",), 10, 19))
     ]
 
@@ -79,7 +65,7 @@ def test_a_piece_split_in_two_changes_only_where_its_answer_changed() -> None:
     nested: list[Row] = [(V4, 0, 99, ("a",)), (V4, 40, 59, ("b",))]
     # The old piece is lost (some of its addresses answer otherwise), but only 20 of its 100 addresses
     assert _diff(old, nested) == Diff(added=3, removed=1, changed_v4=20, loss=_loss(Loss(1, 1, 100, 20)))
-    assert list(changed_pieces(_version(old), _version(nested))) == [
+    assert list(changed_pieces(version(old), version(nested))) == [
         Change(V4, 40, 59, _h(("a",), 0, 99), _h(("b",), 40, 59))
     ]
 
@@ -92,7 +78,7 @@ def test_a_removed_range_counts_as_changed_addresses() -> None:
     assert result.percent_v4 == 100 / 256
     assert result.loss[V4].pieces_fraction() == Fraction(1, 2)
     assert result.loss[V4].addresses_fraction() == Fraction(1 << 24, 10 + (1 << 24))
-    assert list(changed_pieces(_version(old), _version(new))) == [
+    assert list(changed_pieces(version(old), version(new))) == [
         Change(V4, 1 << 24, (2 << 24) - 1, _h(("b",), 1 << 24, (2 << 24) - 1), None)
     ]
     # And the other way round, NOT_FOUND -> found
@@ -127,7 +113,7 @@ def test_ipv4_and_ipv6_are_counted_separately_and_a_single_ipv6_address_is_never
     assert 0 < one.percent_v6 == pytest.approx(100 / 2**128)
     assert one.exceeds(0)
     assert not one.exceeds(1e-36)
-    assert list(changed_pieces(_version(old), _version(new))) == [
+    assert list(changed_pieces(version(old), version(new))) == [
         Change(V4, 0, 3, _h(("a",), 0, 3), _h(("b",), 0, 3)),
         Change(V6, 0, 2, _h(("a",), 0, 3), _h(("a",), 0, 2)),
         Change(V6, 3, 3, _h(("a",), 0, 3), _h(("a",), 3, 3)),
@@ -191,69 +177,3 @@ def test_the_streams_are_read_lazily() -> None:
     changes = changed_pieces(stream(10**9), (PieceLine(V4, 1, 1, "1" * 16),))
     assert next(changes) == Change(V4, 0, 0, "0" * 16, None)
     assert next(changes) == Change(V4, 1, 1, None, "1" * 16)
-
-
-# -- against brute force -------------------------------------------------------------------------------------------
-
-_WIDTH = 150  # each family's window reaches this far either side of its centre, a partition boundary
-_LABELS = [("a",), ("b",), ("a", "b"), HOLE]  # few labels: equal answers are frequent; HOLE answers NOT_FOUND
-
-
-def _centre(family: int, partition: int) -> int:
-    return partition << (128 - PARTITION_BITS[V6] if family == V6 else 32 - PARTITION_BITS[V4])
-
-
-@st.composite
-def _rows(draw: st.DrawFn, centres: dict[int, int]) -> list[Row]:
-    """Rows in each family's window, a few reaching to an end of the address space (IPv6 ones over the mapped
-    block: their middle part is IPv4), with few labels; ranges repeated, nested and overlapping by chance."""
-    rows: list[Row] = []
-    for _ in range(draw(st.integers(0, 10))):
-        family = draw(st.sampled_from(FAMILIES))
-        window = st.integers(centres[family] - _WIDTH, centres[family] + _WIDTH)
-        bound = st.one_of(window, window, window, st.sampled_from([0, TOP[family]]))
-        start, end = sorted([draw(bound), draw(bound)])
-        repeat: bool = draw(st.booleans())
-        if rows and repeat:
-            family, start, end, _ = draw(st.sampled_from(rows))  # the same range again, perhaps other data
-        rows.append((family, start, end, draw(st.sampled_from(_LABELS))))
-    return rows
-
-
-def _seen(row: Row, family: int, address: int) -> tuple[int, int]:
-    """The part of ``row`` that answers ``(family, address)``: its own range, or for an IPv6 row its mapped part
-    (as IPv4) or its part on the address's side of the mapped block, as a load stores it."""
-    row_family, start, end, _ = row
-    if family == V4 and row_family == V6:
-        return max(start, MAPPED_FIRST) - MAPPED_FIRST, min(end, MAPPED_LAST) - MAPPED_FIRST
-    if family == V6 and address < MAPPED_FIRST:
-        return start, min(end, MAPPED_FIRST - 1)
-    if family == V6:
-        return max(start, MAPPED_LAST + 1), end
-    return start, end
-
-
-def _answer(rows: Sequence[Row], family: int, address: int) -> str | None:
-    """The hash of the answer at ``(family, address)`` by brute force over the rows; None: NOT_FOUND."""
-    row = answer_of_rows([(f, s, e) for f, s, e, _ in rows], family, address)
-    if row is None or rows[row][3] is HOLE:
-        return None
-    return answer_hash(rows[row][3], _seen(rows[row], family, address))
-
-
-def _universe(family: int, centre: int) -> Iterator[tuple[int, int]]:
-    """``(address, weight)``: every address of the window, and one address standing for each stretch outside it
-    (none of whose addresses is a row's bound, so all answer alike), weighted by the stretch's length. IPv6 leaves
-    out the mapped block, whose addresses are looked up as IPv4."""
-    low, high = centre - _WIDTH, centre + _WIDTH
-    yield from ((address, 1) for address in range(low, high + 1))
-    outside = [(0, 0), (1, low - 1), (high + 1, TOP[family] - 1), (TOP[family], TOP[family])]
-    if family == V6:
-        outside[1:2] = [(1, MAPPED_FIRST - 1), (MAPPED_LAST + 1, low - 1)]
-    yield from ((first, last - first + 1) for first, last in outside)
-
-
-def _changes_at(changes: list[Change], family: int, address: int) -> tuple[str | None, str | None] | None:
-    found = [(c.old_hash, c.new_hash) for c in changes if c.family == family and c.start <= address <= c.end]
-    assert len(found) <= 1
-    return found[0] if found else None

@@ -11,30 +11,30 @@ from hypothesis import strategies as st
 
 from fencepost.core.space.addresses import FAMILIES, V4, V6
 from fencepost.core.versions.diffs import Diff, Loss, changed_pieces, diff
-from tests.unit.core.test_diffs import _answer, _centre, _changes_at, _rows, _universe, _version
+from tests.support.diffs import brute_force_answer, centre, changes_at, random_rows, universe, version
 
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), partitions=st.tuples(st.integers(1, 255), st.integers(1, 2**20 - 1)))
 def test_the_diff_agrees_with_brute_force_over_the_rows(data: st.DataObject, partitions: tuple[int, int]) -> None:
     # Given two versions built from random rows in a window around a partition boundary of each family
-    centres = {V4: _centre(V4, partitions[0]), V6: _centre(V6, partitions[1])}
-    old, new = data.draw(_rows(centres)), data.draw(_rows(centres))
-    old_pieces, new_pieces = _version(old), _version(new)
+    centres = {V4: centre(V4, partitions[0]), V6: centre(V6, partitions[1])}
+    old, new = data.draw(random_rows(centres)), data.draw(random_rows(centres))
+    old_pieces, new_pieces = version(old), version(new)
     # When they are compared
     result = diff(iter(old_pieces), iter(new_pieces))
     changes = list(changed_pieces(iter(old_pieces), iter(new_pieces)))
     # Then the changed addresses are those whose answer differs, found <-> NOT_FOUND included
     for family in FAMILIES:
         expected = covered = lost = gained = 0
-        for address, weight in _universe(family, centres[family]):
-            before, after = _answer(old, family, address), _answer(new, family, address)
+        for address, weight in universe(family, centres[family]):
+            before, after = brute_force_answer(old, family, address), brute_force_answer(new, family, address)
             expected += weight * (before != after)
             covered += weight * (before is not None)
             lost += weight * (before is not None and before != after)
             gained += weight * (before is None and after is not None)
             # And the changed stretches hold exactly those addresses, with both answers
-            assert _changes_at(changes, family, address) == ((before, after) if before != after else None)
+            assert changes_at(changes, family, address) == ((before, after) if before != after else None)
         assert (result.changed_v4 if family == V4 else result.changed_v6) == expected
         assert sum(c.end - c.start + 1 for c in changes if c.family == family) == expected
         # And the loss counts what the old version answered, and the old pieces any of whose addresses changed

@@ -11,7 +11,7 @@ from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.storage.objects import settings_owner
 from fencepost.model import LoadStatus, Phase
 from tests.fakes import DATASET, World, loader_settings
-from tests.unit.loading.test_load_state_machine import KEY, A, assert_no_surprises, load
+from tests.support.loads import KEY, A, assert_no_surprises, load
 
 SETTINGS = f"{DATASET}/_settings.json"
 

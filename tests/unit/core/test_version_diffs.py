@@ -13,10 +13,7 @@ from fencepost.core.storage.piece_files import parse_piece_line
 from fencepost.model import DiffSummary, LoadStatus
 from tests.fakes import DATASET, World, loader_settings
 from tests.feeds import drop_list
-
-V1 = "start,end,country\n1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.1.255,CN\n2001:db8::,2001:db8::ffff,ZZ\n"
-# 1.0.1.0/24 now answers JP; 2.0.0.0/24 is new; the IPv6 range is gone
-V2 = "start,end,country\n1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.1.255,JP\n2.0.0.0,2.0.0.255,FR\n"
+from tests.support.diffs import V1, V2
 
 
 def _loaded(world: World, body: str) -> None:

@@ -14,7 +14,7 @@ from fencepost.core.storage.objects import changes_key
 from fencepost.errors import CursorExpired, InvalidRequest, NotFound, ResponseTooLarge, Unavailable, UnknownDataset
 from fencepost.http.build_diff_routes import DiffCursor, DiffListing, parse_diff_cursor
 from tests.fakes.world import World, loader_settings
-from tests.unit.core.test_version_diffs import V1, V2
+from tests.support.diffs import V1, V2
 
 DATASET = "geo"
 
@@ -50,7 +50,7 @@ def _all(listing: DiffListing, limit: int) -> list[dict[str, Any]]:
             return changes
 
 
-def _rows(count: int, country: str) -> str:
+def rows(count: int, country: str) -> str:
     # /24s 1.0.0.0, 1.0.2.0, ... (a gap after each), so that every changed answer is a separate change
     lines = [
         f"1.{n // 128}.{(n % 128) * 2}.0,1.{n // 128}.{(n % 128) * 2}.255,{country if n % 3 else 'AU'}"
@@ -79,7 +79,7 @@ def test_a_first_version_has_no_changes_and_says_why() -> None:
 
 @pytest.mark.parametrize("limit", [1, 7, 999, 1000])
 def test_pages_of_any_size_give_every_change_once_across_members(limit: int) -> None:
-    world = _world(_rows(3200, "NZ"), _rows(3200, "JP"))
+    world = _world(rows(3200, "NZ"), rows(3200, "JP"))
     listing = _listing(world)
     whole = world.bucket.objects[changes_key(DATASET, 2)]
     expected = [json.loads(line) for line in gzip.decompress(whole).decode().splitlines()]
@@ -88,7 +88,7 @@ def test_pages_of_any_size_give_every_change_once_across_members(limit: int) -> 
 
 
 def test_the_response_budget_ends_a_page_early_and_the_next_one_goes_on() -> None:
-    world = _world(_rows(300, "NZ"), _rows(300, "JP"))
+    world = _world(rows(300, "NZ"), rows(300, "JP"))
     small, whole = _listing(world, budget=2_000), _page(_listing(world), limit="1000")["changes"]
     page = _page(small, limit="1000")
     assert 0 < len(page["changes"]) < len(whole)

@@ -12,7 +12,7 @@ from fencepost.model import UNFINISHED, BuildState, LoadStatus
 from fencepost.settings import LoaderSettings, TableSettings
 from infra.sizes import LOADER_TIMEOUT_MINUTES
 from tests.fakes import DATASET, REPLACED_WHOLE, Envelope, World, loader_settings
-from tests.unit.loading.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
+from tests.support.loads import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
 
 
 def deliver_due(world: World) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fencepost.core.folders.backfill import date_instant
 from fencepost.model import BuildState, LoadStatus
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_state_machine import (
+from tests.support.loads import (
     A,
     B,
     C,

@@ -9,13 +9,13 @@ import pytest
 from fencepost.errors import StoreUnavailable
 from fencepost.model import LoadStatus
 from tests.fakes import REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_faults import steps_of_third_load
-from tests.unit.loading.test_load_state_machine import (
+from tests.support.loads import (
     A,
     B,
     C,
     assert_version,
     load,
+    steps_of_third_load,
 )
 
 

@@ -9,11 +9,10 @@ import pytest
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, LoadStatus, Phase
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_state_machine import (
+from tests.support.loads import (
     KEY,
     A,
     B,
-    C,
     CrashRun,
     assert_no_surprises,
     assert_version,
@@ -255,12 +254,3 @@ def test_an_older_build_never_goes_live_over_a_newer_load_that_found_the_folder_
     assert record.status == LoadStatus.READY
     assert record.objects == world.bucket.data(DATASET)
     assert_version(world, record.live, A)
-
-
-def steps_of_third_load(chunk_items: int, max_receives: int = 3) -> list[str]:
-    world = World(loader_settings(chunk_items=chunk_items, max_receives=max_receives), folder=REPLACED_WHOLE)
-    load(world, A)
-    load(world, B)
-    world.faults.arm(None)
-    load(world, C)
-    return world.faults.trace

@@ -10,7 +10,7 @@ from fencepost.loading.cleanup import MAX_HOPPED_WAIT
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, Phase
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
+from tests.support.loads import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
 
 DAY = 86_400.0
 GRACE = 960.0

@@ -7,7 +7,7 @@ import hashlib
 
 from fencepost.model import LivePointer, LoadStatus, ObjectRef, Phase, VersionHeader
 from tests.fakes import DATASET, REPLACED_WHOLE, World, loader_settings
-from tests.unit.loading.test_load_state_machine import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
+from tests.support.loads import KEY, A, B, C, assert_no_surprises, assert_version, load, tsv
 
 DAY = 86_400.0
 GRACE = 960.0  # the fakes' delete_grace: the lookups' cache TTL plus 15 minutes

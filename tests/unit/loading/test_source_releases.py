@@ -8,7 +8,7 @@ import json
 from fencepost.core.storage.objects import release_document, release_key
 from fencepost.model import LoadStatus
 from tests.fakes import DATASET, World
-from tests.unit.loading.test_load_state_machine import A, B, tsv
+from tests.support.loads import A, B, tsv
 
 BLOCKS, PLACES = f"{DATASET}/_fetched/part-1.tsv", f"{DATASET}/_fetched/part-2.tsv"
 

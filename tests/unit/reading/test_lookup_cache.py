@@ -4,78 +4,19 @@ first out; and a batch: one Query per distinct address, answered in request orde
 
 from __future__ import annotations
 
-import dataclasses
-import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
-from fencepost.core.space.addresses import V4, V6, format_address
-from fencepost.core.storage.items import Hit
-from fencepost.core.storage.keys import Directory, Probe
+from fencepost.core.space.addresses import V4, V6
 from fencepost.errors import DependencyUnavailable, InvalidRequest, UnknownDataset
-from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.answers import Answer
-from fencepost.reading.lookup import Lookup
-from fencepost.settings import CacheLimits
-
-END = 100  # the one stored piece covers IPv4 addresses 0 to END
-
-
-@dataclass
-class FakeStore:
-    """An in-memory store holding one IPv4 piece, ``0.0.0.0`` to ``0.0.0.100``, that counts every call the lookup
-    makes (from any thread). A dataset named in ``partitions`` also has that many (empty) IPv6 partitions in its
-    directory, to make its version large."""
-
-    live: dict[str, int | None]
-    calls: list[str] = field(default_factory=list)
-    fail: bool = False
-    partitions: dict[str, int] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def get_live(self, name: str) -> LivePointer | None:
-        with self.lock:
-            self.calls.append("get_live")
-        version = self.live.get(name)
-        return None if version is None else LivePointer(name, version)
-
-    def get_version(self, dataset: str, version: int) -> VersionInfo | None:
-        with self.lock:
-            self.calls.append("get_version")
-        count = self.partitions.get(dataset, 0)
-        v6 = Directory(V6, tuple(range(count)), (0,) * count)
-        return VersionInfo(dataset, version, ("v",), {V4: Directory.of_starts(V4, [0]), V6: v6})
-
-    def find(self, dataset: str, version: int, probe: Probe) -> Hit | None:
-        with self.lock:
-            self.calls.append("query")
-        if self.fail:
-            raise DependencyUnavailable("DynamoDB query failed (ThrottlingException); retry shortly")
-        values = [f"{dataset}@{version}"]
-        return Hit(0, END, values, format_address(V4, 0), format_address(V4, END))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def _lookup(store: Any, ttl: float, clock: Any = None, *, limits: CacheLimits | None = None) -> Lookup:
-    """A lookup whose every answer is a Query (the range cache off: ``tests/unit/reading/test_range_cache.py`` tests
-    it), so that these tests count what the live-pointer and version caches save."""
-    limits = dataclasses.replace(limits or CacheLimits(), range_bytes=0)
-    return Lookup(store, ttl, clock, limits=limits) if clock is not None else Lookup(store, ttl, limits=limits)
+from tests.support.lookup_cache import END, Clock, FakeStore, counting_lookup
 
 
 def test_warm_lookups_cost_one_query_each() -> None:
     store, clock = FakeStore({"geo": 1}), Clock()
-    lookup = _lookup(store, ttl=60, clock=clock)
+    lookup = counting_lookup(store, ttl=60, clock=clock)
     lookup.find(lookup.live("geo"), V4, 5)  # cold: reads the record and the version
     store.calls.clear()
     for address in range(10):
@@ -86,7 +27,7 @@ def test_warm_lookups_cost_one_query_each() -> None:
 
 def test_live_version_is_reread_after_the_ttl_only() -> None:
     store, clock = FakeStore({"geo": 1}), Clock()
-    lookup = _lookup(store, ttl=60, clock=clock)
+    lookup = counting_lookup(store, ttl=60, clock=clock)
     assert lookup.live("geo").version == 1
     store.live["geo"] = 2
     clock.now += 59.9
@@ -98,7 +39,7 @@ def test_live_version_is_reread_after_the_ttl_only() -> None:
 
 def test_unknown_datasets_are_cached_too() -> None:
     store, clock = FakeStore({}), Clock()
-    lookup = _lookup(store, ttl=60, clock=clock)
+    lookup = counting_lookup(store, ttl=60, clock=clock)
     for _ in range(3):
         with pytest.raises(UnknownDataset):
             lookup.live("nope")
@@ -108,13 +49,13 @@ def test_unknown_datasets_are_cached_too() -> None:
 def test_invalid_names_never_reach_the_store() -> None:
     store = FakeStore({})
     with pytest.raises(InvalidRequest):
-        _lookup(store, ttl=60).live("../etc/passwd")
+        counting_lookup(store, ttl=60).live("../etc/passwd")
     assert store.calls == []
 
 
 def test_an_address_below_every_range_needs_no_query() -> None:
     store = FakeStore({"geo": 1})
-    lookup = _lookup(store, ttl=60)
+    lookup = counting_lookup(store, ttl=60)
     info = lookup.live("geo")
     store.calls.clear()
     assert lookup.find(info, V6, 1) is None  # no IPv6 piece at all
@@ -122,7 +63,7 @@ def test_an_address_below_every_range_needs_no_query() -> None:
 
 
 def test_a_hit_is_answered_with_the_piece_and_its_values() -> None:
-    lookup = _lookup(FakeStore({"geo": 1}), ttl=60)
+    lookup = counting_lookup(FakeStore({"geo": 1}), ttl=60)
     answer = lookup.find(lookup.live("geo"), V4, 5)
     assert answer is not None
     assert answer.body() == {
@@ -144,7 +85,7 @@ def test_a_hit_is_answered_with_the_piece_and_its_values() -> None:
 @pytest.mark.parametrize("workers", [None, 4])
 def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: int | None) -> None:
     store = FakeStore({"geo": 1})
-    lookup = _lookup(store, ttl=60)
+    lookup = counting_lookup(store, ttl=60)
     info = lookup.live("geo")
     store.calls.clear()
     addresses = [(V4, 5), (V4, 7), (V4, 5), (V6, 1), (V4, END + 1), (V4, 7)]
@@ -161,17 +102,8 @@ def test_a_batch_costs_one_query_per_distinct_address_in_request_order(workers: 
 
 def test_a_failing_query_fails_the_batch() -> None:
     store = FakeStore({"geo": 1})
-    lookup = _lookup(store, ttl=60)
+    lookup = counting_lookup(store, ttl=60)
     info = lookup.live("geo")
     store.fail = True
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(DependencyUnavailable, match="ThrottlingException"):
         lookup.answer_many([(info, V4, 1), (info, V4, 2)], pool)
-
-
-# --- bounds ------------------------------------------------------------------------------------------------------
-
-
-def _warm_lookup(lookup: Lookup, dataset: str) -> None:
-    answer = lookup.find(lookup.live(dataset), V4, 5)
-    assert answer is not None
-    assert answer.body()["data"] == {"v": f"{dataset}@1"}

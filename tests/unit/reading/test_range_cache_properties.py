@@ -19,7 +19,7 @@ from fencepost.reading.lookup import Lookup
 from fencepost.settings import CacheLimits, LookupSettings, TableSettings
 from tests.fakes.ranges import MemoryStore
 from tests.support import LambdaContext, event
-from tests.unit.reading.test_several_properties import Row, _name, _probes, _publish, datasets
+from tests.support.several import Row, dataset_name, datasets, probes, publish_dataset
 
 OBS = Observability(service="fencepost-test", tracing=False)
 
@@ -30,18 +30,18 @@ def _app(store: MemoryStore, range_bytes: int) -> HttpApi:
 
 
 def _publish_as(store: MemoryStore, index: int, version: int, rows: list[Row]) -> None:
-    """Rows published as dataset ``index`` under another version number (as ``_publish`` stores them)."""
+    """Rows published as dataset ``index`` under another version number (as ``publish_dataset`` stores them)."""
     ranges = {V4: FamilyRanges(V4), V6: FamilyRanges(V6)}
     for row, (family, start, end) in enumerate(rows):
         for part_family, part_start, part_end in unmapped(family, start, end):
             ranges[part_family].add(part_start, part_end, (f"r{row}",))
-    store.publish(_name(index), version, ranges, ["label"])
+    store.publish(dataset_name(index), version, ranges, ["label"])
 
 
 @st.composite
 def workloads(draw: st.DrawFn) -> tuple[list[list[Row]], list[tuple[Any, ...]]]:
     data = draw(datasets())
-    points = _probes(data, [])
+    points = probes(data, [])
     # Addresses near each other, so that many land in stretches already answered
     near = st.sampled_from(points or [(V4, 0)]).flatmap(
         lambda p: st.tuples(st.just(p[0]), st.integers(max(0, p[1] - 3), min(TOP[p[0]], p[1] + 3)))
@@ -62,12 +62,16 @@ def workloads(draw: st.DrawFn) -> tuple[list[list[Row]], list[tuple[Any, ...]]]:
 
 def _request(step: tuple[Any, ...]) -> dict[str, Any]:
     kind, indices, mode, where = step
-    listed = ",".join(_name(index) for index in indices)
+    listed = ",".join(dataset_name(index) for index in indices)
     if kind == "get":
         family, address = where
         query = {"ip": format_address(family, address), "dataset": listed, "mode": mode}
         return event("lookup-get", queryStringParameters=query)
-    body = {"ips": [format_address(f, a) for f, a in where], "datasets": [_name(i) for i in indices], "mode": mode}
+    body = {
+        "ips": [format_address(f, a) for f, a in where],
+        "datasets": [dataset_name(i) for i in indices],
+        "mode": mode,
+    }
     return event("lookup-post", body=json.dumps(body))
 
 
@@ -77,7 +81,7 @@ def test_cached_and_uncached_lookups_agree(workload: tuple[list[list[Row]], list
     data, steps = workload
     store = MemoryStore()
     for index, rows in enumerate(data):
-        _publish(store, index, rows)
+        publish_dataset(store, index, rows)
     cached, uncached = _app(store, range_bytes=4_000), _app(store, range_bytes=0)  # about 4 entries: always evicting
     versions = {index: 10 + index for index in range(len(data))}
     queries = {"cached": 0, "uncached": 0}

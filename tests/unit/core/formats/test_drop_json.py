@@ -7,7 +7,7 @@ from fencepost.core.formats.base import Layout
 from fencepost.core.space.addresses import V4, V6
 from tests.reading import address as a
 from tests.reading import collected as _ranges
-from tests.unit.core.formats.test_registry_formats import _problems, _read
+from tests.support.formats import problems_of, read_sample
 
 # The layout Spamhaus publishes (https://www.spamhaus.com/faqs/drop): one object a line, metadata last.
 DROP_V4 = """\
@@ -23,7 +23,7 @@ DROP_V6 = """\
 
 
 def test_each_line_is_a_network_with_its_reference_and_registry() -> None:
-    summary, collector, problems = _read(DROP_V4)
+    summary, collector, problems = read_sample(DROP_V4)
     assert (summary.layout, summary.columns, summary.rows, problems.count) == (Layout.DROP_JSON, ("sblid", "rir"), 3, 0)
     assert _ranges(collector, V4) == [
         (a("1.10.16.0"), a("1.10.31.255"), ("SBL256894", "apnic")),
@@ -33,7 +33,7 @@ def test_each_line_is_a_network_with_its_reference_and_registry() -> None:
 
 
 def test_the_ipv6_list() -> None:
-    _, collector, _ = _read(DROP_V6)
+    _, collector, _ = read_sample(DROP_V6)
     assert _ranges(collector, V6) == [
         (a("2001:678:738::"), a("2001:678:738:ffff:ffff:ffff:ffff:ffff"), ("SBL635837", "ripencc"))
     ]
@@ -41,10 +41,10 @@ def test_the_ipv6_list() -> None:
 
 def test_a_line_that_is_not_a_drop_object_is_a_problem_with_its_number() -> None:
     text = DROP_V4.replace('{"cidr":"1.19.0.0/16"', '{"cdr":"1.19.0.0/16"') + "not json\n" + '{"cidr":"1.2.3.4/8"}\n'
-    summary, _, problems = _read(text)
+    summary, _, problems = read_sample(text)
     assert summary.rows == 2
-    assert _problems(problems) == [
+    assert problems_of(problems) == [
         (2, "the object has no cidr"),
         (5, "not a JSON object: each line of a DROP JSON file is one"),
-        (6, _problems(_read("1.2.3.4/8\n")[2])[0][1]),  # host bits set: refused as a netset's line is
+        (6, problems_of(read_sample("1.2.3.4/8\n")[2])[0][1]),  # host bits set: refused as a netset's line is
     ]

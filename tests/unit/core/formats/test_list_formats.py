@@ -16,7 +16,7 @@ from fencepost.core.space.addresses import (
 from fencepost.core.storage.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import collected as _ranges
-from tests.unit.core.formats.test_registry_formats import _problems, _read
+from tests.support.formats import problems_of, read_sample
 
 # --- the lists -------------------------------------------------------------------------
 
@@ -53,14 +53,14 @@ SPAMHAUS_DROP = """\
 
 
 def test_a_firehol_netset_with_its_header_block() -> None:
-    summary, collector, problems = _read(FIREHOL_NETSET)
+    summary, collector, problems = read_sample(FIREHOL_NETSET)
     assert (summary.layout, summary.header, summary.columns) == (Layout.LIST, False, ("comment",))
     assert (summary.rows, problems.count) == (5, 0)
     assert _ranges(collector, V4)[:2] == [(0, a("0.255.255.255"), ("",)), (a("1.10.16.0"), a("1.10.31.255"), ("",))]
 
 
 def test_a_spamhaus_drop_list_keeps_each_sbl_reference_as_the_comment() -> None:
-    summary, collector, _ = _read(SPAMHAUS_DROP)
+    summary, collector, _ = read_sample(SPAMHAUS_DROP)
     assert summary.layout is Layout.LIST
     assert _ranges(collector, V4) == [
         (a("1.10.16.0"), a("1.10.31.255"), ("SBL256894",)),
@@ -70,14 +70,14 @@ def test_a_spamhaus_drop_list_keeps_each_sbl_reference_as_the_comment() -> None:
 
 
 def test_an_ipset_of_bare_addresses_of_both_families_with_bom_and_crlf() -> None:
-    summary, collector, _ = _read("\ufeff# ipset\r\n\r\n1.2.3.4\r\n2001:db8::1 ; one host\r\n".encode())
+    summary, collector, _ = read_sample("\ufeff# ipset\r\n\r\n1.2.3.4\r\n2001:db8::1 ; one host\r\n".encode())
     assert summary.layout is Layout.LIST
     assert _ranges(collector, V4) == [(a("1.2.3.4"), a("1.2.3.4"), ("",))]
     assert _ranges(collector, V6) == [(a("2001:db8::1"), a("2001:db8::1"), ("one host",))]
 
 
 def test_mapped_entries_of_a_list_are_ipv4_and_a_network_around_the_block_is_split() -> None:
-    _, collector, _ = _read("::ffff:1.2.3.0/120 ; mapped\n::ffff:9.9.9.9\n::/64 ; around\n")
+    _, collector, _ = read_sample("::ffff:1.2.3.0/120 ; mapped\n::ffff:9.9.9.9\n::/64 ; around\n")
     assert _ranges(collector, V4) == [
         (a("1.2.3.0"), a("1.2.3.255"), ("mapped",)),
         (a("9.9.9.9"), a("9.9.9.9"), ("",)),
@@ -100,16 +100,16 @@ def test_mapped_entries_of_a_list_are_ipv4_and_a_network_around_the_block_is_spl
     ],
 )
 def test_bad_list_entries_are_problems_with_their_line(entry: str, reason: str | None) -> None:
-    summary, collector, problems = _read(f"; DROP\n1.0.0.0/24 ; SBL0\n{entry}\n2.0.0.0/24 ; SBL2\n")
+    summary, collector, problems = read_sample(f"; DROP\n1.0.0.0/24 ; SBL0\n{entry}\n2.0.0.0/24 ; SBL2\n")
     assert summary.rows == len(_ranges(collector, V4)) == 2
     if reason is None:
         assert problems.count == 0
         return
-    ((line, got),) = _problems(problems)
+    ((line, got),) = problems_of(problems)
     assert (line, reason in got) == (3, True)
 
 
 def test_a_list_holding_nul_bytes_is_binary() -> None:
     with pytest.raises(FileError, match="NUL") as raised:
-        _read(b"1.0.0.0/24\n2.0.0.0/24\x00\n")
+        read_sample(b"1.0.0.0/24\n2.0.0.0/24\x00\n")
     assert raised.value.line == 2

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fencepost.core.formats.base import FileError, FileSummary, Layout, ReadOptions
+from fencepost.core.formats.base import FileError, Layout, ReadOptions
 from fencepost.core.space.addresses import (
     BITS,
     MAPPED_FIRST,
@@ -23,17 +23,14 @@ from fencepost.core.space.addresses import (
     parse_address,
 )
 from fencepost.core.storage.items import MAX_ITEM_BYTES
-from fencepost.core.versions.build import Collector, ProblemLog
+from fencepost.core.versions.build import Collector
 from tests.reading import address as a
-from tests.reading import answer_row, read_text
+from tests.reading import answer_row
 from tests.reading import collected as _ranges
 from tests.reference import answer_of_rows
+from tests.support.formats import problems_of, read_sample
 
 Span = tuple[int, int, int]  # family, start, end
-
-
-def _problems(problems: ProblemLog) -> list[tuple[int | None, str]]:
-    return [(problem.line, problem.reason) for problem in problems.kept]
 
 
 # --- RIR delegated statistics files -------------------------------------------------------------------------
@@ -54,7 +51,7 @@ ripencc|SE|asn|1653|1|19930901|allocated|5b3c2d1e-0a9f-4e8d-7c6b-5a4938271605
 
 
 def test_a_ripe_extended_file_loads_its_ipv4_and_ipv6_records_and_skips_the_rest() -> None:
-    summary, collector, problems = _read(RIPE_EXTENDED)
+    summary, collector, problems = read_sample(RIPE_EXTENDED)
     assert (summary.layout, summary.delimiter, summary.header) == (Layout.RIR, "|", False)
     assert summary.columns == ("registry", "cc", "date", "status", "opaque_id")
     assert (summary.rows, problems.count) == (4, 0)
@@ -81,7 +78,7 @@ def test_a_ripe_extended_file_loads_its_ipv4_and_ipv6_records_and_skips_the_rest
 
 
 def test_a_plain_delegated_file_has_an_empty_opaque_id_and_version_2_3_is_recognised() -> None:
-    summary, collector, _ = _read(
+    summary, collector, _ = read_sample(
         "2.3|apnic|20231114|3|19830613|20231113|+1000\n"
         "apnic|*|ipv4|*|2|summary\n"
         "apnic|AU|ipv4|1.0.0.0|256|20110811|assigned\n"
@@ -92,7 +89,7 @@ def test_a_plain_delegated_file_has_an_empty_opaque_id_and_version_2_3_is_recogn
 
 
 def test_a_delegated_file_without_a_version_line_is_recognised_by_its_first_record() -> None:
-    summary, collector, _ = _read("arin|US|ipv4|3.0.0.0|16777216|19880223|allocated|e5e3b9c13678dfd56\n")
+    summary, collector, _ = read_sample("arin|US|ipv4|3.0.0.0|16777216|19880223|allocated|e5e3b9c13678dfd56\n")
     assert summary.layout is Layout.RIR
     assert _ranges(collector, V4) == [
         (a("3.0.0.0"), a("3.255.255.255"), ("arin", "US", "19880223", "allocated", "e5e3b9c13678dfd56"))
@@ -117,7 +114,7 @@ def test_a_delegated_file_without_a_version_line_is_recognised_by_its_first_reco
     ],
 )
 def test_bad_delegated_records_are_problems_with_their_line(record: str, reason: str) -> None:
-    summary, collector, problems = _read(
+    summary, collector, problems = read_sample(
         "2|ripencc|1|3|19830705|20231114|+0100\n"
         "ripencc|FR|ipv4|2.0.0.0|256|20100712|allocated\n"
         f"{record}\n"
@@ -125,7 +122,7 @@ def test_bad_delegated_records_are_problems_with_their_line(record: str, reason:
     )
     assert summary.rows == 2
     assert len(_ranges(collector, V4)) == 2
-    ((line, got),) = _problems(problems)
+    ((line, got),) = problems_of(problems)
     assert line == 3
     assert reason in got
     assert len(got) < 200
@@ -133,15 +130,15 @@ def test_bad_delegated_records_are_problems_with_their_line(record: str, reason:
 
 def test_a_delegated_file_of_asn_records_only_has_no_ranges() -> None:
     with pytest.raises(FileError, match=r"rir-delegated format\) has no ranges"):
-        _read("2|ripencc|1|1|19830705|20231114|+0100\nripencc|EU|asn|7|1|19930901|allocated\n")
+        read_sample("2|ripencc|1|1|19830705|20231114|+0100\nripencc|EU|asn|7|1|19930901|allocated\n")
 
 
 def test_the_settings_may_rename_the_delegated_columns_but_not_change_their_number() -> None:
     options = ReadOptions(columns=("rir", "country", "since", "state", "handle"))
-    summary, _, _ = _read(RIPE_EXTENDED, options)
+    summary, _, _ = read_sample(RIPE_EXTENDED, options)
     assert summary.columns == ("rir", "country", "since", "state", "handle")
     with pytest.raises(FileError, match="settings name 1 columns but the file has 5"):
-        _read(RIPE_EXTENDED, ReadOptions(columns=("country",)))
+        read_sample(RIPE_EXTENDED, ReadOptions(columns=("country",)))
 
 
 # --- detection does not confuse the column layouts -----------------------------------------------------------
@@ -166,19 +163,19 @@ def test_the_settings_may_rename_the_delegated_columns_but_not_change_their_numb
     ],
 )
 def test_detection_leaves_the_column_layouts_as_they_were(text: str, layout: Layout, columns: tuple[str, ...]) -> None:
-    summary, collector, problems = _read(text)
+    summary, collector, problems = read_sample(text)
     assert (summary.layout, summary.columns, problems.count) == (layout, columns, 0)
     assert len(collector) == 1
 
 
 def test_a_forced_header_reads_a_headerless_cidr_column_as_the_cidr_layout() -> None:
-    summary, collector, _ = _read("1.0.0.0/24\n2.0.0.0/24\n", ReadOptions(header=True))
+    summary, collector, _ = read_sample("1.0.0.0/24\n2.0.0.0/24\n", ReadOptions(header=True))
     assert (summary.layout, summary.header, summary.columns, len(collector)) == (Layout.CIDR, True, (), 1)
 
 
 def test_a_file_of_comments_only_is_left_to_the_column_layouts() -> None:
     with pytest.raises(FileError, match="header but no ranges"):
-        _read("# nothing here\n")
+        read_sample("# nothing here\n")
 
 
 # --- brute force: what a random file loads answers as its records do -----------------------------------------
@@ -264,8 +261,8 @@ def _answer(collector: Collector, family: int, value: int) -> int | None:
 
 def _check_against_the_reference(text: str, spans: list[Span]) -> None:
     # Given a file read the way the loader reads it
-    summary, collector, problems = _read(text)
-    assert (summary.rows, problems.count) == (len(spans), 0), _problems(problems)
+    summary, collector, problems = read_sample(text)
+    assert (summary.rows, problems.count) == (len(spans), 0), problems_of(problems)
     # When every start, end and their neighbours is looked up as a lookup parses it (mapped means IPv4)
     probes = {
         parse_address(format_address(f, x)) for f, s, e in spans for x in (s - 1, s, e, e + 1) if 0 <= x <= TOP[f]
@@ -283,7 +280,3 @@ def test_lookups_of_a_loaded_delegated_file_follow_the_overlap_rule(file: tuple[
 @given(list_files())
 def test_lookups_of_a_loaded_list_follow_the_overlap_rule(file: tuple[str, list[Span]]) -> None:
     _check_against_the_reference(*file)
-
-
-def _read(text: str | bytes, options: ReadOptions | None = None) -> tuple[FileSummary, Collector, ProblemLog]:
-    return read_text(text, options, "f.txt")

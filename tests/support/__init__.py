@@ -17,7 +17,7 @@ from fencepost.core.space.addresses import FAMILIES, parse_address
 from fencepost.core.versions.build import FamilyRanges
 from fencepost.model import DatasetRecord, LivePointer, LoadStatus, VersionHeader, VersionInfo
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 EVENTS = ROOT / "events"
 V4_FILE = DATA / "iptoasn-ip2country-v4-20241107.tsv.gz"
