@@ -1,7 +1,7 @@
 """The house's rules, checked: layers point one way (the import-linter contracts in ``pyproject.toml``), no import cycle
 anywhere (imports inside functions included), no module over 300 lines (the tests' included), no class over 200 and no
-function over 60 outside ``infra/`` (whose constructors only declare resources), and no two modules of ``lambdas/`` with
-one name."""
+function over 60 outside ``infra/`` (whose constructors only declare resources), no two modules of ``lambdas/`` with
+one name, and no test module imports another or a ``conftest`` (what tests share lives in ``tests/support/``)."""
 
 from __future__ import annotations
 
@@ -163,3 +163,56 @@ def test_the_unit_tests_mirror_the_packages() -> None:
     ]
     assert missing == [], f"tests/unit folders that name no package: {missing}"
     assert all((unit / folder / "__init__.py").is_file() for folder in folders)
+
+
+def _a_test_or_conftest(module: str) -> bool:
+    last = module.rsplit(".", 1)[-1]
+    return last.startswith("test_") or last == "conftest"
+
+
+def imports_of_tests(paths: list[Path], root: Path) -> list[str]:
+    """``file:line module`` for every import, anywhere in a file, of a test module (``test_*``) or of a ``conftest``:
+    what tests share lives in ``tests/support/`` (or another module that is neither)."""
+    found = []
+    for path in paths:
+        lines = []
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                modules = [module, *(f"{module.rstrip('.')}.{alias.name}".lstrip(".") for alias in node.names)]
+            else:
+                continue
+            named = [module for module in modules if _a_test_or_conftest(module)]
+            if named:
+                lines.append((node.lineno, named[0]))
+        found += [f"{path.relative_to(root)}:{line} {module}" for line, module in sorted(lines)]
+    return found
+
+
+def test_no_test_module_imports_another_test_module_or_a_conftest() -> None:
+    found = imports_of_tests(list(_python_files(ROOT / "tests")), ROOT)
+    assert found == [], f"{len(found)} imports of test modules or conftest files:\n" + "\n".join(found)
+
+
+def test_the_import_check_sees_every_form_of_import(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        "from tests.integration.test_loader import _tsv\n"
+        "import tests.e2e.test_local_stack\n"
+        "from tests.integration import test_sources, other\n"
+        "from tests.infra.conftest import Synthesize\n"
+        "from . import conftest\n"
+        "def f() -> None:\n"
+        "    import tests.handler.test_lookup_api as api\n"
+        "from tests.support.stacks import Stack\n"
+        "import tests.testing, tests.contest\n"
+    )
+    assert imports_of_tests([tmp_path / "a.py"], tmp_path) == [
+        "a.py:1 tests.integration.test_loader",
+        "a.py:2 tests.e2e.test_local_stack",
+        "a.py:3 tests.integration.test_sources",
+        "a.py:4 tests.infra.conftest",
+        "a.py:5 conftest",
+        "a.py:7 tests.handler.test_lookup_api",
+    ]
