@@ -45,7 +45,7 @@ class Partition:
         self.writes += 1
         if self.last_write is None or where > self.last_write:
             self.ascending += 1
-        self.last_write = where if self.last_write is None else max(self.last_write, where)
+            self.last_write = where  # the highest written so far
 
 
 class Keyspace:

@@ -102,9 +102,11 @@ class TableModel:
             return None
         partition = self.keys.find(where)
         reason = self._room(partition, "write", units, facts.PARTITION_WRITE_UNITS, "Table")
-        targets = [
-            (self.indexes[name].find(position), cost) for name, position, cost in indexes if name in self.indexes
-        ]
+        targets = (
+            [(self.indexes[name].find(position), cost) for name, position, cost in indexes if name in self.indexes]
+            if indexes
+            else []
+        )
         for target, cost in targets:
             reason = reason or self._room(target, "write", cost, facts.PARTITION_WRITE_UNITS, "Index")
         if reason is not None:
@@ -138,18 +140,17 @@ class TableModel:
         return None
 
     def _room(self, partition: Partition, kind: str, units: float, limit: float, resource: str) -> str | None:
-        verb = kind.title()
         served = partition.write if kind == "write" else partition.read
         if served + units > limit * self.scale:
-            return f"{resource}{verb}KeyRangeThroughputExceeded"
+            return f"{resource}{kind.title()}KeyRangeThroughputExceeded"
         if resource == "Index":
             return None
         if self.provisioned:
             capacity = (self.mode.write_units if kind == "write" else self.mode.read_units) * self.scale
             if self.used[kind] + units > capacity + self.burst[kind]:
-                return f"Table{verb}ProvisionedThroughputExceeded"
+                return f"Table{kind.title()}ProvisionedThroughputExceeded"
         if self.used[kind] + units > facts.TABLE_MAX_UNITS * self.scale:
-            return f"Table{verb}AccountLimitExceeded"
+            return f"Table{kind.title()}AccountLimitExceeded"
         return None
 
     # -- time --------------------------------------------------------------------------------------------------------

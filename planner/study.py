@@ -79,8 +79,12 @@ LOADS = (  # name, how keys are made, whether rows are shuffled, table, the stud
 
 def study_loads(starts: Sequence[int], *, seed: int = 1) -> list[StudyLoad]:
     found = []
+    made = {
+        "one": _items(starts, lambda _: "0"),
+        "octet": _items(starts, lambda start: str(start >> 24)),
+    }  # each load takes its own copy (a shuffled one shuffles its copy)
     for name, keys, shuffled, mode, figure in LOADS:
-        items = _items(starts, (lambda _: "0") if keys == "one" else (lambda start: str(start >> 24)))
+        items = list(made[keys])
         if shuffled:
             random.Random(seed).shuffle(items)
         sim = Simulation(TableModel(parse_mode(mode)))

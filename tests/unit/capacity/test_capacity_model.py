@@ -4,6 +4,8 @@ pre-warm keeping its partitions, provisioned burst, a throttled GSI throttling t
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from capacity import facts
@@ -43,6 +45,13 @@ def test_sort_keys_order_as_dynamodb_orders_numbers_and_strings() -> None:
     numbers = ["-100", "-1.5", "-1", "0", "0.25", "1", "2", "10", "1E+5", str(2**107)]
     assert sorted(numbers, key=lambda n: sort_bytes({"N": n})) == numbers
     assert sort_bytes({"S": "a"}) < sort_bytes({"S": "ab"}) < sort_bytes({"S": "b"})
+
+
+def test_a_whole_number_s_sort_key_is_the_same_bytes_as_the_same_number_written_as_a_decimal() -> None:
+    # Whole numbers (every address) take a shorter path than other numbers: it must give the same bytes
+    wholes = ["0", "000", "7", "007", "10", "100", "1200", "16777216", str(2**32 - 1), str(2**128 - 1)]
+    for text in wholes + [str(n) for n in random.Random(5).sample(range(2**40), 200)]:
+        assert sort_bytes({"N": text}) == sort_bytes({"N": text + ".0"}), text
 
 
 def test_modes_start_with_the_partitions_their_capacity_needs() -> None:
