@@ -43,7 +43,8 @@ def fronts(stack: Stack, template: Synth, moto_server: str, monkeypatch: pytest.
     lookup = PolicyFront(moto_server, _permissions(template, "lookup_role", stack.bucket))
     with loader, lookup:
         monkeypatch.setenv("AWS_ENDPOINT_URL_S3", loader.endpoint)
-        assert stack.loader.s3.meta.endpoint_url == loader.endpoint  # made now, as the loader's first use would
+        # made now, as the loader's first use would
+        assert stack.loader.bucket.client.meta.endpoint_url == loader.endpoint
         monkeypatch.setenv("AWS_ENDPOINT_URL_S3", lookup.endpoint)  # the lookup makes its client on first use
         yield loader, lookup
 
