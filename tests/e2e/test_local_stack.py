@@ -31,7 +31,7 @@ def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Runni
     status, body = running.get("/lookup", ip="8.8.8.8", dataset="sample")
     assert (status, body["data"]["asn"]) == (200, "15169")
     # Given a slice of the shared IPv4 file uploaded through S3
-    rows = read_tsv(V4_FILE)[20_000:32_000]
+    rows = read_tsv(V4_FILE, 32_000)[20_000:32_000]
     running.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=tsv_bytes(rows))
     record = running.wait_ready("geo", 1)
     assert record["ranges"] == len(rows)
@@ -77,7 +77,7 @@ def test_loaded_datasets_answer_the_same_after_a_restart(tmp_path: Path, table: 
     # Given a dataset loaded through make run's entry point, and make run stopped with Ctrl-C
     first = start(tmp_path, "--table", table)
     try:
-        rows = read_tsv(V4_FILE)[50_000:56_000]
+        rows = read_tsv(V4_FILE, 56_000)[50_000:56_000]
         first.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=tsv_bytes(rows))
         first.wait_ready("geo", 1)
         probes = [format_address(V4, start) for start in family_ranges(rows)[V4].starts[::500]]

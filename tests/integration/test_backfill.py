@@ -36,7 +36,7 @@ def _timeline(stack: Stack) -> tuple[list[tuple[float, int]], dict[str, Any]]:
 
 def test_as_of_answers_from_loads_rollbacks_and_dated_folders_alike(stack: Stack) -> None:
     versions, _ = history(stack, KEEPING)
-    rows = read_tsv(V4_FILE)[6000:12000]
+    rows = read_tsv(V4_FILE, 12000)[6000:12000]
     files = {JUNE: Version(rows[0:3000]), JANUARY: Version(rows[2000:5000])}
     _dated(stack, JUNE, files[JUNE].rows)  # the later date first: dated versions run by date, not by upload
     _dated(stack, JANUARY, files[JANUARY].rows)
@@ -78,7 +78,7 @@ def test_a_dated_folder_of_a_future_date_is_refused_naming_it(stack: Stack) -> N
     day = 86_400.0
     yesterday, tomorrow = (time.strftime("%Y-%m-%d", time.gmtime(time.time() + d)) for d in (-2 * day, 2 * day))
     for date in (tomorrow, yesterday):  # (a date after the first load is refused the same way: tests/unit)
-        stack.put(f"hist/_history/{date}/data.tsv", tsv_bytes(read_tsv(V4_FILE)[:100]))
+        stack.put(f"hist/_history/{date}/data.tsv", tsv_bytes(read_tsv(V4_FILE, 100)[:100]))
     stack.drain()
     _, listed = _timeline(stack)
     states = {entry["date"]: entry for entry in listed["dated"]}

@@ -4,6 +4,7 @@ the two versions' files, and the pages stop at their scan of unchanged stretches
 
 from __future__ import annotations
 
+import bisect
 import random
 from typing import Any
 
@@ -32,11 +33,19 @@ def _pages(stack: Stack, **query: str) -> tuple[list[dict[str, Any]], list[dict[
         assert len(pages) < 500
 
 
-def _changed_at(changes: list[dict[str, Any]], address: int) -> dict[str, Any] | None:
-    for change in changes:
-        if parse_address(change["start"])[1] <= address <= parse_address(change["end"])[1]:
-            return change
-    return None
+class _Changes:
+    """The changes of a diff, found by address (their stretches do not overlap)."""
+
+    def __init__(self, changes: list[dict[str, Any]]) -> None:
+        spans = sorted((parse_address(c["start"])[1], parse_address(c["end"])[1], k) for k, c in enumerate(changes))
+        self.starts = [start for start, _, _ in spans]
+        self.spans, self.changes = spans, changes
+
+    def at(self, address: int) -> dict[str, Any] | None:
+        k = bisect.bisect_right(self.starts, address) - 1
+        if k < 0 or address > self.spans[k][1]:
+            return None
+        return self.changes[self.spans[k][2]]
 
 
 def _check(changes: list[dict[str, Any]], old: Version, new: Version, rng: random.Random) -> int:
@@ -44,9 +53,10 @@ def _check(changes: list[dict[str, Any]], old: Version, new: Version, rng: rando
     version's data; returns how many were checked."""
     low, high = min(old.low, new.low) - 2**12, max(old.high, new.high) + 2**12
     mismatches = 0
+    found = _Changes(changes)
     for address in [rng.randint(low, high) for _ in range(3000)]:
         (old_range, old_data), (new_range, new_data) = old.expected(address), new.expected(address)
-        change = _changed_at(changes, address)
+        change = found.at(address)
         if (old_range, old_data) == (new_range, new_data):
             mismatches += change is not None
             continue

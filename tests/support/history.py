@@ -81,7 +81,7 @@ def history(
     returns the versions, and what went live inside which bracket of wall-clock time."""
     from fencepost.handlers.admin import main as admin
 
-    rows = read_tsv(V4_FILE)[:6000]
+    rows = read_tsv(V4_FILE, 6000)
     versions = {1: Version(rows[0:3000]), 2: Version(rows[1500:4500]), 3: Version(rows[3000:6000])}
     stack.put("hist/_settings.json", json.dumps(settings))
     switches = []
