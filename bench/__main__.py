@@ -53,8 +53,12 @@ LOADER_WORKERS = 2  # loader invocations at once
 DEPLOYED = DeploySettings().lookup_environment()
 
 
+_STARTED = time.monotonic()
+
+
 def say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """A step of the run on stderr, after the seconds since the bench started (where a run spends its time)."""
+    print(f"[{time.monotonic() - _STARTED:5.0f} s] {text}", file=sys.stderr, flush=True)
 
 
 def _slice(rows: int) -> list[bytes]:

@@ -202,7 +202,8 @@ def measure(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     started = time.monotonic()
     loads = study_loads(study_rows(V4_FILE))
     reads = study_reads()
-    ours = our_loads(read_build([V4_FILE], "study"))
+    study_build = read_build([V4_FILE], "study")
+    ours = our_loads(study_build)
     chart = line_chart(
         {load.name: list(load.per_second) for load in loads},
         title="The study's four loads on the capacity model: writes accepted per second",
@@ -218,7 +219,15 @@ def measure(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         ("IPv4", emulated[1], predicted(V4_FILE, rows, MODES[0], scale, "slice4")),
         ("IPv6", ipv6, predicted(V6_FILE, rows_v6, MODES[0], scale, "slice6")),
     ]
-    data = {"loads": loads, "reads": reads, "ours": ours, "emulated": emulated, "ipv6": ipv6, "plans": plans}
+    data = {
+        "loads": loads,
+        "reads": reads,
+        "ours": ours,
+        "ours_items": len(study_build.items),
+        "emulated": emulated,
+        "ipv6": ipv6,
+        "plans": plans,
+    }
     return _markdown(data, args, time.monotonic() - started), {"chart": chart}
 
 

@@ -46,7 +46,7 @@ def pipelines(synthetic_rows: int) -> dict[str, dict[str, Any]]:
     if not big.exists():
         synthetic.write(big, synthetic_rows)
     return {
-        "IPv4, 450k rows": probe("pipeline", str(V4_FILE)),
-        "IPv6, 168k rows": probe("pipeline", str(V6_FILE)),
+        f"IPv4, {V4_FILE.name}": probe("pipeline", str(V4_FILE)),
+        f"IPv6, {V6_FILE.name}": probe("pipeline", str(V6_FILE)),
         f"synthetic, {synthetic_rows:,} rows": probe("pipeline", str(big)),
     }
