@@ -226,7 +226,8 @@ def test_markup_in_the_data_shows_as_text_and_runs_nothing(watched: Watched, sta
     stack.s3.put_object(Bucket="ranges", Key="marked/_settings.json", Body=b'{"columns": ["note"], "index": ["note"]}')
     rows = [["1.2.3.0", "1.2.3.255", markup[0]], ["1.2.4.0", "1.2.4.255", markup[1]]]
     _aws_cp(stack, _tsv(tmp_path / "marked.tsv", rows), "marked/marked.tsv")
-    stack.wait_ready("marked", 1)
+    # the settings alone may be built first when the copy starts late (a busy machine): wait for the rows
+    stack.wait_ready("marked", None, ranges=2)
     page = watched.open()
     page.fill("#ips", "1.2.3.4 1.2.4.4")
     page.check('#dataset-boxes input[value="marked"]')

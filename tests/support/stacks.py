@@ -118,19 +118,26 @@ class Running:
         response = requests.get(f"{self.api}{path}", params=params, timeout=10)
         return response.status_code, response.json()
 
-    def wait_ready(self, dataset: str, version: int, timeout: float = 240) -> dict[str, Any]:
+    def wait_ready(
+        self, dataset: str, version: int | None, timeout: float = 240, *, ranges: int | None = None
+    ) -> dict[str, Any]:
+        """The dataset's record once it is READY at ``version`` (None: any) serving ``ranges`` (None: any number)."""
         deadline = time.monotonic() + timeout
         seen = []
         while time.monotonic() < deadline:
             status, body = self.get(f"/datasets/{dataset}")
             if status == 200:
-                seen.append((body["status"], body["load"]["phase"]))
-                if body["status"] == "READY" and body["version"] == version:
+                seen.append((body["status"], body["load"]["phase"], body["version"], body.get("ranges")))
+                if (
+                    body["status"] == "READY"
+                    and version in (None, body["version"])
+                    and ranges in (None, body.get("ranges"))
+                ):
                     record: dict[str, Any] = body
                     return record
                 assert body["status"] != "FAILED", body
             time.sleep(0.3)
-        raise AssertionError(f"{dataset} was not READY at version {version}: {seen[-5:]}")
+        raise AssertionError(f"{dataset} was not READY at version {version} with {ranges} ranges: {seen[-5:]}")
 
 
 def start(data_dir: Path, *options: str) -> Running:
