@@ -46,7 +46,7 @@ class MissingIp(ServiceError):
 
 class InvalidFields(ServiceError):
     """The ``fields`` of a lookup names an unknown top-level field, or is empty or too long
-    (``fencepost.http.fields``)."""
+    (``fencepost.reading.fields``)."""
 
     code = "INVALID_FIELDS"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from fencepost.errors import BatchTooLarge, InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget
-from fencepost.http.fields import Selection, parse_list
 from fencepost.http.lookup_params import Mode, dataset_list, parse_mode
 from fencepost.http.responses import json_text
+from fencepost.reading.fields import Selection, parse_list
 
 # A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.
 MAX_BODY_BYTES = 64 * 1024
@@ -52,7 +52,7 @@ class BatchAsk:
 def batch_request(body: str) -> BatchAsk:
     """The body of ``POST /lookup``, checked field by field: ``{"ips": [...], "dataset": "..."}`` or
     ``{"ips": [...], "datasets": [...], "mode": "all" | "first"}``, and ``"fields": [...]`` (see
-    ``fencepost.http.fields``) in either."""
+    ``fencepost.reading.fields``) in either."""
     try:
         document = json.loads(body)
     except (ValueError, RecursionError):  # deeply nested JSON exhausts the parser's recursion

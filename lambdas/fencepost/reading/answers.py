@@ -2,7 +2,7 @@
 
 ``FIELDS`` names every top-level field an answer can have and says what it holds; ``FOUND``, ``MISSED`` and
 ``COMBINED`` say which of them each kind of answer carries. The answers below build exactly those (a test checks
-it), ``fencepost.http.fields`` selects among them, and the OpenAPI document describes them from here. A new field is
+it), ``fencepost.reading.fields`` selects among them, and the OpenAPI document describes them from here. A new field is
 an entry here and a line in the answer that carries it.
 
 - ``Answer`` (a found range) and ``Miss`` (NOT_FOUND, with the gap around the address);

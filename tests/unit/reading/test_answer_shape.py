@@ -10,10 +10,10 @@ import pytest
 
 from fencepost.core.space.addresses import V4, parse_address
 from fencepost.core.versions.build import FamilyRanges
-from fencepost.http.fields import TOP_LEVEL
 from fencepost.http.openapi.document import document
 from fencepost.reading import answers
 from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED, Answer, Miss
+from fencepost.reading.fields import TOP_LEVEL
 from fencepost.reading.lookup import Lookup
 from tests.fakes.ranges import MemoryStore
 

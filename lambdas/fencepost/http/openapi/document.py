@@ -18,11 +18,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from fencepost.errors import NotFound, ServiceError, Unavailable
-from fencepost.http.fields import MAX_PATHS, PATH_PATTERN
 from fencepost.http.lookup_params import MAX_DATASETS
 from fencepost.http.openapi import schemas
 from fencepost.http.parameters import DATASET_NAME, Param
 from fencepost.http.routes import ROUTES, Route
+from fencepost.reading.fields import MAX_PATHS, PATH_PATTERN
 
 TITLE = "Fencepost"
 INTERNAL = "INTERNAL"  # the code of an unexpected fault (not a ServiceError: any exception)

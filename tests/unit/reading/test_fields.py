@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fencepost.errors import InvalidFields
-from fencepost.http.fields import MAX_FIELDS_CHARS, MAX_PATHS, TOP_LEVEL, parse_list, parse_text, select
+from fencepost.reading.fields import MAX_FIELDS_CHARS, MAX_PATHS, TOP_LEVEL, parse_list, parse_text, select
 
 FOUND: dict[str, Any] = {
     "ip": "1.0.32.5",
