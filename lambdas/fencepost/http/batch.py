@@ -11,8 +11,9 @@ from typing import Any
 
 from fencepost.errors import BatchTooLarge, InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget
-from fencepost.http.lookup_params import Mode, dataset_list, parse_mode
+from fencepost.http.lookup_params import dataset_list, parse_mode
 from fencepost.http.responses import json_text
+from fencepost.reading.answers import Mode
 from fencepost.reading.fields import Selection, parse_list
 
 # A full batch of the longest addresses is under 8 KB; anything far larger is refused before it is parsed.

@@ -5,17 +5,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 
 from fencepost.errors import InvalidRequest
+from fencepost.reading.answers import Mode
 
 MAX_DATASETS = 5  # datasets in one lookup
 MAX_LOOKUPS = 500  # addresses times datasets in one request
-
-
-class Mode(StrEnum):
-    ALL = "all"  # every dataset's answer, under ``answers``
-    FIRST = "first"  # an overlay: the first dataset with a range answers
 
 
 def parse_mode(value: object) -> Mode:

@@ -15,7 +15,8 @@ from typing import Any
 from fencepost.core.space.addresses import AddressError, format_address, parse_address
 from fencepost.errors import InvalidIp, MissingIp
 from fencepost.http.conditional import header
-from fencepost.http.lookup_params import Mode, parse_dataset_text, parse_mode
+from fencepost.http.lookup_params import parse_dataset_text, parse_mode
+from fencepost.reading.answers import Mode
 from fencepost.reading.fields import Selection, parse_text
 from fencepost.reading.past import Past, parse_past
 

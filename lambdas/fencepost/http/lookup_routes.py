@@ -24,12 +24,12 @@ from fencepost.errors import (
 )
 from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
 from fencepost.http.conditional import Validators
-from fencepost.http.lookup_params import MAX_LOOKUPS, Mode
+from fencepost.http.lookup_params import MAX_LOOKUPS
 from fencepost.http.lookup_request import Address, GetLookup, parse_ip
 from fencepost.http.responses import NO_STORE, HttpResponse, bounded_json_response, text_response
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.observability import HandlerMetrics
-from fencepost.reading.answers import Answer, Miss, Outcome, Unknown, combined, overlay
+from fencepost.reading.answers import Answer, Miss, Mode, Outcome, Unknown, combined, overlay
 from fencepost.reading.fields import Selection, select, select_combined
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, Past, parse_past

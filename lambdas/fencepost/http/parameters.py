@@ -10,9 +10,10 @@ from typing import Any, Literal
 from fencepost.core.storage.keys import DATASET_NAME_PATTERN
 from fencepost.core.versions.exports import FORMATS as EXPORTS
 from fencepost.errors import InvalidRequest
-from fencepost.http.lookup_params import MAX_DATASETS, Mode
+from fencepost.http.lookup_params import MAX_DATASETS
 from fencepost.http.paging import DEFAULT_LIMIT, MAX_LIMIT, ListingError, parse_limit
 from fencepost.http.reverse_params import FORMATS, MAX_WHERE_CHARS, NEXT_CURSOR, SORTS
+from fencepost.reading.answers import Mode
 from fencepost.reading.fields import FIELDS_PATTERN, MAX_FIELDS_CHARS, MAX_PATHS
 
 # What the API accepts, stated exactly (pydantic's annotations cannot say "an IPv4 or IPv6 address, or me").

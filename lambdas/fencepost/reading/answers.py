@@ -14,8 +14,9 @@ an entry here and a line in the answer that carries it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final
 
 from fencepost.core.space.addresses import format_address
@@ -48,6 +49,11 @@ COMBINED: Final = ("ip", "match", "reserved", "answers", "as_of")
 SELECTABLE: Final = tuple(name for name in FIELDS if name != "answers")  # what ``fields=`` may name
 
 
+class Mode(StrEnum):
+    ALL = "all"  # every dataset's answer, under ``answers``
+    FIRST = "first"  # an overlay: the first dataset with a range answers
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A found range, ready to serialize."""
@@ -58,24 +64,26 @@ class Answer:
     hit: Hit
     info: VersionInfo
 
-    def body(self) -> dict[str, Any]:
-        hit = self.hit
-        match = {
-            "start": hit.start_text,
-            "end": hit.end_text,
-            "network": network(self.family, hit.start, hit.end, self.address),
-        }
-        start, end = hit.range_texts or (hit.start_text, hit.end_text)
-        span = {"start": start, "end": end, "cidrs": cidrs(self.family, hit.range_start, hit.range_end)}
-        return {
-            "ip": format_address(self.family, self.address),
-            "dataset": self.dataset,
-            "version": self.info.version,
-            "range": span,
-            "match": match,
-            "data": dict(zip(self.info.columns, hit.values, strict=False)),
-            **reserved_field(self.family, self.address),
-        }
+    def body(self, fields: Collection[str] | None = None) -> dict[str, Any]:
+        """The answer; ``fields``: only those top-level fields besides ``ip`` (what a selection keeps), the others
+        not even computed."""
+        hit, family = self.hit, self.family
+        body: dict[str, Any] = {"ip": format_address(family, self.address)}
+        if fields is None or "dataset" in fields:
+            body["dataset"] = self.dataset
+        if fields is None or "version" in fields:
+            body["version"] = self.info.version
+        if fields is None or "range" in fields:
+            start, end = hit.range_texts or (hit.start_text, hit.end_text)
+            body["range"] = {"start": start, "end": end, "cidrs": cidrs(family, hit.range_start, hit.range_end)}
+        if fields is None or "match" in fields:
+            shown = network(family, hit.start, hit.end, self.address)
+            body["match"] = {"start": hit.start_text, "end": hit.end_text, "network": shown}
+        if fields is None or "data" in fields:
+            body["data"] = dict(zip(self.info.columns, hit.values, strict=False))
+        if fields is None or "reserved" in fields:
+            body.update(reserved_field(family, self.address))
+        return body
 
     @property
     def stretch(self) -> Stretch:

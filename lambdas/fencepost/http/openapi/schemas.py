@@ -10,12 +10,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS, Mode
+from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS
 from fencepost.http.openapi.api_index import ApiIndex  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.source_status import SourceStatus
 from fencepost.model import DatasetRecord, DiffSummary
-from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED
+from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED, Mode
 
 
 class BatchRequest(BaseModel):
