@@ -273,6 +273,10 @@ class Bucket:
             raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")
         return data
 
+    def object_if_any(self, key: str, limit: int) -> bytes | None:
+        """The object's bytes as stored (None when there is none); ``FileError`` when it holds more than ``limit``."""
+        return self._get(key, limit)
+
     def release_unfinished(self, dataset: str) -> bool:
         return being_written(self.get_json(release_key(dataset)))
 

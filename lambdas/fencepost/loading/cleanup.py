@@ -21,7 +21,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage.items import Item
 from fencepost.core.storage.keys import range_pk
-from fencepost.core.storage.objects import changes_key, index_keys, pieces_key
+from fencepost.core.storage.objects import changes_key, index_keys, pieces_key, table_key
 from fencepost.core.versions import exports
 from fencepost.core.versions.history import DAY, Timeline, keep_until
 from fencepost.loading.delivery import Delivery
@@ -111,7 +111,11 @@ class Deletions:
             return
         # Its pieces are no build's baseline any more; its changes stay while it is the latest load (they are served)
         latest = record is not None and record.load.version == version
-        kept = [pieces_key(dataset, version), *index_keys(dataset, version, len(info.indexed) if info else 0)]
+        kept = [
+            pieces_key(dataset, version),
+            table_key(dataset, version),
+            *index_keys(dataset, version, len(info.indexed) if info else 0),
+        ]
         kept += exports.kept_keys(dataset, version)
         self.files.delete_files([*kept, *([] if latest else [changes_key(dataset, version)])])
         self.builds.delete(dataset, version)

@@ -108,7 +108,7 @@ class Publisher:
         if comparison.reserved is not None and gates.reserved_space == "flag":
             reason = f'the objects answer for {comparison.reserved.text()}, reserved space (reserved_space "flag")'
             read.problems.warn(Problem("", None, reason))
-        self.indexer.write(dataset, build, families=families, pieces=pieces, columns=read.columns, index=folder.index)
+        self.indexer.write(dataset, build, flat, read, index=folder.index)
         self._record(
             dataset,
             build,

@@ -24,12 +24,13 @@ FETCHED_FOLDER = "_fetched"  # <dataset>/_fetched/<name>: the objects a folder's
 RELEASE_NAME = "_release.json"  # <dataset>/_fetched/_release.json: what the source's last release wrote, written last
 EXPORTS_PREFIX = "_exports/"
 # The files a build keeps for its version, under ``KEPT_PREFIX``, all deleted with their version. The lookup function
-# reads them all: the changes (the latest build's diff), the pieces (diffs between any two kept versions, and the next
-# build's baseline) and the value indexes (reverse lookups). Versions built before ``KEPT_PREFIX`` existed kept them
-# beside their report, as these patterns under ``REPORTS_PREFIX``: they are read there when ``KEPT_PREFIX`` has none
-# (``legacy_key``) and deleted there too (IAM grants are made of the patterns).
-KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz")
-LEGACY_KEPT = tuple(f"{REPORTS_PREFIX}{pattern}" for pattern in KEPT_FILES)
+# reads the changes (the latest build's diff), the pieces (diffs between any two kept versions, and the next build's
+# baseline) and the value indexes (reverse lookups); enrichment reads the table file (``core.storage.table_files``).
+# Versions built before ``KEPT_PREFIX`` existed kept them beside their report, as these patterns under
+# ``REPORTS_PREFIX``: they are read there when ``KEPT_PREFIX`` has none (``legacy_key``) and deleted there too (IAM
+# grants are made of the patterns).
+KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz", "*.table.gz")
+LEGACY_KEPT = tuple(f"{REPORTS_PREFIX}{pattern}" for pattern in KEPT_FILES[:4])  # table files came with _kept/
 
 
 class FolderError(ValueError):
@@ -133,6 +134,11 @@ def report_key(dataset: str, build: int) -> str:
 def pieces_key(dataset: str, build: int) -> str:
     """Where a build keeps its sorted pieces (bounds, answer hashes): the next build's baseline."""
     return f"{KEPT_PREFIX}{dataset}/{build}.pieces.gz"
+
+
+def table_key(dataset: str, build: int) -> str:
+    """Where a build keeps its pieces with what each answers (``core.storage.table_files``): what enrichment joins."""
+    return f"{KEPT_PREFIX}{dataset}/{build}.table.gz"
 
 
 def changes_key(dataset: str, build: int) -> str:
