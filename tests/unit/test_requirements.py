@@ -20,7 +20,7 @@ PIN = re.compile(r"^([A-Za-z0-9_.-]+)(\[[^\]]*\])?==(\S+)", re.M)
 # Tools a test, a lint, a synth or a scan needs, and running never does
 NOT_FOR_RUNNING = {
     "aws-cdk-lib", "cdk-nag", "cfn-lint", "checkov", "hypothesis", "import-linter", "mypy", "playwright", "pytest",
-    "ruff", "schemathesis", "numpy", "pip-tools",
+    "ruff", "schemathesis", "pip-tools",
 }  # fmt: skip
 
 

@@ -1,0 +1,170 @@
+"""``python -m enrich FILE --dataset geo [--dataset asn] [--out OUT]``: each row of FILE with the answers of
+``GET /lookup`` for its address appended, joined here with each version's table file, no lookup per row.
+
+Where the datasets come from: ``--ranges [NAME=]FILE`` builds them from files of ranges with the loader's own recipe
+(no service at all); otherwise the local stack ``make run`` started (its state file, ``local.state``); otherwise the
+stack on AWS that ``TABLE_NAME`` and ``BUCKET_NAME`` name (its outputs), with the usual AWS credentials.
+
+Progress goes to stderr every few seconds, and a summary at the end (``--summary FILE`` writes it as JSON too).
+Exit status: 0 done (bad rows are counted, not fatal), 1 the input or the job's settings cannot be used, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from fencepost.core.versions.history import InstantError, parse_instant
+from fencepost.enrichment.engine import Enricher
+from fencepost.enrichment.inputs import FORMATS, InputError, Reader
+from fencepost.enrichment.job import Job, JobError, Summary
+from fencepost.enrichment.outputs import FORMS, OutputError, Writer
+from fencepost.enrichment.resolving import UNRESOLVED, Resolver, VersionSource
+from fencepost.enrichment.shape import Shape, parse_fields
+from fencepost.enrichment.sources import FileSource
+from fencepost.errors import ServiceError
+from fencepost.reading.answers import Mode
+
+PROGRESS_SECONDS = 5.0
+SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(prog="python -m enrich", description=__doc__.split("\n\n")[0])
+    parse.add_argument("file", help="the input: a path, or - for stdin (gzip is read when the bytes say so)")
+    parse.add_argument("--dataset", action="append", default=[], help="a dataset to answer from (repeat for more)")
+    parse.add_argument("--ranges", action="append", default=[], metavar="[NAME=]FILE", help="build NAME from FILE")
+    parse.add_argument("--format", choices=FORMATS, help="the input's format (default: by its name, else lines)")
+    parse.add_argument("--column", help="the address's column (name or 1-based number), JSON field path, log field")
+    parse.add_argument("--no-header", action="store_true", help="the CSV or TSV input has no header line")
+    parse.add_argument("--fields", help="what to append, as GET /lookup's fields= (default: data)")
+    parse.add_argument("--mode", choices=[mode.value for mode in Mode], default=Mode.ALL.value)
+    parse.add_argument("--as-of", help="answer every row as of this RFC 3339 instant (default: now)")
+    parse.add_argument("--time", help="answer each row as of its own time: log (a log's own), or a column/field")
+    parse.add_argument("--out", default="-", help="the output path (.gz: gzip), or - for stdout")
+    parse.add_argument("--out-format", choices=FORMS, help="csv, tsv or jsonl (default: as the input; logs: csv)")
+    parse.add_argument("--raw-cells", action="store_true", help="write answer cells a spreadsheet would run as is")
+    parse.add_argument("--summary", type=Path, help="also write the summary here, as JSON")
+    parse.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return parse
+
+
+def _files(ranges: Sequence[str], datasets: Sequence[str]) -> dict[str, list[Path]]:
+    grouped: dict[str, list[Path]] = {}
+    for given in ranges:
+        name, equals, path = given.partition("=")
+        if not equals:
+            name, path = (datasets[0] if len(datasets) == 1 else Path(given).name.split(".")[0]), given
+        grouped.setdefault(name, []).append(Path(path))
+    return grouped
+
+
+def _sources(args: argparse.Namespace) -> tuple[list[str], Callable[[str], VersionSource]]:
+    if args.ranges:
+        built = {name: FileSource(name, files) for name, files in _files(args.ranges, args.dataset).items()}
+        names = args.dataset or list(built)
+        missing = [name for name in names if name not in built]
+        if missing:
+            raise InputError(f"no --ranges for {', '.join(missing)}")
+        return names, built.__getitem__
+    if not args.dataset:
+        raise InputError("name the datasets to answer from with --dataset (or give --ranges FILE)")
+    from local.state import NoStack, running
+
+    try:
+        os.environ.update(running().environment)
+    except NoStack:
+        if "TABLE_NAME" not in os.environ:
+            raise InputError("no local stack runs (make run) and TABLE_NAME/BUCKET_NAME name no stack") from None
+    from fencepost.bootstrap.enrich_wiring import service_source
+
+    source = service_source()
+    return list(args.dataset), lambda _name: source
+
+
+def _progress(quiet: bool) -> Callable[[Summary], None]:
+    last = [time.monotonic()]
+
+    def show(summary: Summary) -> None:
+        now = time.monotonic()
+        if quiet or now - last[0] < PROGRESS_SECONDS:
+            return
+        last[0] = now
+        rate = summary.rows / summary.seconds if summary.seconds else 0
+        print(f"enrich: {summary.rows:,} rows ({rate:,.0f} a second), {summary.bad:,} bad", file=sys.stderr)
+
+    return show
+
+
+def _open_out(path: str) -> IO[bytes]:
+    if path == "-":
+        return sys.stdout.buffer
+    if path.endswith(".gz"):
+        return gzip.open(path, "wb", compresslevel=4)  # type: ignore[return-value]
+    return open(path, "wb")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    form = args.format or SUFFIXES.get(Path(args.file.removesuffix(".gz")).suffix, "lines")
+    reader = Reader(form, column=args.column, time=args.time, header=not args.no_header)
+    names, source_of = _sources(args)
+    resolvers = [Resolver(name, source_of(name)) for name in names]
+    as_of = None
+    if args.as_of is not None:
+        try:
+            as_of = parse_instant(args.as_of, time.time())
+        except InstantError as error:
+            raise InputError(str(error)) from None
+    columns_of = {name: _columns(resolver, as_of) for name, resolver in zip(names, resolvers, strict=True)}
+    shape = Shape(tuple(names), Mode(args.mode), parse_fields(args.fields), columns_of)
+    out_form = args.out_format or (form if form in FORMS else "csv")
+    writer = Writer(out_form, reader, shape.columns(), raw=args.raw_cells)
+    errors_shown = out_form == "jsonl" or "error" in shape.selection.paths
+    job = Job(
+        reader, writer, Enricher(shape, resolvers, errors_shown=errors_shown), as_of, progress=_progress(args.quiet)
+    )
+    raw = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115 - closed below
+    out = _open_out(args.out)
+    try:
+        summary = job.run(raw, args.file, out.write)
+    finally:
+        raw.close()
+        if out is not sys.stdout.buffer:
+            out.close()
+    return summary.as_dict()
+
+
+def _columns(resolver: Resolver, as_of: float | None) -> tuple[str, ...]:
+    """The columns the answers will carry: those of the version that answers now (or at ``as_of``)."""
+    return resolver.slots[resolver.fixed(as_of)].info.columns
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        summary = run(args)
+    except (InputError, OutputError, JobError, OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except UNRESOLVED as error:
+        print(f"error: {error.message}", file=sys.stderr)
+        return 1
+    except ServiceError as error:
+        print(f"error: {error.message}", file=sys.stderr)
+        return 1
+    text = json.dumps(summary, indent=2)
+    if args.summary:
+        args.summary.write_text(text + "\n")
+    print(text, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

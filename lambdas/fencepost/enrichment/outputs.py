@@ -1,0 +1,134 @@
+"""What a job writes: every input row, in order, with every original field, and its answers appended.
+
+- ``csv`` / ``tsv`` after a CSV or TSV input (or one address a line): each line as it was read, then the answer
+  columns (``enrichment.shape.Shape.columns``), cells a spreadsheet would run as formulas written as text
+  (``core.versions.exports.safe_cell``) unless ``raw``; the header gets the columns' names;
+- ``csv`` / ``tsv`` after a log: the log's fields, then the answer columns (a line with more fields than the
+  layout names keeps the extra ones after the answers, so the named columns stay aligned);
+- ``jsonl``: each JSON object with one key per prefix (a dataset, ``all``, ``first``) holding its answer; a log's
+  line becomes an object of its named fields first.
+
+Each distinct answer is rendered once (``Batch.objects``) and reused for every row it answers; a row with no address
+gets empty columns (``jsonl``: no key).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from fencepost.core.logs.aws_layouts import field_names
+from fencepost.core.versions.exports import safe_cell
+from fencepost.enrichment.engine import Batch, Objects
+from fencepost.enrichment.inputs import Reader, Rows
+from fencepost.enrichment.shape import Column
+
+FORMS: Final = ("csv", "tsv", "jsonl")
+
+
+class OutputError(ValueError):
+    """An output that cannot be written from this input; the message says why."""
+
+
+def _tsv(value: str) -> str:
+    return value.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+
+
+def _csv(value: str) -> str:
+    if any(char in value for char in ',"\r\n'):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+class Writer:
+    def __init__(self, form: str, reader: Reader, columns: Sequence[Column], *, raw: bool = False) -> None:
+        if form not in FORMS:
+            raise OutputError(f"unknown output format {form!r}: the formats are {', '.join(FORMS)}")
+        if form == "jsonl" and reader.form in ("csv", "tsv"):
+            raise OutputError(f"a {reader.form} input is written as csv or tsv")
+        if form != "jsonl" and reader.form == "jsonl":
+            raise OutputError("a jsonl input is written as jsonl")
+        self.form, self.reader, self.columns = form, reader, list(columns)
+        self.separator = "\t" if form == "tsv" else ","
+        shown: Callable[[str], str] = str if raw else safe_cell
+        if form == "tsv":
+            self.cell: Callable[[str], str] = lambda value: _tsv(shown(value))
+        elif reader.layout is not None:  # the csv module quotes a log's rows
+            self.cell = shown
+        else:
+            self.cell = lambda value: _csv(shown(value))
+        self._rendered: dict[int, Any] = {}
+        self._empty = self._render({})
+        self._header_written = False
+
+    def header(self) -> str:
+        """The header line (written once, before the first rows), or "" when the output has none."""
+        if self._header_written or self.form == "jsonl":
+            return ""
+        self._header_written = True
+        names = [column.name for column in self.columns]
+        escape = _tsv if self.form == "tsv" else _csv
+        if self.reader.form in ("csv", "tsv"):
+            if self.reader.header_line is None:
+                return ""
+            return self.reader.header_line + "".join(self.separator + escape(name) for name in names) + "\n"
+        first = ["ip"] if self.reader.form == "lines" else list(self.reader.names or ())
+        return self.separator.join(escape(name) for name in [*first, *names]) + "\n"
+
+    def _render(self, objects: Objects) -> Any:
+        if self.form == "jsonl":
+            return ",".join(json.dumps(prefix) + ":" + json.dumps(body) for prefix, body in objects.items())
+        cells = [self.cell(column.cell(objects)) for column in self.columns]
+        return cells if self.reader.layout is not None else "".join(self.separator + cell for cell in cells)
+
+    def rows(self, batch: Batch, rows: Rows) -> str:
+        """The text of a batch's rows (each line ending in a newline)."""
+        if not batch.stable:
+            self._rendered.clear()
+        for known, objects in batch.objects.items():
+            if known not in self._rendered:
+                self._rendered[known] = self._render(objects)
+        rendered = self._rendered
+        empty = self._empty
+        appended = [empty if known < 0 else rendered[known] for known in batch.ids.tolist()]
+        text = self.header()
+        if self.reader.layout is not None:
+            return text + self._log_rows(rows, appended)
+        if self.form == "jsonl":
+            return text + "".join(_joined(line, more) for line, more in zip(rows.lines, appended, strict=True))
+        if self.reader.form == "lines":
+            escape = _tsv if self.form == "tsv" else _csv
+            return text + "".join(escape(line) + more + "\n" for line, more in zip(rows.lines, appended, strict=True))
+        return text + "".join(line + more + "\n" for line, more in zip(rows.lines, appended, strict=True))
+
+    def _log_rows(self, rows: Rows, appended: Sequence[Any]) -> str:
+        assert rows.fields is not None
+        names = self.reader.names or []
+        if self.form == "jsonl":
+            out = []
+            for fields, more in zip(rows.fields, appended, strict=True):
+                line = json.dumps(dict(zip(field_names(names, len(fields)), fields, strict=True)))
+                out.append(_joined(line, more))
+            return "".join(out)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, delimiter=self.separator, lineterminator="\n")
+        width = len(names)
+        shown = _tsv if self.form == "tsv" else str
+        writer.writerows(
+            [*map(shown, fields[:width]), *[""] * (width - len(fields)), *more, *fields[width:]]
+            for fields, more in zip(rows.fields, appended, strict=True)
+        )
+        return buffer.getvalue()
+
+
+def _joined(line: str, more: str) -> str:
+    """A JSON object's line with more members: ``{"a":1}`` and ``"geo":{...}`` make ``{"a":1,"geo":{...}}``; a line
+    that is no object (counted as a bad row) is written as it was."""
+    body = line.rstrip()
+    if not more or not body.endswith("}"):
+        return line + "\n"
+    inside = body[:-1].rstrip()
+    return inside + ("" if inside.endswith("{") else ",") + more + "}\n"

@@ -1,0 +1,98 @@
+"""Which version of each dataset answers each row: the live one, the one live at a fixed instant, or the one live at
+each row's own instant, from the dataset's history (``reading.past.History``'s rules: a version is live from its
+switch instant inclusive; an instant no kept version served gives ``NO_VERSION_AT``).
+
+A row's instant is resolved by a search over the history's switch instants for the whole batch at once; the versions
+met are read once each (their table files) and kept for the job.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from fencepost.core.versions.history import Timeline
+from fencepost.enrichment.table import TableStore, VersionTable
+from fencepost.errors import NoVersionAt, ServiceError, UnknownDataset, VersionGone
+from fencepost.model import LivePointer, VersionInfo
+from fencepost.reading.lookup import Lookup
+
+UNRESOLVED = (UnknownDataset, NoVersionAt, VersionGone)
+
+
+class VersionSource(Protocol):
+    """Where a job's versions come from: the service (its table and bucket) or a file of ranges."""
+
+    def live(self, dataset: str) -> LivePointer: ...
+    def at(self, dataset: str, instant: float) -> LivePointer:
+        """The version live at ``instant``, or ``NoVersionAt`` / ``VersionGone`` as ``GET /lookup?as_of=`` says."""
+        ...
+
+    def timeline(self, dataset: str) -> Timeline: ...
+    def info(self, pointer: LivePointer) -> VersionInfo: ...
+    def table(self, info: VersionInfo) -> VersionTable: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One version ready to answer: its header, its arrays, and the lookup's read path over them."""
+
+    info: VersionInfo
+    table: VersionTable
+    lookup: Lookup
+
+
+@dataclass(slots=True)
+class Resolver:
+    """The versions of one dataset that answer a job's rows, each read once."""
+
+    dataset: str
+    source: VersionSource
+    slots: list[Slot] = field(default_factory=list)
+    _by_version: dict[int, int] = field(default_factory=dict)
+    _timeline: Timeline | None = None
+
+    def slot_of(self, pointer: LivePointer) -> int:
+        index = self._by_version.get(pointer.version)
+        if index is None:
+            info = self.source.info(pointer)
+            table = self.source.table(info)
+            self.slots.append(Slot(info, table, Lookup(TableStore(table), ttl=math.inf)))
+            index = self._by_version[pointer.version] = len(self.slots) - 1
+        return index
+
+    def fixed(self, instant: float | None) -> int:
+        """The one slot of every row: the live version, or that live at ``instant``; raises as the lookup does."""
+        pointer = self.source.live(self.dataset) if instant is None else self.source.at(self.dataset, instant)
+        return self.slot_of(pointer)
+
+    def per_row(self, instants: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.int32], dict[int, ServiceError]]:
+        """Each row's slot, by its instant (NaN: no time, slot -1); a row whose instant no kept version served gets
+        slot ``-2 - k`` and ``errors[-2 - k]`` says why (k counts the distinct instants refused in this batch)."""
+        if self._timeline is None:
+            self._timeline = self.source.timeline(self.dataset)
+        events = np.array([event.at for event in self._timeline.events], dtype=np.float64)
+        event_of = np.searchsorted(events, instants, side="right") - 1
+        slots = np.full(len(instants), -1, dtype=np.int32)
+        errors: dict[int, ServiceError] = {}
+        known = ~np.isnan(instants)
+        for event in np.unique(event_of[known]).tolist():
+            rows = np.flatnonzero(known & (event_of == event))
+            found = self._timeline.events[event] if event >= 0 else None
+            if found is not None and found.version is not None and not found.gone:
+                slots[rows] = self.slot_of(LivePointer(self.dataset, found.version, found.at))
+                continue
+            for instant in np.unique(instants[rows]).tolist():  # the reason names the instant
+                code = -2 - len(errors)
+                try:
+                    self.source.at(self.dataset, instant)
+                    error: ServiceError = NoVersionAt(f"no version of dataset {self.dataset!r} answers at {instant}")
+                except UNRESOLVED as raised:
+                    error = raised
+                errors[code] = error
+                slots[rows[instants[rows] == instant]] = code
+        return slots, errors

@@ -1,0 +1,92 @@
+"""Versions for a job: from files of ranges on this machine (``--ranges FILE``: no service, one version, live since
+forever), or from the service: its history and version headers (the lookup's own read path) and each version's table
+file from the bucket (``core.storage.objects.table_key``; no range is read from the table)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from fencepost.core.space.aliases import parse_alias
+from fencepost.core.storage.objects import table_key
+from fencepost.core.versions.history import Event, Timeline
+from fencepost.enrichment.table import TableError, VersionTable
+from fencepost.errors import NoVersionAt, UnknownDataset
+from fencepost.loading.local_files import build_files
+from fencepost.model import LivePointer, VersionInfo
+from fencepost.reading.past import History
+
+FILE_VERSION = 1
+
+
+class FileSource:
+    """One dataset built from local files with the loader's recipe, answered as its version 1."""
+
+    def __init__(self, dataset: str, files: Sequence[Path]) -> None:
+        built = build_files(files, dataset, FILE_VERSION)
+        read, flat = built.read, built.flat
+        aliases = tuple(sorted(read.aliases))
+        self.dataset = dataset
+        self._info = VersionInfo(
+            dataset, FILE_VERSION, read.columns, flat.directories, True, tuple(map(parse_alias, aliases))
+        )
+        self._table = VersionTable.of_build(flat.families, flat.pieces, read.columns, aliases)
+        self.rows = read.rows
+
+    def _check(self, dataset: str) -> None:
+        if dataset != self.dataset:
+            raise UnknownDataset(f"no dataset named {dataset!r}: the ranges given are {self.dataset!r}")
+
+    def live(self, dataset: str) -> LivePointer:
+        self._check(dataset)
+        return LivePointer(dataset, FILE_VERSION, 0.0)
+
+    def at(self, dataset: str, instant: float) -> LivePointer:
+        self._check(dataset)
+        if instant < 0:
+            raise NoVersionAt(f"dataset {dataset!r} had no version before 1970")
+        return self.live(dataset)
+
+    def timeline(self, dataset: str) -> Timeline:
+        self._check(dataset)
+        return Timeline([Event(0.0, FILE_VERSION)])
+
+    def info(self, pointer: LivePointer) -> VersionInfo:
+        self._check(pointer.dataset)
+        return self._info
+
+    def table(self, info: VersionInfo) -> VersionTable:
+        self._check(info.dataset)
+        return self._table
+
+
+class ServiceSource:
+    """The service's datasets: ``history`` is the lookup function's (``reading.past.History``), ``read`` the bucket's
+    objects (None: no such object)."""
+
+    def __init__(self, history: History, read: Callable[[str], bytes | None]) -> None:
+        self.history, self.read = history, read
+
+    def live(self, dataset: str) -> LivePointer:
+        return self.history.lookup.live_pointer(dataset)
+
+    def at(self, dataset: str, instant: float) -> LivePointer:
+        return self.history.at(dataset, instant)
+
+    def timeline(self, dataset: str) -> Timeline:
+        return self.history.timeline(dataset)
+
+    def info(self, pointer: LivePointer) -> VersionInfo:
+        return self.history.lookup.version_of(pointer)
+
+    def table(self, info: VersionInfo) -> VersionTable:
+        body = self.read(table_key(info.dataset, info.version))
+        if body is None:
+            raise UnknownDataset(
+                f"version {info.version} of dataset {info.dataset!r} has no table file (it was built before "
+                "enrichment existed): load the folder again to build one"
+            )
+        try:
+            return VersionTable.read(body)
+        except TableError as error:
+            raise UnknownDataset(f"the table file of version {info.version} of {info.dataset!r}: {error}") from None
