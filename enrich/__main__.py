@@ -2,8 +2,8 @@
 ``GET /lookup`` for its address appended, joined here with each version's table file, no lookup per row.
 
 Where the datasets come from: ``--ranges [NAME=]FILE`` builds them from files of ranges with the loader's own recipe
-(no service at all); otherwise the local stack ``make run`` started (its state file, ``local.state``); otherwise the
-stack on AWS that ``TABLE_NAME`` and ``BUCKET_NAME`` name (its outputs), with the usual AWS credentials.
+(no service at all); otherwise the stack that ``TABLE_NAME`` and ``BUCKET_NAME`` name (on AWS: the stack's outputs,
+with the usual AWS credentials); otherwise the local stack ``make run`` started (its state file, ``local.state``).
 
 Progress goes to stderr every few seconds, and a summary at the end (``--summary FILE`` writes it as JSON too).
 Exit status: 0 done (bad rows are counted, not fatal), 1 the input or the job's settings cannot be used, 2 usage.
@@ -76,13 +76,13 @@ def _sources(args: argparse.Namespace) -> tuple[list[str], Callable[[str], Versi
         return names, built.__getitem__
     if not args.dataset:
         raise InputError("name the datasets to answer from with --dataset (or give --ranges FILE)")
-    from local.state import NoStack, running
+    if "TABLE_NAME" not in os.environ:  # not named: the local stack make run started
+        from local.state import NoStack, running
 
-    try:
-        os.environ.update(running().environment)
-    except NoStack:
-        if "TABLE_NAME" not in os.environ:
-            raise InputError("no local stack runs (make run) and TABLE_NAME/BUCKET_NAME name no stack") from None
+        try:
+            os.environ.update(running().environment)
+        except NoStack as error:
+            raise InputError(f"{error}; or name a stack on AWS with TABLE_NAME and BUCKET_NAME") from None
     from fencepost.bootstrap.enrich_wiring import service_source
 
     source = service_source()
