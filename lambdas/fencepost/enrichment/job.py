@@ -90,8 +90,9 @@ def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
         if not block:
             break
         lines = (rest + block).split("\n")
+        crlf = "\r" in block or rest.endswith("\r")  # a CRLF the block boundary cut in two
         rest = lines.pop()
-        yield [line[:-1] if line.endswith("\r") else line for line in lines] if "\r" in block else lines
+        yield [line[:-1] if line.endswith("\r") else line for line in lines] if crlf else lines
     if rest:
         yield [rest[:-1] if rest.endswith("\r") else rest]
 

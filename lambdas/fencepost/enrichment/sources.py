@@ -13,17 +13,25 @@ from fencepost.core.versions.history import Event, Timeline
 from fencepost.enrichment.table import TableError, VersionTable
 from fencepost.errors import NoVersionAt, UnknownDataset
 from fencepost.loading.local_files import build_files
+from fencepost.loading.progress import LoadFailure
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.past import History
 
 FILE_VERSION = 1
 
 
+class RangesError(ValueError):
+    """Files of ranges that a load would refuse; the message says why."""
+
+
 class FileSource:
     """One dataset built from local files with the loader's recipe, answered as its version 1."""
 
     def __init__(self, dataset: str, files: Sequence[Path]) -> None:
-        built = build_files(files, dataset, FILE_VERSION)
+        try:
+            built = build_files(files, dataset, FILE_VERSION)
+        except LoadFailure as failure:  # a ValueError: the CLI reports it as input it cannot use
+            raise RangesError(f"the ranges of {dataset!r} cannot be loaded: {failure}") from None
         read, flat = built.read, built.flat
         aliases = tuple(sorted(read.aliases))
         self.dataset = dataset

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -120,12 +121,23 @@ class VersionTable:
     def read(cls, body: bytes) -> VersionTable:
         """A table file as stored (gzip)."""
         try:
-            return cls.parse(gzip.decompress(body))
-        except (OSError, EOFError) as error:
+            data = gzip.decompress(body)
+        except (OSError, EOFError, zlib.error) as error:
             raise TableError(f"the table file is not gzip: {error}") from None
+        return cls.parse(data)
 
     @classmethod
     def parse(cls, data: bytes) -> VersionTable:
+        """A table file's text; ``TableError`` for one cut short or not as ``table_lines`` writes it."""
+        try:
+            return cls._parse(data)
+        except TableError:
+            raise
+        except (ValueError, LookupError, TypeError) as error:
+            raise TableError(f"the table file is cut short or malformed: {error}") from None
+
+    @classmethod
+    def _parse(cls, data: bytes) -> VersionTable:
         newline = data.find(b"\n")
         try:
             header = json.loads(data[:newline])
