@@ -21,7 +21,7 @@ CONSOLE := lambdas/fencepost/http/console
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install run-install lint fmt test test-quick test-slow run rollback fetch bench fuzz plan clean
+.PHONY: help install run-install lint fmt test test-quick test-slow run rollback fetch bench fuzz plan enrich clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -35,6 +35,8 @@ help:
 	@echo "make bench      speed, memory and cost benchmarks, and a soak under injected faults (results in bench-results/)"
 	@echo "make fuzz       fuzz the API from its OpenAPI document (longer than make test)"
 	@echo "make plan FILE=path [FILE=...]  what loading these files (and LOOKUPS=<per second>) will do on AWS"
+	@echo "make enrich FILE=access.log.gz DATASET=geo[,asn] [OUT=out.csv.gz] [ARGS='--format alb --time log']"
+	@echo "                each row with the datasets' answers (the local stack, a stack on AWS, or RANGES=<file>)"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
 	@echo "make lint-template  cfn-lint (with serverless rules) and checkov over the synthesized templates"
 	@echo "make deploy     deploy to the AWS account of your current credentials (see docs/deploy.md)"
@@ -120,6 +122,13 @@ fuzz: install
 # loads and reads beside the model's. PLAN_ARGS passes more, e.g. PLAN_ARGS="--json --within 5m".
 plan: $(RUN_STAMP)
 	@$(PY) -m planner $(if $(STUDY),--study) $(FILE) $(if $(LOOKUPS),--lookups-per-second $(LOOKUPS)) $(PLAN_ARGS)
+
+# A file of addresses enriched with datasets' answers, here (docs/enrichment.md): from the running local stack, the stack
+# on AWS that TABLE_NAME and BUCKET_NAME name, or RANGES=<file of ranges> (no service). ARGS passes more options.
+comma := ,
+enrich: $(RUN_STAMP)
+	@test -n "$(FILE)" || { echo "usage: make enrich FILE=<input> DATASET=<name>[,<name>] [OUT=<path>] [RANGES=<file>] [ARGS=...]"; exit 2; }
+	@$(PY) -m enrich $(FILE) $(foreach name,$(subst $(comma), ,$(DATASET)),--dataset $(name)) $(if $(RANGES),--ranges $(RANGES)) $(if $(OUT),--out $(OUT)) $(ARGS)
 
 # Speed, memory and cost side by side, and a soak under injected faults; results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000 --soak-rows 20000"

@@ -21,6 +21,7 @@ from typing import Any
 from bench import (
     cold_start,
     costs,
+    enrichment,
     exports,
     hardening,
     history,
@@ -138,6 +139,8 @@ def run(args: argparse.Namespace) -> Report:
     soaked = soak.run(args)
     if soaked is not None:
         report.sections.append(soaked)
+    say(f"Enriching {args.enrich_addresses:,} addresses and {args.enrich_alb_lines:,} ALB log lines, one core...")
+    report.sections.append(enrichment.section(args))
     return report
 
 
@@ -270,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--export-rows", type=int, default=4_000_000, help="rows of the synthetic file exported")
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
     soak.add_arguments(parser)
+    enrichment.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

@@ -30,7 +30,7 @@ def test_each_row_is_answered_by_the_version_live_at_its_own_time(stack: Stack, 
     instants = [after + 0.001 for _, _, after in switches] + [first - 3600.0]
     instants += [rng.uniform(first, now) for _ in range(400 - len(instants))]
     spans = [(version.low, version.high) for version in versions.values()]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for index, instant in enumerate(instants * 5):
         low, high = spans[index % len(spans)]
         address = format_address(4, rng.randint(low, high))

@@ -59,6 +59,7 @@ class Enricher:
     def __init__(self, shape: Shape, resolvers: Sequence[Resolver], *, errors_shown: bool) -> None:
         self.shape, self.resolvers = shape, list(resolvers)
         self.by_piece = shape.by_piece(errors_shown=errors_shown)
+        self.texts = shape.shows_bounds() or not self.by_piece
         self._kept: dict[tuple[int, ...], int] = {}  # a by-piece key's id
         self._objects: dict[int, Objects] = {}
         self._next = 0
@@ -80,8 +81,9 @@ class Enricher:
         inverse, first = _keys(columns, valid)
         ids_of = np.empty(len(first), dtype=np.int64)
         objects: dict[int, Objects] = {}
+        keys = np.stack(columns, axis=1)[first].tolist()
         for unique, row in enumerate(first.tolist()):
-            key = tuple(int(column[row]) for column in columns)
+            key = tuple(keys[unique])
             known = self._kept.get(key) if stable else None
             if known is None:
                 known = self._next
@@ -159,7 +161,7 @@ class Enricher:
                 outcomes.append(version.lookup.answer(version.info, family, address))
                 continue
             local = place - len(version.table.families[V4]) if family == V6 else place
-            hit = version.table.families[family].hit(local)
+            hit = version.table.families[family].hit(local, texts=self.texts)
             outcomes.append(Answer(family, address, resolver.dataset, hit, version.info))
         return self.shape.compose(family, address, outcomes)
 

@@ -68,6 +68,9 @@ class Reader:
 
     def read(self, lines: Sequence[str], first: int) -> Rows:
         """The rows of ``lines``, the first of which is the file's line ``first`` (1-based)."""
+        if self.form == "lines":  # every line a row: no step per line but the strip
+            kept = list(lines)
+            return Rows(kept, list(range(first, first + len(kept))), [line.strip() for line in kept])
         rows = Rows(times=[] if self.time else None, fields=[] if self.layout else None)
         for offset, line in enumerate(lines):
             number = first + offset

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -99,10 +100,10 @@ class Writer:
             return text + self._log_rows(rows, appended)
         if self.form == "jsonl":
             return text + "".join(_joined(line, more) for line, more in zip(rows.lines, appended, strict=True))
-        if self.reader.form == "lines":
-            escape = _tsv if self.form == "tsv" else _csv
-            return text + "".join(escape(line) + more + "\n" for line, more in zip(rows.lines, appended, strict=True))
-        return text + "".join(line + more + "\n" for line, more in zip(rows.lines, appended, strict=True))
+        lines = rows.lines
+        if self.reader.form == "lines" and _special(lines, "\t" if self.form == "tsv" else ',"'):
+            lines = [(_tsv if self.form == "tsv" else _csv)(line) for line in lines]
+        return text + "\n".join(map(operator.add, lines, appended)) + ("\n" if lines else "")
 
     def _log_rows(self, rows: Rows, appended: Sequence[Any]) -> str:
         assert rows.fields is not None
@@ -122,6 +123,12 @@ class Writer:
             for fields, more in zip(rows.fields, appended, strict=True)
         )
         return buffer.getvalue()
+
+
+def _special(lines: Sequence[str], characters: str) -> bool:
+    """Whether any line holds one of ``characters`` (or a carriage return): one scan of the batch."""
+    whole = "\n".join(lines)
+    return "\r" in whole or any(character in whole for character in characters)
 
 
 def _joined(line: str, more: str) -> str:

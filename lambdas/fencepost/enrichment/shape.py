@@ -68,6 +68,11 @@ class Shape:
         fields = set(self.selection.paths)
         return fields <= PIECE_FIELDS and not errors_shown
 
+    def shows_bounds(self) -> bool:
+        """Whether an answer shows a piece's or its range's bounds (``range``, ``match``; and every field of a
+        several-dataset answer, whose ``match`` is made from them)."""
+        return len(self.datasets) > 1 or bool({"range", "match"} & set(self.selection.paths))
+
     def columns(self) -> list[Column]:
         """The flat columns, in order: per prefix, the selected fields in answer order, each leaf."""
         found: list[Column] = []

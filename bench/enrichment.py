@@ -1,0 +1,297 @@
+"""``python -m bench.enrichment``: enrichment at log scale (section 14 of ``make bench``).
+
+Each figure comes from a fresh process (``--child``), one core, the datasets built from the shared files with the
+loader's recipe (``--ranges``, no service):
+
+- the join alone: addresses already parsed, each family's arrays searched (``FamilyTable.below`` and the end check);
+- end to end through ``enrichment.job.Job``: one address a line (uniform over IPv4: every address its own piece, the
+  worst case; and log-like: Zipf-distributed clients), and gzip ALB access logs (lines made from AWS's documented
+  example, clients Zipf-distributed) written as gzip CSV;
+- beside them, the same addresses through ``POST /lookup`` (the lookup app in process, 100 a call, over the
+  loader's items held in memory: no HTTP and no DynamoDB, so faster than any deployment), ``maxminddb``'s C reader
+  over the version's MaxMind DB export, and DuckDB's join ``ip BETWEEN start AND end`` over its CSV export;
+- memory: the peak resident set of an end-to-end run over a larger input, above what the process held once its
+  version's arrays were read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+ALB_LINE = (
+    "http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 {client}:2817 10.0.0.1:80 0.000 0.001 "
+    '0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - '
+    "arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "
+    '"Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" '
+    '10.0.0.1:80 200 "-" "-"'
+)
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _best(seconds: Callable[[], float], runs: int = 3) -> float:
+    return min(seconds() for _ in range(runs))
+
+
+def _clients(count: int, *, zipf: bool, seed: int = 14) -> list[str]:
+    """IPv4 addresses as text: uniform over the whole space, or Zipf-distributed over 100,000 distinct clients."""
+    rng = np.random.default_rng(seed)
+    if not zipf:
+        values = rng.integers(0, 1 << 32, count, dtype=np.uint64)
+    else:
+        pool = rng.integers(1 << 24, 224 << 24, 100_000, dtype=np.uint64)
+        values = pool[np.minimum(rng.zipf(1.2, count) - 1, len(pool) - 1)]
+    return [f"{v >> 24}.{(v >> 16) & 255}.{(v >> 8) & 255}.{v & 255}" for v in values.tolist()]
+
+
+def _source(name: str, path: Path) -> Any:
+    from fencepost.enrichment.sources import FileSource
+
+    return FileSource(name, [path])
+
+
+def child_join(v4_file: Path, v6_file: Path, count: int) -> dict[str, Any]:
+    from fencepost.core.space.addresses import V4, V6
+    from fencepost.enrichment.address_column import parse_addresses
+
+    out: dict[str, Any] = {"addresses": count}
+    rng = np.random.default_rng(39)
+    for family, path in ((V4, v4_file), (V6, v6_file)):
+        source = _source("d", path)
+        table = source.table(source.info(source.live("d"))).families[family]
+        if family == V4:
+            queries = rng.integers(0, 1 << 32, count, dtype=np.uint64).astype(np.uint32)
+        else:  # global unicast, 2000::/3, where the file's ranges are
+            raw = bytearray(rng.bytes(16 * count))
+            raw[0::16] = bytes((0x20 | (b & 0x1F)) for b in raw[0::16])
+            queries = np.frombuffer(bytes(raw), dtype="S16")
+
+        def join(table: Any = table, queries: Any = queries) -> float:
+            started = time.perf_counter()
+            below = table.below(queries)
+            inside = below >= 0
+            inside[inside] = queries[inside] <= table.ends[below[inside]]
+            return time.perf_counter() - started
+
+        out[f"v{family}_pieces"] = len(table)
+        out[f"v{family}_seconds"] = _best(join)
+    texts = _clients(count, zipf=False)
+    out["parse_seconds"] = _best(lambda: _timed(lambda: parse_addresses(texts)))
+    return out
+
+
+def _timed(work: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def _job(ranges: Path, form: str, fields: str | None = None) -> Any:
+    from fencepost.enrichment.engine import Enricher
+    from fencepost.enrichment.inputs import Reader
+    from fencepost.enrichment.job import Job
+    from fencepost.enrichment.outputs import Writer
+    from fencepost.enrichment.resolving import Resolver
+    from fencepost.enrichment.shape import Shape, parse_fields
+    from fencepost.reading.answers import Mode
+
+    source = _source("geo", ranges)
+    resolver = Resolver("geo", source)
+    info = source.info(source.live("geo"))
+    shape = Shape(("geo",), Mode.ALL, parse_fields(fields), {"geo": info.columns})
+    reader = Reader(form)
+    return Job(reader, Writer("csv", reader, shape.columns()), Enricher(shape, [resolver], errors_shown=False))
+
+
+def child_lines(ranges: Path, count: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"lines": count}
+    for model in ("uniform", "zipf"):
+        body = ("\n".join(_clients(count, zipf=model == "zipf")) + "\n").encode()
+        summary = _job(ranges, "lines").run(io.BytesIO(body), "addresses.txt", lambda _data: None)
+        out[model] = {"seconds": summary.seconds, "megabytes": len(body) / 1e6}
+    return out
+
+
+def child_alb(ranges: Path, count: int) -> dict[str, Any]:
+    body = gzip.compress(("\n".join(ALB_LINE.format(client=c) for c in _clients(count, zipf=True)) + "\n").encode(), 6)
+    job = _job(ranges, "alb")
+    sink = io.BytesIO()
+    with gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=4) as out:
+        summary = job.run(io.BytesIO(body), "alb.log.gz", out.write)
+    raw = len(gzip.decompress(body))
+    return {"lines": count, "seconds": summary.seconds, "gzip_megabytes": len(body) / 1e6, "megabytes": raw / 1e6}
+
+
+def child_compare(ranges: Path, count: int, folder: Path) -> dict[str, Any]:
+    """The same addresses through POST /lookup (in process), maxminddb's C reader, and DuckDB's BETWEEN join."""
+    import maxminddb
+
+    from bench.several import _NoListings
+    from fencepost.core.space.addresses import FAMILIES, V4, V6
+    from fencepost.core.versions.exports import csv_lines
+    from fencepost.core.versions.mmdb_export import mmdb_bytes
+    from fencepost.http.app import create_app
+    from fencepost.loading.local_files import build_files
+    from fencepost.observability import Observability
+    from fencepost.reading.lookup import Lookup
+    from fencepost.settings import LookupSettings, TableSettings
+    from tests.fakes.ranges import MemoryStore
+    from tests.support import LambdaContext, event
+
+    texts = _clients(count, zipf=False)
+    built = build_files([ranges], "geo", 1)
+    families, columns = built.flat.families, built.read.columns
+    store = MemoryStore()
+    store.publish("geo", 1, families, columns)
+    settings = LookupSettings(table=TableSettings("t"), cache_ttl=3600.0)
+    app = create_app(settings, Lookup(store, 3600.0), _NoListings(), Observability(service="bench", tracing=False))
+    started = time.perf_counter()
+    with open(os.devnull, "w") as quiet:
+        stdout, sys.stdout = sys.stdout, quiet  # the app's metric lines
+        try:
+            for at in range(0, count, 100):
+                request = event("lookup-post", body=json.dumps({"ips": texts[at : at + 100], "dataset": "geo"}))
+                app.handle(request, LambdaContext())
+        finally:
+            sys.stdout = stdout
+    out: dict[str, Any] = {"addresses": count, "post_seconds": time.perf_counter() - started}
+    pieces = [
+        (family, start, end, families[family].values[source])
+        for family in FAMILIES
+        for start, end, source in built.flat.pieces[family]
+    ]
+    mmdb = folder / "geo.mmdb"
+    mmdb.write_bytes(
+        mmdb_bytes("geo", columns, pieces, has_ipv6=any(p[0] == V6 for p in pieces), build_epoch=int(time.time()))
+    )
+    reader = maxminddb.open_database(str(mmdb), maxminddb.MODE_MMAP_EXT)
+    out["mmdb_seconds"] = _best(lambda: _timed(lambda: [reader.get(text) for text in texts]))  # warm: best of 3
+    out["mmdb_extension"] = type(reader).__module__
+    csv_path = folder / "geo.csv"
+    csv_path.write_text("".join(csv_lines(columns, [p for p in pieces if p[0] == V4], raw=True)))
+    out["duckdb_seconds"] = _duckdb(csv_path, texts)
+    return out
+
+
+def _duckdb(csv_path: Path, texts: list[str]) -> float:
+    import duckdb
+
+    connection = duckdb.connect()
+    connection.execute(
+        "CREATE TABLE ranges AS SELECT *, "
+        "(split_part(start, '.', 1)::UBIGINT << 24) + (split_part(start, '.', 2)::UBIGINT << 16) + "
+        "(split_part(start, '.', 3)::UBIGINT << 8) + split_part(start, '.', 4)::UBIGINT AS s, "
+        "(split_part(\"end\", '.', 1)::UBIGINT << 24) + (split_part(\"end\", '.', 2)::UBIGINT << 16) + "
+        "(split_part(\"end\", '.', 3)::UBIGINT << 8) + split_part(\"end\", '.', 4)::UBIGINT AS e "
+        f"FROM read_csv('{csv_path}', all_varchar = true)"
+    )
+    values = [int.from_bytes(bytes(int(p) for p in text.split(".")), "big") for text in texts]
+    connection.execute("CREATE TABLE addresses AS SELECT unnest(?::UBIGINT[]) AS ip", [values])
+    started = time.perf_counter()
+    connection.execute("SELECT count(*) FROM addresses a LEFT JOIN ranges r ON a.ip BETWEEN r.s AND r.e").fetchall()
+    return time.perf_counter() - started
+
+
+def child_memory(ranges: Path, megabytes: int) -> dict[str, Any]:
+    job = _job(ranges, "lines")
+    job.enricher.enrich(["1.1.1.1"])  # the version's arrays read
+    before = _peak_mb()
+    line = ("\n".join(_clients(200_000, zipf=True)) + "\n").encode()
+
+    class Repeated(io.RawIOBase):
+        """The same lines again and again, ``megabytes`` in all."""
+
+        def __init__(self) -> None:
+            self.left, self.at = megabytes * 1_000_000, 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            size = min(len(buffer), self.left, len(line) - self.at)
+            buffer[:size] = line[self.at : self.at + size]
+            self.left, self.at = self.left - size, (self.at + size) % len(line)
+            return size
+
+    summary = job.run(io.BufferedReader(Repeated(), 1 << 20), "big.txt", lambda _data: None)
+    return {"megabytes": megabytes, "rows": summary.rows, "rise_mb": max(0.0, _peak_mb() - before), "held_mb": before}
+
+
+CHILDREN = {
+    "join": child_join,
+    "lines": child_lines,
+    "alb": child_alb,
+    "compare": child_compare,
+    "memory": child_memory,
+}
+
+
+def _run(kind: str, *args: str) -> dict[str, Any]:
+    command = [sys.executable, "-m", "bench.enrichment", "--child", kind, *args]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "lambdas"), str(ROOT)])}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"bench.enrichment {kind} failed: {done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from tests.support import V4_FILE, V6_FILE
+
+    with tempfile.TemporaryDirectory(prefix="fencepost-enrich-") as folder:
+        return {
+            "join": _run("join", str(V4_FILE), str(V6_FILE), str(args.enrich_addresses)),
+            "lines": _run("lines", str(V4_FILE), str(args.enrich_addresses)),
+            "alb": _run("alb", str(V4_FILE), str(args.enrich_alb_lines)),
+            "compare": _run("compare", str(V4_FILE), str(args.enrich_compare), folder),
+            "memory": _run("memory", str(V4_FILE), str(args.enrich_memory_mb)),
+        }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--enrich-addresses", type=int, default=2_000_000, help="addresses joined, and lines enriched")
+    parser.add_argument("--enrich-alb-lines", type=int, default=500_000, help="gzip ALB log lines enriched")
+    parser.add_argument("--enrich-compare", type=int, default=100_000, help="addresses through the other ways")
+    parser.add_argument("--enrich-memory-mb", type=int, default=500, help="MB of input for the memory figure")
+
+
+def section(args: argparse.Namespace) -> str:
+    from bench.enrichment_report import markdown
+
+    return markdown(measure(args), args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.enrichment", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--child", nargs="+", metavar="ARG", help="one measurement, in this process (JSON out)")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.child:
+        kind, *rest = args.child
+        converted = [Path(a) if "/" in a else int(a) for a in rest]
+        print(json.dumps(CHILDREN[kind](*converted)))  # type: ignore[operator]
+        return 0
+    print(section(args))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Section 14 of ``make bench`` as Markdown, from ``bench.enrichment.measure``'s figures."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+JOIN_V4_TARGET = 5_000_000  # addresses a second, one core
+JOIN_V6_TARGET = 1_000_000
+LINES_TARGET = 1_000_000  # one address a line, end to end
+ALB_TARGET = 250_000  # gzip ALB log lines, end to end
+C_READER_RATIO = 10  # the join against maxminddb's C reader
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "**missed**"
+
+
+def markdown(found: dict[str, Any], args: argparse.Namespace) -> str:
+    join, lines, alb, compare, memory = (found[k] for k in ("join", "lines", "alb", "compare", "memory"))
+    count = join["addresses"]
+    v4, v6 = count / join["v4_seconds"], count / join["v6_seconds"]
+    parse = count / join["parse_seconds"]
+    uniform, zipf = (lines[m]["seconds"] for m in ("uniform", "zipf"))
+    n = compare["addresses"]
+    post, mmdb, duck = (n / compare[k] for k in ("post_seconds", "mmdb_seconds", "duckdb_seconds"))
+    alb_rate = alb["lines"] / alb["seconds"]
+    out = [
+        "### 14. Enrichment: files of addresses joined with a version at once",
+        "",
+        f"One core, fresh processes, the shared files built with the loader's recipe (`--ranges`: no service); "
+        f"`--enrich-addresses {args.enrich_addresses}`, `--enrich-alb-lines {args.enrich_alb_lines}`, "
+        f"`--enrich-compare {args.enrich_compare}`, `--enrich-memory-mb {args.enrich_memory_mb}`.",
+        "",
+        "| step | pieces | addresses | seconds | addresses/s | target |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| join alone, IPv4 (uniform over the space) | {join['v4_pieces']:,} | {count:,} | {join['v4_seconds']:.3f} "
+        f"| {v4:,.0f} | at least {JOIN_V4_TARGET:,}: {_verdict(v4 >= JOIN_V4_TARGET)} |",
+        f"| join alone, IPv6 (uniform over 2000::/3) | {join['v6_pieces']:,} | {count:,} | {join['v6_seconds']:.3f} "
+        f"| {v6:,.0f} | at least {JOIN_V6_TARGET:,}: {_verdict(v6 >= JOIN_V6_TARGET)} |",
+        f"| parsing the address texts (IPv4) | | {count:,} | {join['parse_seconds']:.3f} | {parse:,.0f} | |",
+        "",
+        "End to end (`enrichment.job.Job`: read, parse, join, answer, write CSV), `data` fields:",
+        "",
+        "| input | lines | MB in | seconds | lines/s | MB/s | target |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for model, seconds in (("uniform", uniform), ("zipf", zipf)):
+        rate = lines["lines"] / seconds
+        label = "every address anywhere" if model == "uniform" else "Zipf clients (s=1.2, 100,000 distinct)"
+        out.append(
+            f"| one address a line, {label} | {lines['lines']:,} | {lines[model]['megabytes']:.1f} | {seconds:.2f} "
+            f"| {rate:,.0f} | {lines[model]['megabytes'] / seconds:.1f} | at least {LINES_TARGET:,}: "
+            f"{_verdict(rate >= LINES_TARGET)} |"
+        )
+    out += [
+        f"| gzip ALB access log, Zipf clients, out as gzip CSV | {alb['lines']:,} | {alb['megabytes']:.1f} "
+        f"({alb['gzip_megabytes']:.1f} gzip) | {alb['seconds']:.2f} | {alb_rate:,.0f} | "
+        f"{alb['megabytes'] / alb['seconds']:.1f} | at least {ALB_TARGET:,}: {_verdict(alb_rate >= ALB_TARGET)} |",
+        "",
+        f"The same {n:,} addresses (uniform over IPv4) other ways, this run:",
+        "",
+        "| way | addresses/s | the join's end-to-end rate (uniform) / it |",
+        "|---|---:|---:|",
+        f"| `POST /lookup`, 100 a call, the lookup app in process over items in memory (no HTTP, no DynamoDB) "
+        f"| {post:,.0f} | {lines['lines'] / uniform / post:.1f}x |",
+        f"| `maxminddb` C reader ({compare['mmdb_extension']}) on the MaxMind DB export | {mmdb:,.0f} "
+        f"| {lines['lines'] / uniform / mmdb:.1f}x |",
+        f"| DuckDB `ip BETWEEN start AND end` on the CSV export (IPv4) | {duck:,.0f} "
+        f"| {lines['lines'] / uniform / duck:.1f}x |",
+        "",
+        f"- the join alone / the C reader: **{v4 / mmdb:.0f}x** (goal at least {C_READER_RATIO}x: "
+        f"{_verdict(v4 / mmdb >= C_READER_RATIO)})",
+        f"- memory: {memory['megabytes']:,} MB of input ({memory['rows']:,} rows) raised the peak resident set "
+        f"**{memory['rise_mb']:.0f} MB** above the {memory['held_mb']:.0f} MB held once the version was read "
+        f"(target at most 300 MB: {_verdict(memory['rise_mb'] <= 300)})",
+    ]
+    return "\n".join(out) + "\n"
