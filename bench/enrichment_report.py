@@ -71,8 +71,9 @@ def markdown(found: dict[str, Any], args: argparse.Namespace) -> str:
         "",
         f"- the join alone / the C reader: **{v4 / mmdb:.0f}x** (goal at least {C_READER_RATIO}x: "
         f"{_verdict(v4 / mmdb >= C_READER_RATIO)})",
-        f"- memory: {memory['megabytes']:,} MB of input ({memory['rows']:,} rows) raised the peak resident set "
-        f"**{memory['rise_mb']:.0f} MB** above the {memory['held_mb']:.0f} MB held once the version was read "
+        f"- memory: {memory['megabytes']:,} MB of input ({memory['rows']:,} rows) raised the resident set (sampled "
+        f"every 20 ms) at most **{memory['rise_mb']:.0f} MB** above the {memory['held_mb']:.0f} MB held once the "
+        "version's arrays were read "
         f"(target at most 300 MB: {_verdict(memory['rise_mb'] <= 300)})",
     ]
     return "\n".join(out) + "\n"
