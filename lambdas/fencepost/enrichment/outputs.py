@@ -28,6 +28,7 @@ from fencepost.enrichment.inputs import Reader, Rows
 from fencepost.enrichment.shape import Column
 
 FORMS: Final = ("csv", "tsv", "jsonl")
+_COMPACT: Final = (",", ":")
 
 
 class OutputError(ValueError):
@@ -81,7 +82,9 @@ class Writer:
 
     def _render(self, objects: Objects) -> Any:
         if self.form == "jsonl":
-            return ",".join(json.dumps(prefix) + ":" + json.dumps(body) for prefix, body in objects.items())
+            return ",".join(
+                json.dumps(prefix) + ":" + json.dumps(body, separators=_COMPACT) for prefix, body in objects.items()
+            )
         cells = [self.cell(column.cell(objects)) for column in self.columns]
         return cells if self.reader.layout is not None else "".join(self.separator + cell for cell in cells)
 
@@ -111,7 +114,7 @@ class Writer:
         if self.form == "jsonl":
             out = []
             for fields, more in zip(rows.fields, appended, strict=True):
-                line = json.dumps(dict(zip(field_names(names, len(fields)), fields, strict=True)))
+                line = json.dumps(dict(zip(field_names(names, len(fields)), fields, strict=True)), separators=_COMPACT)
                 out.append(_joined(line, more))
             return "".join(out)
         buffer = io.StringIO()
