@@ -45,6 +45,10 @@ def test_every_extension_module_is_built_for_cpython_312_on_aarch64(real_asset: 
 
     assert "pydantic_core/_pydantic_core.cpython-312-aarch64-linux-gnu.so" in extensions
     assert all(name.endswith(".cpython-312-aarch64-linux-gnu.so") for name in extensions), extensions
+    for name in extensions:  # each an ELF file for aarch64 (e_machine 183)
+        header = (real_asset / name).read_bytes()[:20]
+        assert header[:4] == b"\x7fELF", name
+        assert int.from_bytes(header[18:20], "little") == 183, name
 
 
 def test_asset_holds_everything_the_handlers_import(real_asset: Path) -> None:
