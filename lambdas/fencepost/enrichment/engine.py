@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,13 +22,10 @@ import numpy.typing as npt
 from fencepost.core.space.addresses import V4, V6
 from fencepost.enrichment.address_column import INVALID, Addresses, parse_addresses
 from fencepost.enrichment.resolving import Resolver
-from fencepost.enrichment.shape import Shape
+from fencepost.enrichment.shape import Objects, Shape
 from fencepost.enrichment.table import bound_int
 from fencepost.errors import ServiceError
 from fencepost.reading.answers import Answer, Outcome, Unknown
-
-Objects = dict[str, dict[str, Any]]
-
 
 MAX_KEPT = 1_000_000  # distinct answers kept across batches (by piece), before the oldest are dropped
 
@@ -60,6 +56,7 @@ class Enricher:
         self.shape, self.resolvers = shape, list(resolvers)
         self.by_piece = shape.by_piece(errors_shown=errors_shown)
         self.texts = shape.shows_bounds() or not self.by_piece
+        self.data_only = shape.data_only and self.by_piece
         self._kept: dict[tuple[int, ...], int] = {}  # a by-piece key's id
         self._objects: dict[int, Objects] = {}
         self._next = 0
@@ -149,6 +146,13 @@ class Enricher:
         """The objects of one row: each dataset's outcome from the piece the join found (the lookup's read path for
         the rest: misses, and addresses a version answers through an alias), composed as ``GET /lookup`` does."""
         family = int(parsed.family[row])
+        if self.data_only:  # a found answer is its piece's values: nothing else of it is made
+            slot, place = int(found[0].slots[row]), int(found[0].places[row])
+            if slot >= 0 and place >= 0:
+                version = self.resolvers[0].slots[slot]
+                table = version.table.families[family]
+                local = place - len(version.table.families[V4]) if family == V6 else place
+                return self.shape.data_object(version.info.columns, table.values[int(table.rows[local])])
         address = bound_int(family, parsed.v4[row] if family == V4 else parsed.v6[row])
         outcomes: list[Outcome] = []
         for resolver, each in zip(self.resolvers, found, strict=True):

@@ -18,17 +18,19 @@ import csv
 import io
 import json
 import operator
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from fencepost.core.logs.aws_layouts import field_names
 from fencepost.core.versions.exports import safe_cell
-from fencepost.enrichment.engine import Batch, Objects
+from fencepost.enrichment.engine import Batch
 from fencepost.enrichment.inputs import Reader, Rows
-from fencepost.enrichment.shape import Column
+from fencepost.enrichment.shape import Column, Objects
 
 FORMS: Final = ("csv", "tsv", "jsonl")
 _COMPACT: Final = (",", ":")
+_QUOTED: Final = re.compile(r'[,"\r\n]')  # a CSV cell holding one of these is quoted
 
 
 class OutputError(ValueError):
@@ -40,7 +42,7 @@ def _tsv(value: str) -> str:
 
 
 def _csv(value: str) -> str:
-    if any(char in value for char in ',"\r\n'):
+    if _QUOTED.search(value):
         return '"' + value.replace('"', '""') + '"'
     return value
 

@@ -20,6 +20,7 @@ from fencepost.errors import InvalidFields, NotFound
 from fencepost.reading.answers import Answer, Miss, Mode, Outcome, Unknown, combined, overlay
 from fencepost.reading.fields import Selection, parse_text, select, select_combined
 
+Objects = dict[str, dict[str, Any]]  # each prefix's answer object
 ALL: Final = "all"
 FIRST: Final = "first"
 DEFAULT_FIELDS: Final = "data"
@@ -67,6 +68,22 @@ class Shape:
         """Whether every row a piece answers gets the same objects (so rows are answered once per piece)."""
         fields = set(self.selection.paths)
         return fields <= PIECE_FIELDS and not errors_shown
+
+    @property
+    def data_only(self) -> bool:
+        """One dataset and only its ``data`` selected: a found answer is then its piece's values by column name."""
+        return len(self.datasets) == 1 and set(self.selection.paths) == {"data"}
+
+    def data_object(self, columns: Sequence[str], values: Sequence[str]) -> Objects:
+        """What ``compose`` gives for a found answer when ``data_only``: ``Answer.body``'s ``data`` (the values by
+        column, as ``zip`` pairs them), selected; made without the answer around it, for speed."""
+        data = dict(zip(columns, values, strict=False))
+        below = self._data_keys
+        return {self.datasets[0]: {"data": data if below is None else {k: v for k, v in data.items() if k in below}}}
+
+    @property
+    def _data_keys(self) -> frozenset[str] | None:
+        return self.selection.paths.get("data")
 
     def shows_bounds(self) -> bool:
         """Whether an answer shows a piece's or its range's bounds (``range``, ``match``; and every field of a
