@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from fencepost.core.logs.aws_layouts import LAYOUTS, field_names
+from fencepost.core.logs.aws_layouts import LAYOUTS
 from fencepost.core.logs.layout import LayoutError, LogLayout
 
 PLAIN: Final = ("lines", "csv", "tsv", "jsonl")
@@ -61,6 +61,7 @@ class Reader:
         self.header_line: str | None = None  # a CSV or TSV file's header, as read
         self._index: int | None = None
         self._time_index: int | None = None
+        self._positions: tuple[list[str], tuple[str, int | None, tuple[int | None, ...]]] | None = None
 
     @property
     def separator(self) -> str:
@@ -130,15 +131,25 @@ class Reader:
     def _log_row(self, line: str, rows: Rows) -> tuple[str, Sequence[str]]:
         assert self.layout is not None
         assert rows.fields is not None
-        assert self.names is not None
         fields = self.layout.split(line)
         rows.fields.append(fields)
-        name = self.column or next(iter(self.layout.addresses))
-        named = dict(zip(field_names(self.names, len(fields)), fields, strict=True))
-        if name not in named:
+        name, at, times = self._log_positions()
+        if at is None or at >= len(fields):
             raise InputError(f"the line has no {name} field")
-        time = tuple(named.get(part, "") for part in self.layout.time) if self.time else ()
-        return self.layout.addresses[name](named[name]), time
+        time = tuple(fields[index] if index is not None and index < len(fields) else "" for index in times)
+        return self.layout.addresses[name](fields[at]), time if self.time else ()
+
+    def _log_positions(self) -> tuple[str, int | None, tuple[int | None, ...]]:
+        """The address field's name and place, and the time fields' places, in the names in force (a header line
+        may change them); worked out once per list of names."""
+        assert self.layout is not None
+        names = self.names or []
+        if self._positions is None or self._positions[0] is not names:
+            name = self.column or next(iter(self.layout.addresses))
+            place = {field: index for index, field in enumerate(names)}
+            times = tuple(place.get(part) for part in self.layout.time)
+            self._positions = (names, (name, place.get(name), times))
+        return self._positions[1]
 
     def instant(self) -> Callable[[Sequence[str]], float]:
         """How a row's time fields become epoch seconds."""
