@@ -30,6 +30,7 @@ from fencepost.enrichment.resolving import UNRESOLVED, Resolver, VersionSource
 from fencepost.enrichment.shape import Shape, parse_fields
 from fencepost.enrichment.sources import FileSource
 from fencepost.errors import ServiceError
+from fencepost.model import LivePointer
 from fencepost.reading.answers import Mode
 
 PROGRESS_SECONDS = 5.0
@@ -117,12 +118,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     names, source_of = _sources(args)
     resolvers = [Resolver(name, source_of(name)) for name in names]
     as_of = None
+    if args.as_of is not None and args.time is not None:
+        raise InputError("give --as-of (one instant for every row) or --time (each row's own), not both")
     if args.as_of is not None:
         try:
             as_of = parse_instant(args.as_of, time.time())
         except InstantError as error:
             raise InputError(str(error)) from None
-    columns_of = {name: _columns(resolver, as_of) for name, resolver in zip(names, resolvers, strict=True)}
+    columns_of = {
+        name: _columns(resolver, as_of, per_row=args.time is not None)
+        for name, resolver in zip(names, resolvers, strict=True)
+    }
     shape = Shape(tuple(names), Mode(args.mode), parse_fields(args.fields), columns_of)
     out_form = args.out_format or (form if form in FORMS else "csv")
     writer = Writer(out_form, reader, shape.columns(), raw=args.raw_cells)
@@ -141,9 +147,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return summary.as_dict()
 
 
-def _columns(resolver: Resolver, as_of: float | None) -> tuple[str, ...]:
-    """The columns the answers will carry: those of the version that answers now (or at ``as_of``)."""
-    return resolver.slots[resolver.fixed(as_of)].info.columns
+def _columns(resolver: Resolver, as_of: float | None, *, per_row: bool) -> tuple[str, ...]:
+    """The columns the answers will carry: those of the version that answers now (or at ``as_of``); with each row
+    answered as of its own time, those of every version the history still keeps, in the order first met."""
+    if not per_row:
+        return resolver.slots[resolver.fixed(as_of)].info.columns
+    found: dict[str, None] = {}
+    for event in resolver.source.timeline(resolver.dataset).events:
+        if event.version is None or event.gone:
+            continue
+        try:
+            info = resolver.source.info(LivePointer(resolver.dataset, event.version, event.at))
+        except UNRESOLVED:
+            continue
+        found.update(dict.fromkeys(info.columns))
+    return tuple(found)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fencepost.core.space.addresses import V4, V6
+from fencepost.core.space.aliases import alias_of
 from fencepost.enrichment.address_column import INVALID, Addresses, parse_addresses
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Objects, Shape
@@ -33,12 +34,13 @@ MAX_KEPT = 1_000_000  # distinct answers kept across batches (by piece), before 
 @dataclass(frozen=True, slots=True)
 class Batch:
     """A batch enriched: row ``i``'s objects are ``objects[ids[i]]`` (``ids[i] == -1``: the row has no address, and
-    ``invalid[i]`` says why). An id names the same objects in every batch of a job when ``stable``. ``versions``
-    counts the rows each dataset's version answered, ``refused`` the rows of each dataset with no version then."""
+    ``invalid[i]`` says why). An id names the same objects in every batch of a job, but for those in ``fresh``.
+    ``versions`` counts the rows each dataset's version answered, ``refused`` the rows of each dataset with no version
+    then."""
 
     ids: npt.NDArray[np.int64]
     objects: dict[int, Objects]
-    stable: bool
+    fresh: frozenset[int]  # ids of objects made for this batch alone (never met again)
     invalid: dict[int, str]
     versions: dict[tuple[str, int], int]
     refused: dict[str, int]
@@ -78,6 +80,7 @@ class Enricher:
         inverse, first = _keys(columns, valid)
         ids_of = np.empty(len(first), dtype=np.int64)
         objects: dict[int, Objects] = {}
+        fresh: set[int] = set()
         keys = np.stack(columns, axis=1)[first].tolist()
         for unique, row in enumerate(first.tolist()):
             key = tuple(keys[unique])
@@ -85,15 +88,20 @@ class Enricher:
             if known is None:
                 known = self._next
                 self._next += 1
-                self._objects[known] = self._answered(parsed, row, found)
-                if stable and min(key[0::2]) >= 0:  # a refused row's reason names its own instant
+                made = self._answered(parsed, row, found)
+                if stable and min(key[0::2]) >= 0:  # a refused row's reason names its own instant: not kept
+                    self._objects[known] = made
                     self._remember(key, known)
+                else:
+                    fresh.add(known)
+                objects[known] = made
+            else:
+                objects[known] = self._objects[known]
             ids_of[unique] = known
-            objects[known] = self._objects[known]
         ids = np.full(len(parsed), -1, dtype=np.int64)
         ids[valid] = ids_of[inverse]
         versions, refused = self._counts(found, valid)
-        return Batch(ids, objects, stable, parsed.errors, versions, refused)
+        return Batch(ids, objects, frozenset(fresh), parsed.errors, versions, refused)
 
     def _remember(self, key: tuple[int, ...], known: int) -> None:
         if len(self._kept) >= MAX_KEPT:
@@ -139,6 +147,9 @@ class Enricher:
                 below = pieces.below(values[rows])
                 inside = below >= 0
                 inside[inside] = values[rows][inside] <= pieces.ends[below[inside]]
+                aliases = resolver.slots[slot].info.aliases
+                if family == V6 and aliases:  # answered through the IPv4 address it carries: the read path's
+                    inside &= np.array([alias_of(aliases, bound_int(V6, v)) is None for v in values[rows]], bool)
                 places[rows[inside]] = below[inside] + offset
         return places
 

@@ -55,6 +55,8 @@ class Reader:
         self.layout: LogLayout | None = LAYOUTS.get(form)
         if self.time == "log" and self.layout is None:
             raise InputError(f"--time log takes a log's own time: {form} is no log layout")
+        if self.time and form == "lines":
+            raise InputError("a file of one address a line holds no time: --time needs a column, a field or a log")
         if self.layout is not None and column is not None and column not in self.layout.addresses:
             raise InputError(f"{form} logs hold addresses in {', '.join(self.layout.addresses)}, not {column!r}")
         self.names: list[str] | None = list(self.layout.names) if self.layout else None
@@ -180,6 +182,8 @@ def _json_row(line: str, path: str, time: str | None) -> tuple[str, Sequence[str
         value: Any = json.loads(line)
     except ValueError as error:
         raise InputError(f"not JSON: {error}") from None
+    except RecursionError:
+        raise InputError("not JSON this reader takes: nested too deep") from None
     if not isinstance(value, dict):
         raise InputError("not a JSON object")
     address = _at(value, path)
@@ -207,3 +211,14 @@ def parse_time(text: str) -> float:
     if not math.isfinite(number):
         raise ValueError(f"{text!r} is not a time")
     return number / 1000 if abs(number) >= 1e11 else number
+
+
+EARLIEST: Final = -62_135_596_800.0  # 0001-01-01T00:00:00Z
+LATEST: Final = 253_402_300_799.0  # 9999-12-31T23:59:59Z
+
+
+def checked_instant(value: float) -> float:
+    """``value`` when it is an instant of the years 1 to 9999 (what a date can show), else ``ValueError``."""
+    if not EARLIEST <= value <= LATEST:
+        raise ValueError(f"{value} is not an instant of the years 1 to 9999")
+    return value

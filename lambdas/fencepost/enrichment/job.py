@@ -26,11 +26,12 @@ import numpy as np
 import numpy.typing as npt
 
 from fencepost.enrichment.engine import Batch, Enricher
-from fencepost.enrichment.inputs import Reader, Rows
+from fencepost.enrichment.inputs import Reader, Rows, checked_instant
 from fencepost.enrichment.outputs import Writer
 
 BATCH_ROWS: Final = 65_536
 BLOCK_CHARS: Final = 4 << 20
+MAX_LINE_CHARS: Final = 1 << 20  # a line longer than this stops the job (no log line comes near it)
 SHOWN_BAD: Final = 20
 LAYOUT_CHECK_ROWS: Final = 1_000
 GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -81,7 +82,7 @@ def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
     elif name.endswith(".gz"):
         raise JobError(f"{name} is named .gz but is not gzip (it starts with {head!r})")
     text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
-    rest = ""
+    rest, count = "", 0
     while True:
         try:
             block = text.read(BLOCK_CHARS)
@@ -92,6 +93,9 @@ def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
         lines = (rest + block).split("\n")
         crlf = "\r" in block or rest.endswith("\r")  # a CRLF the block boundary cut in two
         rest = lines.pop()
+        if len(rest) > MAX_LINE_CHARS:
+            raise JobError(f"{name}: a line runs past {MAX_LINE_CHARS:,} characters (after line {count:,})")
+        count += len(lines)
         yield [line[:-1] if line.endswith("\r") else line for line in lines] if crlf else lines
     if rest:
         yield [rest[:-1] if rest.endswith("\r") else rest]
@@ -178,7 +182,7 @@ class Job:
             value = known.get(key)
             if value is None:
                 try:
-                    value = known[key] = parse(texts)
+                    value = known[key] = checked_instant(parse(texts))
                 except ValueError as error:
                     rows.bad[index] = f"the row's time cannot be read: {error}"
                     rows.addresses[index] = ""

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from fencepost.core.logs.aws_layouts import field_names
 from fencepost.core.versions.exports import safe_cell
-from fencepost.enrichment.engine import Batch
+from fencepost.enrichment.engine import MAX_KEPT, Batch
 from fencepost.enrichment.inputs import Reader, Rows
 from fencepost.enrichment.shape import Column, Objects
 
@@ -58,8 +58,10 @@ class Writer:
         self.form, self.reader, self.columns = form, reader, list(columns)
         self.separator = "\t" if form == "tsv" else ","
         shown: Callable[[str], str] = str if raw else safe_cell
+        # A log's own fields, when this writes them as CSV or TSV cells (its "-", no value, left as it is)
+        self.field: Callable[[str], str] = lambda value: value if value == "-" else shown(value)
         if form == "tsv":
-            self.cell: Callable[[str], str] = lambda value: _tsv(shown(value))
+            self.cell: Callable[[str], str] = lambda value: shown(_tsv(value))
         elif reader.layout is not None:  # the csv module quotes a log's rows
             self.cell = shown
         else:
@@ -92,12 +94,14 @@ class Writer:
 
     def rows(self, batch: Batch, rows: Rows) -> str:
         """The text of a batch's rows (each line ending in a newline)."""
-        if not batch.stable:
+        if len(self._rendered) > MAX_KEPT:
             self._rendered.clear()
+        rendered = dict(self._rendered) if batch.fresh else self._rendered
         for known, objects in batch.objects.items():
-            if known not in self._rendered:
-                self._rendered[known] = self._render(objects)
-        rendered = self._rendered
+            if known not in rendered:
+                rendered[known] = self._render(objects)
+                if known not in batch.fresh:
+                    self._rendered[known] = rendered[known]
         empty = self._empty
         appended = [empty if known < 0 else rendered[known] for known in batch.ids.tolist()]
         text = self.header()
@@ -122,9 +126,10 @@ class Writer:
         buffer = io.StringIO()
         writer = csv.writer(buffer, delimiter=self.separator, lineterminator="\n")
         width = len(names)
-        shown = _tsv if self.form == "tsv" else str
+        guarded = self.field
+        shown = (lambda value: guarded(_tsv(value))) if self.form == "tsv" else guarded
         writer.writerows(
-            [*map(shown, fields[:width]), *[""] * (width - len(fields)), *more, *fields[width:]]
+            [*map(shown, fields[:width]), *[""] * (width - len(fields)), *more, *map(shown, fields[width:])]
             for fields, more in zip(rows.fields, appended, strict=True)
         )
         return buffer.getvalue()

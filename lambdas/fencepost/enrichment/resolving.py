@@ -86,13 +86,17 @@ class Resolver:
             if found is not None and found.version is not None and not found.gone:
                 slots[rows] = self.slot_of(LivePointer(self.dataset, found.version, found.at))
                 continue
-            for instant in np.unique(instants[rows]).tolist():  # the reason names the instant
-                code = -2 - len(errors)
-                try:
-                    self.source.at(self.dataset, instant)
-                    error: ServiceError = NoVersionAt(f"no version of dataset {self.dataset!r} answers at {instant}")
-                except UNRESOLVED as raised:
-                    error = raised
-                errors[code] = error
-                slots[rows[instants[rows] == instant]] = code
+            distinct, inverse = np.unique(instants[rows], return_inverse=True)  # the reason names the instant
+            base = -2 - len(errors)
+            for offset, instant in enumerate(distinct.tolist()):
+                errors[base - offset] = self._refusal(instant)
+            slots[rows] = base - inverse.astype(np.int32)
         return slots, errors
+
+    def _refusal(self, instant: float) -> ServiceError:
+        """Why no version answers at ``instant``, as ``GET /lookup?as_of=`` says it."""
+        try:
+            self.source.at(self.dataset, instant)
+        except UNRESOLVED as raised:
+            return raised
+        return NoVersionAt(f"no version of dataset {self.dataset!r} answers then")

@@ -116,6 +116,9 @@ class Shape:
             body = _single(outcomes[0], self.selection.paths.keys())
             return {self.datasets[0]: _without_ip(select(body, self.selection), self.selection)}
         if self.mode is Mode.FIRST:
+            unknown = next((outcome for outcome in outcomes if isinstance(outcome, Unknown)), None)
+            if unknown is not None:  # mode=first needs every dataset of the list, as GET /lookup does
+                return {FIRST: _without_ip(select(_single(unknown, ()), self.selection), self.selection)}
             first = overlay(family, address, [o for o in outcomes if not isinstance(o, Unknown)])
             shown = {**first.details, "error": first.body()} if isinstance(first, NotFound) else first
             return {FIRST: _without_ip(select(shown, self.selection), self.selection)}
