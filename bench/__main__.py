@@ -135,13 +135,16 @@ def run(args: argparse.Namespace) -> Report:
     say("Timing lookups in the past against live ones, resolving instants, and pages of a diff between versions...")
     past = processes.probe("warm-as-of", str(args.invocations), env=OFF)
     report.sections.append(history.section(warm, past, history.resolution(), history.diff_pages()))
+    report.sections += _soak_and_enrichment(args)
+    return report
+
+
+def _soak_and_enrichment(args: argparse.Namespace) -> list[str]:
+    """Sections 13 (left out with ``--soak-rows 0``) and 14."""
     say("Soaking: the IPv4 file loaded twice, looked up throughout, under injected faults...")
     soaked = soak.run(args)
-    if soaked is not None:
-        report.sections.append(soaked)
     say(f"Enriching {args.enrich_addresses:,} addresses and {args.enrich_alb_lines:,} ALB log lines, one core...")
-    report.sections.append(enrichment.section(args))
-    return report
+    return [*([] if soaked is None else [soaked]), enrichment.section(args)]
 
 
 # As deployed (metric lines once a minute); the range cache off, every call makes its Query; on, every call after the
