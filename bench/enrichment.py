@@ -21,7 +21,6 @@ import gzip
 import io
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.timing import timed
+
 ROOT = Path(__file__).resolve().parent.parent
 ALB_LINE = (
     "http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 {client}:2817 10.0.0.1:80 0.000 0.001 "
@@ -40,10 +41,6 @@ ALB_LINE = (
     '"Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" '
     '10.0.0.1:80 200 "-" "-"'
 )
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _best(seconds: Callable[[], float], runs: int = 3) -> float:
@@ -93,14 +90,8 @@ def child_join(v4_file: Path, v6_file: Path, count: int) -> dict[str, Any]:
         out[f"v{family}_pieces"] = len(table)
         out[f"v{family}_seconds"] = _best(join)
     texts = _clients(count, zipf=False)
-    out["parse_seconds"] = _best(lambda: _timed(lambda: parse_addresses(texts)))
+    out["parse_seconds"] = _best(lambda: timed(lambda: parse_addresses(texts)))
     return out
-
-
-def _timed(work: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    work()
-    return time.perf_counter() - started
 
 
 def _job(ranges: Path, form: str, fields: str | None = None) -> Any:

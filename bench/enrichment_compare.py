@@ -9,15 +9,10 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-
-def _timed(work: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    work()
-    return time.perf_counter() - started
+from bench.timing import timed
 
 
 def other_ways(ranges: Path, texts: list[str], folder: Path) -> dict[str, Any]:
@@ -63,7 +58,7 @@ def other_ways(ranges: Path, texts: list[str], folder: Path) -> dict[str, Any]:
         mmdb_bytes("geo", columns, pieces, has_ipv6=any(p[0] == V6 for p in pieces), build_epoch=int(time.time()))
     )
     reader = maxminddb.open_database(str(mmdb), maxminddb.MODE_MMAP_EXT)
-    out["mmdb_seconds"] = min(_timed(lambda: [reader.get(text) for text in texts]) for _ in range(3))  # warm
+    out["mmdb_seconds"] = min(timed(lambda: [reader.get(text) for text in texts]) for _ in range(3))  # warm
     out["mmdb_extension"] = type(reader).__module__
     csv_path = folder / "geo.csv"
     csv_path.write_text("".join(csv_lines(columns, [p for p in pieces if p[0] == V4], raw=True)))

@@ -1,15 +1,24 @@
-"""Small statistics helpers: medians and percentiles of samples, in the unit asked for."""
+"""Small timing and statistics helpers: a piece of work timed, medians and percentiles of samples."""
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def percentile(samples: Sequence[float], fraction: float) -> float:
     ordered = sorted(samples)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
+
+
+def timed(work: Callable[[], Any]) -> float:
+    """The seconds ``work`` takes, once."""
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
 
 
 def median(samples: Sequence[float]) -> float:

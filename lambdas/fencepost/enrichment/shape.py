@@ -78,12 +78,8 @@ class Shape:
         """What ``compose`` gives for a found answer when ``data_only``: ``Answer.body``'s ``data`` (the values by
         column, as ``zip`` pairs them), selected; made without the answer around it, for speed."""
         data = dict(zip(columns, values, strict=False))
-        below = self._data_keys
+        below = self.selection.paths.get("data")
         return {self.datasets[0]: {"data": data if below is None else {k: v for k, v in data.items() if k in below}}}
-
-    @property
-    def _data_keys(self) -> frozenset[str] | None:
-        return self.selection.paths.get("data")
 
     def shows_bounds(self) -> bool:
         """Whether an answer shows a piece's or its range's bounds (``range``, ``match``; and every field of a

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from fencepost.core.space.addresses import FAMILIES, V4, format_address
 from fencepost.core.space.gaps import gap_end
 from fencepost.core.storage.items import Hit
-from fencepost.core.storage.keys import Directory, Probe, partition_base
+from fencepost.core.storage.keys import Probe, partition_base
 from fencepost.core.storage.table_files import DIGITS, ROW_DIGITS, TABLE_FORMAT, table_lines
 from fencepost.core.versions.build import FamilyRanges, Pieces
 from fencepost.model import LivePointer, VersionInfo
@@ -114,10 +114,6 @@ class VersionTable:
     columns: tuple[str, ...]
     aliases: tuple[str, ...]
     families: Mapping[int, FamilyTable]
-
-    def directory(self, family: int) -> Directory:
-        table = self.families[family]
-        return Directory.of_starts(family, (bound_int(family, start) for start in table.starts))
 
     @classmethod
     def of_build(
