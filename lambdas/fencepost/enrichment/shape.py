@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fencepost.errors import InvalidFields, NotFound
+from fencepost.errors import InvalidFields, InvalidRequest, NotFound
 from fencepost.reading.answers import Answer, Miss, Mode, Outcome, Unknown, combined, overlay
 from fencepost.reading.fields import Selection, parse_text, select, select_combined
 
@@ -57,6 +57,14 @@ class Shape:
     mode: Mode
     selection: Selection
     columns_of: Mapping[str, tuple[str, ...]]  # each dataset's data columns
+
+    def __post_init__(self) -> None:
+        """Each prefix names one object: a dataset named twice, or named as a prefix of the combined answer, is
+        refused (its columns would fall on another's)."""
+        if len(set(self.datasets)) != len(self.datasets):
+            raise InvalidRequest("a dataset is named twice in the list: name each once")
+        if len(self.datasets) > 1 and {ALL, FIRST} & set(self.datasets):
+            raise InvalidRequest(f"with several datasets, none may be named {ALL!r} or {FIRST!r}: answers go there")
 
     @property
     def prefixes(self) -> tuple[str, ...]:

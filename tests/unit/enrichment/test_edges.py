@@ -23,7 +23,7 @@ from fencepost.enrichment.outputs import Writer
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import FIRST, Shape, parse_fields
 from fencepost.enrichment.table import VersionTable
-from fencepost.errors import NoVersionAt
+from fencepost.errors import InvalidRequest, NoVersionAt
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.answers import Answer, Mode
 from fencepost.reading.lookup import Lookup
@@ -162,3 +162,9 @@ def _job(source: Any, reader: Reader, form: str) -> Job:
     shape = Shape((source.name,), Mode.ALL, parse_fields("data"), {source.name: ("owner",)})
     enricher = Enricher(shape, [Resolver(source.name, source)], errors_shown=False)
     return Job(reader, Writer(form, reader, shape.columns()), enricher)
+
+
+@pytest.mark.parametrize("names", [("geo", "geo"), ("all", "geo"), ("geo", "first")])
+def test_datasets_whose_columns_would_collide_are_refused(names: tuple[str, str]) -> None:
+    with pytest.raises(InvalidRequest, match="named"):
+        Shape(names, Mode.ALL, parse_fields("data"), dict.fromkeys(names, ("owner",)))
