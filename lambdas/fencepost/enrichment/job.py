@@ -44,6 +44,7 @@ class JobError(ValueError):
 @dataclass(slots=True)
 class Summary:
     rows: int = 0
+    lines: int = 0  # every line read, header and comment lines too
     bad: int = 0
     first_bad: list[dict[str, Any]] = field(default_factory=list)
     versions: dict[str, dict[int, int]] = field(default_factory=dict)  # dataset: version: rows it answered
@@ -152,6 +153,7 @@ class Job:
         header = self.writer.header()  # an input with no row still gets its header
         if header:
             write(header.encode("utf-8", "surrogateescape"))
+        summary.lines = number - 1
         summary.bytes_in = source.count
         summary.seconds = time.perf_counter() - started
         return summary

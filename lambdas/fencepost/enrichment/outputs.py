@@ -70,6 +70,11 @@ class Writer:
         self._empty = self._render({})
         self._header_written = False
 
+    def without_header(self) -> Writer:
+        """This writer with no header line: for a part of a file whose first part writes it."""
+        self._header_written = True
+        return self
+
     def header(self) -> str:
         """The header line (written once, before the first rows), or "" when the output has none."""
         if self._header_written or self.form == "jsonl":
