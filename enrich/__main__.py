@@ -21,20 +21,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from fencepost.core.versions.history import InstantError, parse_instant
-from fencepost.enrichment.engine import Enricher
-from fencepost.enrichment.inputs import FORMATS, InputError, Reader
-from fencepost.enrichment.job import Job, JobError, Summary
-from fencepost.enrichment.outputs import FORMS, OutputError, Writer
-from fencepost.enrichment.resolving import UNRESOLVED, Resolver, VersionSource
-from fencepost.enrichment.shape import Shape, parse_fields
+from fencepost.enrichment.inputs import FORMATS, InputError
+from fencepost.enrichment.job import JobError, Summary
+from fencepost.enrichment.outputs import FORMS, OutputError
+from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
 from fencepost.enrichment.sources import FileSource
+from fencepost.enrichment.spec import assemble, cli_spec
 from fencepost.errors import ServiceError
-from fencepost.model import LivePointer
 from fencepost.reading.answers import Mode
 
 PROGRESS_SECONDS = 5.0
-SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -113,29 +109,8 @@ def _open_out(path: str) -> IO[bytes]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    form = args.format or SUFFIXES.get(Path(args.file.removesuffix(".gz")).suffix, "lines")
-    reader = Reader(form, column=args.column, time=args.time, header=not args.no_header)
     names, source_of = _sources(args)
-    resolvers = [Resolver(name, source_of(name)) for name in names]
-    as_of = None
-    if args.as_of is not None and args.time is not None:
-        raise InputError("give --as-of (one instant for every row) or --time (each row's own), not both")
-    if args.as_of is not None:
-        try:
-            as_of = parse_instant(args.as_of, time.time())
-        except InstantError as error:
-            raise InputError(str(error)) from None
-    columns_of = {
-        name: _columns(resolver, as_of, per_row=args.time is not None)
-        for name, resolver in zip(names, resolvers, strict=True)
-    }
-    shape = Shape(tuple(names), Mode(args.mode), parse_fields(args.fields), columns_of)
-    out_form = args.out_format or (form if form in FORMS else "csv")
-    writer = Writer(out_form, reader, shape.columns(), raw=args.raw_cells)
-    errors_shown = out_form == "jsonl" or "error" in shape.selection.paths
-    job = Job(
-        reader, writer, Enricher(shape, resolvers, errors_shown=errors_shown), as_of, progress=_progress(args.quiet)
-    )
+    job = assemble(cli_spec(args, names), args.file, source_of, progress=_progress(args.quiet))
     raw = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115 - closed below
     out = _open_out(args.out)
     try:
@@ -145,23 +120,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if out is not sys.stdout.buffer:
             out.close()
     return summary.as_dict()
-
-
-def _columns(resolver: Resolver, as_of: float | None, *, per_row: bool) -> tuple[str, ...]:
-    """The columns the answers will carry: those of the version that answers now (or at ``as_of``); with each row
-    answered as of its own time, those of every version the history still keeps, in the order first met."""
-    if not per_row:
-        return resolver.slots[resolver.fixed(as_of)].info.columns
-    found: dict[str, None] = {}
-    for event in resolver.source.timeline(resolver.dataset).events:
-        if event.version is None or event.gone:
-            continue
-        try:
-            info = resolver.source.info(LivePointer(resolver.dataset, event.version, event.at))
-        except UNRESOLVED:
-            continue
-        found.update(dict.fromkeys(info.columns))
-    return tuple(found)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
