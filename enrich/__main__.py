@@ -23,10 +23,10 @@ from typing import IO, Any
 
 from fencepost.enrichment.inputs import FORMATS, InputError
 from fencepost.enrichment.job import JobError, Summary
+from fencepost.enrichment.job_spec import assemble, cli_spec
 from fencepost.enrichment.outputs import FORMS, OutputError
 from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
 from fencepost.enrichment.sources import FileSource
-from fencepost.enrichment.spec import assemble, cli_spec
 from fencepost.errors import ServiceError
 from fencepost.reading.answers import Mode
 

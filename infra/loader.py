@@ -34,6 +34,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from fencepost.core.storage.job_keys import JOBS_PREFIX
 from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, REPORTS_PREFIX
 from fencepost.declared import LOADER
 from fencepost.observability import LOADER_SERVICE
@@ -129,6 +130,14 @@ class Loader(Construct):
         # (reports themselves are expired by the bucket)
         kept = [bucket.arn_for_objects(key) for key in (f"{KEPT_PREFIX}*", *LEGACY_KEPT)]
         self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:DeleteObject"], resources=kept))
+        # Enrichment jobs (enrichment.job_steps): their plans, parts (written in pieces, copied into the outputs,
+        # then deleted), outputs and summaries, all under _enrich/
+        jobs = bucket.arn_for_objects(f"{JOBS_PREFIX}*")
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"], resources=[jobs]
+            )
+        )
         for queue, concurrency in (
             (self.control_queue, settings.control_concurrency),
             (self.data_queue, settings.loader_concurrency),
@@ -182,6 +191,11 @@ class Loader(Construct):
             f"AwsSolutions-IAM5[Resource::{bucket_arn}/{KEPT_PREFIX}*]",
             "The loader writes and deletes the files each version is read from (pieces, changes, value indexes) "
             "under _kept/, one set per version.",
+        )
+        nag.acknowledge(
+            loader.role,
+            f"AwsSolutions-IAM5[Resource::{bucket_arn}/{JOBS_PREFIX}*]",
+            "The loader writes and deletes enrichment jobs' plans, parts, outputs and summaries under _enrich/.",
         )
         for key in LEGACY_KEPT:
             nag.acknowledge(

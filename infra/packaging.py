@@ -40,9 +40,6 @@ from infra.bytecode import PYTHON_VERSION, PackagingError, compile_bytecode
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 REQUIREMENTS: Final = REPO_ROOT / "requirements" / "lambda.txt"
 SOURCE: Final = REPO_ROOT / "lambdas" / "fencepost"
-# What no function runs yet: enrichment runs where ``python -m enrich`` runs (numpy, which it needs, is not among the
-# asset's requirements either).
-NOT_DEPLOYED: Final = ("enrichment/", "bootstrap/enrich_wiring.py")
 ASSET_DIR: Final = REPO_ROOT / "build" / "lambda"
 
 # The Lambda runtime both functions use; infra.functions pins the same runtime and architecture.
@@ -176,7 +173,7 @@ def _source_files(source: Path) -> list[Path]:
     for directory, subdirs, names in os.walk(source):
         subdirs[:] = sorted(d for d in subdirs if d not in _SKIP_DIRS)
         files.extend(Path(directory) / name for name in names if not name.endswith(_SKIP_SUFFIXES))
-    return sorted(path for path in files if not path.relative_to(source).as_posix().startswith(NOT_DEPLOYED))
+    return sorted(files)
 
 
 def _normalise(root: Path) -> None:

@@ -14,6 +14,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from fencepost.core.storage.job_keys import JOBS_PREFIX
 from fencepost.core.storage.keys import PK, SK
 from fencepost.core.storage.objects import REPORTS_PREFIX
 from infra import nag
@@ -25,6 +26,9 @@ TABLE_ID: Final = "RangesTable"
 # Load reports are read by people, soon after their load; nothing the service reads later is under REPORTS_PREFIX
 # (what versions are read from is under KEPT_PREFIX, which no rule expires: tests/integration/test_iam.py).
 REPORTS_EXPIRE_AFTER: Final = cdk.Duration.days(90)
+# Enrichment jobs' inputs, outputs and summaries (core.storage.job_keys): a job's results are fetched soon after it
+# ends; what must stay is copied elsewhere.
+JOBS_EXPIRE_AFTER: Final = cdk.Duration.days(30)
 # Versioning lets a deleted or overwritten range file be restored (which reloads it); old versions then expire.
 NONCURRENT_EXPIRE_AFTER: Final = cdk.Duration.days(30)
 # Write throttling alarms only when it lasts: throttled writes in 6 of the last 7 five-minute periods (30 of the last
@@ -72,6 +76,7 @@ class Storage(Construct):
             versioned=True,
             lifecycle_rules=[
                 s3.LifecycleRule(id="expire-load-reports", prefix=REPORTS_PREFIX, expiration=REPORTS_EXPIRE_AFTER),
+                s3.LifecycleRule(id="expire-enrichment-jobs", prefix=JOBS_PREFIX, expiration=JOBS_EXPIRE_AFTER),
                 s3.LifecycleRule(
                     id="expire-old-versions",
                     noncurrent_version_expiration=NONCURRENT_EXPIRE_AFTER,

@@ -172,6 +172,9 @@ LOADER: Final[dict[str, Setting[Any]]] = {
         "WRITER_TIMEOUT_SECONDS", 900.0, 0.0, 900.0, "an abandoned build's writers may write this long (the timeout)"
     ),
     "tracing": TRACING,
+    # Enrichment jobs in the bucket (enrichment.job_steps): a part is what one invocation enriches in its time.
+    "part_bytes": Setting("ENRICH_PART_BYTES", 64 << 20, 4096, 1 << 30, "text of an input a job's part holds"),
+    "max_parts": Setting("ENRICH_MAX_PARTS", 5000, 1, 10_000, "parts a job's inputs may make (a larger job fails)"),
 }
 
 FETCH: Final[dict[str, Setting[Any]]] = {

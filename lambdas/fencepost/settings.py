@@ -131,6 +131,8 @@ class LoaderSettings:
     stall_seconds: int = LOADER["stall_seconds"].default
     writer_timeout: float = LOADER["writer_timeout"].default
     tracing: bool = LOADER["tracing"].default
+    part_bytes: int = LOADER["part_bytes"].default
+    max_parts: int = LOADER["max_parts"].default
     delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
 

@@ -89,6 +89,8 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "RETRY_BASE_SECONDS": "5",
         "STALL_SECONDS": "1800",
         "WRITER_TIMEOUT_SECONDS": "900",
+        "ENRICH_PART_BYTES": str(64 << 20),
+        "ENRICH_MAX_PARTS": "5000",
         **Limits().environment(),  # (tests/infra/test_loader_limits.py)
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",
@@ -157,6 +159,7 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | on(reports, "s3:PutObject")
         | on(exports, "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
         | on(arn_join(default, "bucket", "/_kept/*"), "s3:DeleteObject", "s3:PutObject")
+        | on(arn_join(default, "bucket", "/_enrich/*"), "s3:AbortMultipartUpload", "s3:DeleteObject", "s3:PutObject")
         | on(arn_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:DeleteObject")
         | on(arn_join(default, "bucket", "/_reports/*.changes.gz"), "s3:DeleteObject")
         | on(arn_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:DeleteObject")

@@ -66,7 +66,7 @@ class BucketUnavailable(DependencyUnavailable):
 
 
 @contextlib.contextmanager
-def _unavailable(key: str, what: str, *, missing: frozenset[str] = frozenset()) -> Iterator[list[bool]]:
+def unavailable(key: str, what: str, *, missing: frozenset[str] = frozenset()) -> Iterator[list[bool]]:
     """S3's errors as ``BucketUnavailable`` naming ``key`` and what could not be done to it; an error whose code is
     in ``missing`` is no error: the yielded flag is then set (``[True]``)."""
     flag = [False]
@@ -132,7 +132,7 @@ class Bucket:
 
     def lines(self, key: str) -> Iterator[bytes]:
         """The object's lines, streamed; gzip (by its magic bytes, whatever the name) is unpacked on the way."""
-        with _unavailable(key, "read"):
+        with unavailable(key, "read"):
             body = WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"])
         yield from self._lines(key, body)
 
@@ -151,7 +151,7 @@ class Bucket:
 
     def _ranged_body(self, key: str, offset: int) -> Any:
         ranged = {"Range": f"bytes={offset}-"} if offset else {}
-        with _unavailable(key, "read", missing=_MISSING | {"InvalidRange", "416"}) as gone:
+        with unavailable(key, "read", missing=_MISSING | {"InvalidRange", "416"}) as gone:
             return WholeBody(self.client.get_object(Bucket=self.name, Key=key, **ranged)["Body"])  # type: ignore[arg-type]
         assert gone[0]
         return None
@@ -165,7 +165,7 @@ class Bucket:
         self._put(key, body, "application/octet-stream")
 
     def _put(self, key: str, body: bytes, content_type: str) -> None:
-        with _unavailable(key, "written"):
+        with unavailable(key, "written"):
             self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType=content_type)
 
     def put_parts(self, key: str, parts: Iterable[bytes], content_type: str) -> None:
@@ -177,11 +177,11 @@ class Bucket:
         if second is None:
             self._put(key, first, content_type)
             return
-        with _unavailable(key, "written"):
+        with unavailable(key, "written"):
             upload = self.client.create_multipart_upload(Bucket=self.name, Key=key, ContentType=content_type)
         sent: list[CompletedPartTypeDef] = []
         try:
-            with _unavailable(key, "written"):
+            with unavailable(key, "written"):
                 for number, part in enumerate(itertools.chain([first, second], parts), 1):
                     answer = self.client.upload_part(
                         Bucket=self.name, Key=key, UploadId=upload["UploadId"], PartNumber=number, Body=part
@@ -197,13 +197,13 @@ class Bucket:
 
     def modified(self, key: str) -> float | None:
         """When the object was last written (epoch seconds); None when there is none."""
-        with _unavailable(key, "read", missing=_MISSING) as gone:
+        with unavailable(key, "read", missing=_MISSING) as gone:
             answer = self.client.head_object(Bucket=self.name, Key=key)
         return None if gone[0] else answer["LastModified"].timestamp()
 
     def marker(self, key: str) -> Marker | None:
         """An export's marker (``core.versions.exports.Marker``); None when there is none."""
-        with _unavailable(key, "read", missing=_MISSING) as gone:
+        with unavailable(key, "read", missing=_MISSING) as gone:
             answer = self.client.get_object(Bucket=self.name, Key=key)
             state = answer["Body"].read(64).decode("utf-8", "replace")
         return None if gone[0] else Marker(state, answer["ETag"], answer["LastModified"].timestamp())
@@ -212,7 +212,7 @@ class Bucket:
         """Write the marker ``key`` only if there is none (``replacing`` None) or it still has the ETag ``replacing``
         (S3's conditional writes): False when someone else wrote it first."""
         condition = {"IfNoneMatch": "*"} if replacing is None else {"IfMatch": replacing}
-        with _unavailable(key, "written", missing=_LOST_RACE) as lost:
+        with unavailable(key, "written", missing=_LOST_RACE) as lost:
             self.client.put_object(Bucket=self.name, Key=key, Body=state.encode(), **condition)  # type: ignore[arg-type]
         return not lost[0]
 
@@ -226,7 +226,7 @@ class Bucket:
     def delete_files(self, keys: list[str]) -> None:
         """Delete the objects (one that is not there is no error), a version's kept files wherever they are kept."""
         for key in [*keys, *filter(None, map(legacy_key, keys))]:
-            with _unavailable(key, "deleted"):
+            with unavailable(key, "deleted"):
                 self.client.delete_object(Bucket=self.name, Key=key)
 
     def read_from(self, key: str, offset: int) -> Callable[[int], bytes] | None:
@@ -237,20 +237,20 @@ class Bucket:
             return None
 
         def read(size: int) -> bytes:
-            with _unavailable(key, "read to the end"):
+            with unavailable(key, "read to the end"):
                 data: bytes = body.read(size)
             return data
 
         return read
 
     def _lines(self, key: str, body: Any) -> Iterator[bytes]:
-        with _unavailable(key, "read to the end"):
+        with unavailable(key, "read to the end"):
             yield from object_lines(body, self.limits)
 
     def read_bytes(self, key: str, limit: int) -> bytes:
         """The object whole, decompressed (a tar archive's ``.mmdb`` member), at most ``limit + 1`` bytes of it:
         more than ``limit`` means it holds more (``fencepost.core.formats.archives``)."""
-        with _unavailable(key, "read"):
+        with unavailable(key, "read"):
             body = WholeBody(self.client.get_object(Bucket=self.name, Key=key)["Body"])
             return unpacked(key, body, limit)
 
@@ -267,7 +267,7 @@ class Bucket:
         body = self._body_if_any(key)
         if body is None:
             return None
-        with _unavailable(key, "read"):
+        with unavailable(key, "read"):
             data: bytes = body.read(limit + 1)
         if len(data) > limit:
             raise FileError(None, f"{key} holds more than {limit:,} bytes ({setting})")

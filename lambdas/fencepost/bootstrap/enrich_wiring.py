@@ -7,14 +7,20 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.job_objects import JobObjects
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.core.folders.limits import Limits
-from fencepost.enrichment.sources import ServiceSource
+from fencepost.enrichment.job_steps import JobSteps
+from fencepost.enrichment.sources import ServiceSource, TableCache
+from fencepost.loading.dispatch import Step
+from fencepost.loading.messages import Message
+from fencepost.loading.ports import Outbox, Telemetry
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History
-from fencepost.settings import LookupSettings
+from fencepost.settings import CacheLimits, LoaderSettings, LookupSettings
 
 
 def service_source(env: Mapping[str, str] | None = None) -> ServiceSource:
@@ -23,7 +29,28 @@ def service_source(env: Mapping[str, str] | None = None) -> ServiceSource:
     if settings.bucket is None:
         raise ValueError("BUCKET_NAME names the stack's bucket, where each version keeps its table file")
     tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
-    lookup = Lookup(tables, math.inf, limits=settings.caches)
-    bucket = Bucket(make_s3_client(), settings.bucket)
+    return source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
+
+
+def source_over(tables: Tables, bucket: Bucket, caches: CacheLimits, kept: TableCache | None = None) -> ServiceSource:
+    """The datasets of ``tables``, their versions' table files read from ``bucket`` (and kept in ``kept``)."""
+    lookup = Lookup(tables, math.inf, limits=caches)
     limit = Limits().max_object_bytes
-    return ServiceSource(History(tables, lookup, math.inf), lambda key: bucket.object_if_any(key, limit))
+    return ServiceSource(History(tables, lookup, math.inf), lambda key: bucket.object_if_any(key, limit), kept)
+
+
+def job_steps(
+    tables: Tables, bucket: Bucket, *, s3: Any, outbox: Outbox, telemetry: Telemetry, settings: LoaderSettings
+) -> Mapping[type[Message], Step]:
+    """The loader's steps for enrichment jobs in the bucket (``enrichment.job_steps``); table files kept between
+    invocations (a version's never changes)."""
+    kept = TableCache()
+    steps = JobSteps(
+        files=JobObjects(s3, bucket),
+        sources=lambda: source_over(tables, bucket, CacheLimits(), kept),
+        outbox=outbox,
+        telemetry=telemetry,
+        part_bytes=settings.part_bytes,
+        max_parts=settings.max_parts,
+    )
+    return steps.steps()

@@ -20,7 +20,8 @@ from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.loading.delivery import Delivery, HandBack
-from fencepost.loading.messages import Command, dump
+from fencepost.loading.dispatch import Step
+from fencepost.loading.messages import Command, EnrichPart, JoinJob, Message, PlanJob, dump
 from fencepost.loading.service import LoadingService
 from fencepost.observability import LOADER_SERVICE, Observability
 from fencepost.settings import LoaderSettings
@@ -106,5 +107,24 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
         outbox=queues,
         telemetry=obs,
         billing_mode=tables.table.billing_mode,
+        more_steps=_on_first_job(lambda: _job_steps(tables, bucket, s3=s3, queues=queues, obs=obs, settings=settings)),
     )
     return LoaderFunction(settings, obs, tables, bulk, queues, bucket, service)
+
+
+def _job_steps(
+    tables: Tables, bucket: Bucket, *, s3: Any, queues: Queues[Command], obs: Observability, settings: LoaderSettings
+) -> Mapping[type[Message], Step]:
+    from fencepost.bootstrap.enrich_wiring import job_steps  # numpy and the engine: imported by a job's first step
+
+    return job_steps(tables, bucket, s3=s3, outbox=queues, telemetry=obs, settings=settings)
+
+
+def _on_first_job(make: Callable[[], Mapping[type[Message], Step]]) -> dict[type[Message], Step]:
+    """Steps for enrichment jobs' messages, made when the first arrives (most invocations never see one)."""
+    made = functools.cache(make)
+
+    def step(kind: type[Message]) -> Step:
+        return lambda message, delivery: made()[kind](message, delivery)  # noqa: PLW0108 - made on first use
+
+    return {kind: step(kind) for kind in (PlanJob, EnrichPart, JoinJob)}

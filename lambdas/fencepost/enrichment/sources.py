@@ -68,12 +68,29 @@ class FileSource:
         return self._table
 
 
+class TableCache:
+    """The last ``size`` table files read, by dataset and version (a version's never changes): kept between the jobs
+    of one process."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self.tables: dict[tuple[str, int], VersionTable] = {}
+
+    def get(self, info: VersionInfo, read: Callable[[], VersionTable]) -> VersionTable:
+        key = (info.dataset, info.version)
+        table = self.tables.pop(key, None) or read()
+        self.tables[key] = table  # the most recent last
+        while len(self.tables) > self.size:
+            del self.tables[next(iter(self.tables))]
+        return table
+
+
 class ServiceSource:
     """The service's datasets: ``history`` is the lookup function's (``reading.past.History``), ``read`` the bucket's
-    objects (None: no such object)."""
+    objects (None: no such object), ``kept`` the table files kept from earlier jobs."""
 
-    def __init__(self, history: History, read: Callable[[str], bytes | None]) -> None:
-        self.history, self.read = history, read
+    def __init__(self, history: History, read: Callable[[str], bytes | None], kept: TableCache | None = None) -> None:
+        self.history, self.read, self.kept = history, read, kept
 
     def live(self, dataset: str) -> LivePointer:
         return self.history.lookup.live_pointer(dataset)
@@ -88,6 +105,11 @@ class ServiceSource:
         return self.history.lookup.version_of(pointer)
 
     def table(self, info: VersionInfo) -> VersionTable:
+        if self.kept is not None:
+            return self.kept.get(info, lambda: self._read(info))
+        return self._read(info)
+
+    def _read(self, info: VersionInfo) -> VersionTable:
         body = self.read(table_key(info.dataset, info.version))
         if body is None:
             raise UnknownDataset(

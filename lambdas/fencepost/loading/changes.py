@@ -12,6 +12,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.storage.job_keys import job_file_owner
 from fencepost.core.storage.objects import (
     REPORTS_PREFIX,
     FolderError,
@@ -20,7 +21,7 @@ from fencepost.core.storage.objects import (
     release_owner,
     settings_owner,
 )
-from fencepost.loading.messages import BuildRequested, ObjectsChanged
+from fencepost.loading.messages import BuildRequested, ObjectsChanged, PlanJob
 from fencepost.loading.ports import Clock, Documents, Outbox, Telemetry
 from fencepost.loading.reports import iso
 
@@ -41,6 +42,11 @@ class Changes:
     def on_changed(self, message: ObjectsChanged) -> None:
         touched: dict[str, None] = {}
         for key in message.keys:
+            job = job_file_owner(key)
+            if job is not None:  # an enrichment job's file: the job starts
+                self.outbox.send(PlanJob(job))
+                self.telemetry.logger.info("enrichment job file written; job planned", extra={"job": job})
+                continue
             try:
                 dated = dated_of(key)
                 dataset = dated[0] if dated else dataset_of(key) or settings_owner(key) or release_owner(key)

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fencepost.errors import DependencyUnavailable
@@ -53,6 +53,7 @@ class Dispatcher:
         telemetry: Telemetry,
         max_receives: int,
         retry_base: float,
+        more: Mapping[type[Message], Step] | None = None,
     ) -> None:
         self.failures = failures
         self.telemetry = telemetry
@@ -65,6 +66,7 @@ class Dispatcher:
             WriteChunk: writer.on_chunk,
             DeleteVersion: deletions.on_delete,
             ExportVersion: exporter.on_export,
+            **(more or {}),  # enrichment jobs' steps (``enrichment.bucket_jobs``), when the function runs them
         }
 
     def handle(self, body: str, delivery: Delivery) -> None:
@@ -76,8 +78,12 @@ class Dispatcher:
                 "a message that cannot be read was dropped", extra={"reason": str(error), "body": body[:200]}
             )
             return
+        step = self.steps.get(type(message))
+        if step is None:
+            self.telemetry.logger.warning("a message no step here takes was dropped", extra={"body": body[:200]})
+            return
         try:
-            self.steps[type(message)](message, delivery)
+            step(message, delivery)
         except DependencyUnavailable as error:
             if isinstance(message, WriteChunk) and delivery.receive_count >= self.max_receives:
                 reason = f"{error} (last delivery)"

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 from urllib.parse import unquote_plus
 
+from fencepost.core.storage.job_keys import is_job_name
 from fencepost.core.storage.keys import is_dataset_name
 
 
@@ -85,11 +86,43 @@ class ExportVersion:
     format: str
 
 
-Command = BuildRequested | WriteChunk | DeleteVersion | ExportVersion  # what the loader (and the API) sends it
+@dataclass(frozen=True, slots=True)
+class PlanJob:
+    """Cut the inputs of enrichment job ``job`` into parts, and send one ``EnrichPart`` for each
+    (``core.storage.job_keys``: its job file was written)."""
+
+    kind: ClassVar[str] = "plan-job"
+    lane: ClassVar[Lane] = Lane.DATA
+    job: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnrichPart:
+    """Enrich part ``part`` of input ``source`` of job ``job``, as its plan says."""
+
+    kind: ClassVar[str] = "enrich-part"
+    lane: ClassVar[Lane] = Lane.DATA
+    job: str
+    source: int
+    part: int
+
+
+@dataclass(frozen=True, slots=True)
+class JoinJob:
+    """Join each input's enriched parts in order into its output, and write the job's summary."""
+
+    kind: ClassVar[str] = "join-job"
+    lane: ClassVar[Lane] = Lane.DATA
+    job: str
+
+
+JobCommand = PlanJob | EnrichPart | JoinJob
+# What the loader (and the API) sends it
+Command = BuildRequested | WriteChunk | DeleteVersion | ExportVersion | JobCommand
 Message = QueueWired | ObjectsChanged | Command
 
 _COMMANDS: dict[str, type[Command]] = {
-    kind.kind: kind for kind in (BuildRequested, WriteChunk, DeleteVersion, ExportVersion)
+    kind.kind: kind for kind in (BuildRequested, WriteChunk, DeleteVersion, ExportVersion, PlanJob, EnrichPart, JoinJob)
 }
 
 
@@ -140,6 +173,8 @@ def _command(kind: type[Command], document: dict[str, Any]) -> Command:
         if not isinstance(value, expected) or isinstance(value, bool):
             raise Unparsable(f"{spec.name} of a {kind.kind} message is not {spec.type}")
         values[spec.name] = float(value) if spec.type == "float" else value  # type: ignore[arg-type]
-    if not is_dataset_name(values["dataset"]):
+    if "dataset" in values and not is_dataset_name(values["dataset"]):
         raise Unparsable(f"invalid dataset name {values['dataset'][:80]!r}")
+    if "job" in values and not is_job_name(values["job"]):
+        raise Unparsable(f"invalid job name {values['job'][:80]!r}")
     return kind(**values)

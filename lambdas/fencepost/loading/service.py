@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -12,11 +13,12 @@ from fencepost.loading.changes import Changes
 from fencepost.loading.cleanup import BuildRecords, Deletions, LoadRecords, Sweeper, VersionItems
 from fencepost.loading.comparing import Comparer, Histories, PieceFiles, StoredVersions
 from fencepost.loading.delivery import Delivery
-from fencepost.loading.dispatch import Dispatcher
+from fencepost.loading.dispatch import Dispatcher, Step
 from fencepost.loading.exporting import ExportedVersions, Exporter, ExportFiles
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import BillingMode, GoLive, LiveSwitch
 from fencepost.loading.indexing import Indexer, IndexFiles
+from fencepost.loading.messages import Message
 from fencepost.loading.ports import Clock, Documents, Folder, LoadProgress, Outbox, Telemetry, Writer
 from fencepost.loading.publishing import BuildStarts, Publisher, VersionWrites
 from fencepost.loading.reading import Reader
@@ -183,6 +185,7 @@ class LoadingService:
         billing_mode: BillingMode,
         clock: Clock = time.time,
         monotonic: Clock = time.monotonic,
+        more_steps: Mapping[type[Message], Step] | None = None,
     ) -> None:
         s = settings
         p = Ports(
@@ -210,6 +213,7 @@ class LoadingService:
             telemetry=telemetry,
             max_receives=s.max_receives,
             retry_base=s.retry_base,
+            more=more_steps,
         )
         self.sweeper = Sweeper(
             datasets=datasets,
