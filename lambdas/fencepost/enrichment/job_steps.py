@@ -90,12 +90,15 @@ class JobSteps:
 
     def on_plan(self, message: PlanJob, delivery: Delivery) -> None:
         job = message.job
-        if self._finished(job) or self.files.get_json(job_file_key(job)) is None:
+        if self._finished(job):
             return
         plan = self.files.get_json(plan_key(job))
         if plan is None:
             try:
-                plan = self._plan(job, delivery)
+                spec = self._spec(job)
+                if spec is None:
+                    return  # the job file is gone
+                plan = self._plan(job, spec, delivery)
             except JobFailed as failed:
                 self._fail(job, str(failed))
                 return
@@ -110,11 +113,14 @@ class JobSteps:
         self.outbox.send_all(messages)
         self.telemetry.logger.info("enrichment job planned", extra={"job": job, "parts": plan["parts"]})
 
-    def _plan(self, job: str, delivery: Delivery) -> dict[str, Any]:
+    def _spec(self, job: str) -> JobSpec | None:
         try:
-            spec = JobSpec.parse(self.files.get_json(job_file_key(job)))
-        except (InputError, ValueError) as error:
+            document = self.files.get_json(job_file_key(job))
+            return None if document is None else JobSpec.parse(document)
+        except ValueError as error:  # not JSON, too large, or settings that cannot be used
             raise JobFailed(f"{job_file_key(job)}: {error}") from None
+
+    def _plan(self, job: str, spec: JobSpec, delivery: Delivery) -> dict[str, Any]:
         refs = [ref for ref in self.files.refs(inputs_prefix(job)) if not ref.key.endswith("/")]
         if not refs:
             raise JobFailed(f"no inputs under {inputs_prefix(job)}: upload them before the job file")

@@ -1,0 +1,174 @@
+"""Enrichment jobs in the bucket, on DynamoDB Local and the local S3 with the real loader: inputs cut into many parts
+(line-aligned ranges of a CSV and of a file of addresses, the members of a gzip ALB log) are enriched part by part and
+joined in order into exactly what ``python -m enrich`` writes for the same file; a worker killed midway, or after its
+part was written, leaves no row twice and none missing; a job that cannot run fails with the reason."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from enrich.__main__ import main as enrich
+from fencepost.aws.job_objects import MultipartWriter
+from fencepost.core.space.addresses import format_address, parse_boundary
+from fencepost.core.storage.job_keys import job_file_key, parts_prefix, summary_key
+from tests.support import ROOT, V4_FILE, read_tsv
+from tests.support.lookups import tsv_bytes
+from tests.support.stacks import Stack
+
+SMALL_PARTS = {"ENRICH_PART_BYTES": str(64 << 10)}
+ALB = (ROOT / "tests" / "data" / "aws_logs" / "alb.log").read_text().splitlines()
+
+
+def _load(stack: Stack) -> list[tuple[int, int]]:
+    rows = read_tsv(V4_FILE, 5_000)
+    stack.put("geo/v4.tsv", tsv_bytes(rows))
+    stack.drain()
+    assert stack.dataset("geo")["status"] == "READY"
+    return [(parse_boundary(row[0])[1], parse_boundary(row[1])[1]) for row in rows]
+
+
+def _addresses(spans: list[tuple[int, int]], count: int, rng: random.Random) -> list[str]:
+    found = []
+    for index in range(count):
+        kind = index % 20
+        if kind == 0:
+            found.append("not an address")
+        elif kind == 1:
+            found.append("")
+        elif kind == 2:
+            found.append(format_address(6, rng.getrandbits(128)))
+        elif kind == 3:
+            found.append(format_address(4, rng.getrandbits(32)))  # wherever it falls: answers, gaps, misses
+        else:
+            low, high = rng.choice(spans)
+            found.append(format_address(4, rng.randint(low, high)))
+    return found
+
+
+def _inputs(spans: list[tuple[int, int]]) -> dict[str, bytes]:
+    rng = random.Random(39)
+    csv_rows = [f'{n},{ip},"a note, with a comma {n}"' for n, ip in enumerate(_addresses(spans, 20_000, rng))]
+    lines = _addresses(spans, 6_000, rng)
+    clients = _addresses(spans, 3_000, rng)
+    alb = [ALB[n % len(ALB)].replace("192.168.131.39", ip or "-", 1) for n, ip in enumerate(clients)]
+    members = b"".join(gzip.compress(("\n".join(alb[at : at + 250]) + "\n").encode()) for at in range(0, len(alb), 250))
+    return {
+        "a.csv": ("n,ip,note\n" + "\n".join(csv_rows) + "\n").encode(),
+        "b.txt": "\r\n".join(lines).encode(),  # CRLF, and no line ending at the end
+        "alb.log.gz": members,
+    }
+
+
+def _expected(tmp_path: Path, name: str, body: bytes, *options: str) -> bytes:
+    source, out = tmp_path / name, tmp_path / f"{name}.out"
+    source.write_bytes(body)
+    assert enrich([str(source), "--dataset", "geo", "--out", str(out), "--quiet", *options]) == 0
+    return out.read_bytes()
+
+
+def _run(stack: Stack, job: str, inputs: dict[str, bytes], settings: dict[str, Any]) -> dict[str, Any]:
+    for name, body in inputs.items():
+        stack.put(f"_enrich/{job}/in/{name}", body)
+    stack.put(job_file_key(job), json.dumps(settings))
+    stack.drain()
+    summary: dict[str, Any] = stack.report(summary_key(job))
+    return summary
+
+
+def _output(stack: Stack, key: str) -> bytes:
+    body: bytes = stack.s3.get_object(Bucket=stack.bucket, Key=key)["Body"].read()
+    return gzip.decompress(body) if key.endswith(".gz") else body
+
+
+@pytest.mark.parametrize("stack", [SMALL_PARTS], indirect=True)
+def test_a_job_cut_into_parts_writes_what_one_run_writes(stack: Stack, tmp_path: Path) -> None:
+    inputs = _inputs(_load(stack))
+    plain = {name: body for name, body in inputs.items() if not name.endswith(".gz")}
+
+    summary = _run(stack, "j1", plain, {"datasets": ["geo"], "fields": "data,range"})
+    logs = _run(stack, "j2", {"alb.log.gz": inputs["alb.log.gz"]}, {"datasets": "geo", "format": "alb"})
+
+    assert summary["state"] == "done", summary
+    assert summary["parts"] >= 12  # the CSV and the addresses cut at 64 KiB
+    outputs = {output["input"].rsplit("/", 1)[1]: output for output in summary["outputs"]}
+    for name, body in plain.items():
+        expected = _expected(tmp_path, name, body, "--fields", "data,range")
+        assert _output(stack, outputs[name]["output"]) == expected, name
+    assert outputs["a.csv"]["rows"] == 20_000
+    assert outputs["b.txt"]["rows"] == 6_000
+    assert summary["rows"] == 26_000
+    # bad rows are numbered by their line in their file, across parts: every 20th address is no address
+    assert [bad["line"] for bad in summary["first_bad_rows"]] == sorted(
+        [line for n in range(0, 20_000, 20) for line in (n + 2, n + 3)]
+    )[:20]
+    assert logs["state"] == "done", logs
+    assert logs["parts"] == 12  # each member holds more than 64 KiB of text: a part each
+    expected = _expected(tmp_path, "alb.log.gz", inputs["alb.log.gz"], "--format", "alb")
+    assert _output(stack, logs["outputs"][0]["output"]) == expected
+    assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=parts_prefix("j1")).get("KeyCount") == 0
+
+
+@pytest.mark.parametrize("stack", [SMALL_PARTS], indirect=True)
+def test_workers_killed_midway_or_after_their_part_leave_no_row_twice_and_none_missing(
+    stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = _inputs(_load(stack))["a.csv"]
+    killed: list[str] = []
+    close = MultipartWriter.close
+
+    def dies_once_while_writing(writer: MultipartWriter) -> None:
+        if writer.key.endswith("/00000/00003") and "midway" not in killed:
+            killed.append("midway")  # the part's object is never completed: as if the function died writing it
+            raise RuntimeError("killed while writing its part")
+        close(writer)
+
+    def dies_once_after_its_part(handler: Any) -> Any:
+        def wrapped(event: dict[str, Any], context: Any) -> Any:
+            answer = handler(event, context)
+            if '"part":5' in event["Records"][0]["body"] and "after" not in killed:
+                killed.append("after")  # the part and its counts are written, the message is not deleted
+                raise RuntimeError("killed after writing its part")
+            return answer
+
+        return wrapped
+
+    monkeypatch.setattr(MultipartWriter, "close", dies_once_while_writing)
+    stack.deliver_with(dies_once_after_its_part)
+
+    summary = _run(stack, "killed", {"a.csv": body}, {"datasets": ["geo"]})
+
+    assert sorted(killed) == ["after", "midway"]
+    assert summary["state"] == "done", summary
+    assert summary["rows"] == 20_000
+    written = _output(stack, summary["outputs"][0]["output"])
+    assert written == _expected(tmp_path, "a.csv", body)
+
+
+def test_a_job_that_cannot_run_fails_with_the_reason(stack: Stack) -> None:
+    _load(stack)
+    alb = {"x.log": b"not an alb line\n" * 10}
+    cases = {
+        "unknown": ({"a.txt": b"1.1.1.1\n"}, {"datasets": ["nope"]}, "nope"),
+        "settings": ({"a.txt": b"1.1.1.1\n"}, {"datasets": ["geo"], "colour": "red"}, "no setting 'colour'"),
+        "noinputs": ({}, {"datasets": ["geo"]}, "no inputs under _enrich/noinputs/in/"),
+        "notgzip": ({"a.txt.gz": b"1.1.1.1\n"}, {"datasets": ["geo"]}, "named .gz but is not gzip"),
+        "layout": (alb, {"datasets": ["geo"], "format": "alb"}, "line 1"),
+    }
+    for job, (inputs, settings, _) in cases.items():
+        for name, body in inputs.items():
+            stack.put(f"_enrich/{job}/in/{name}", body)
+        stack.put(job_file_key(job), json.dumps(settings))
+    stack.put(job_file_key("notjson"), "{not json")
+    stack.drain()
+
+    for job, (_, _, reason) in cases.items():
+        summary = stack.report(summary_key(job))
+        assert summary["state"] == "failed", job
+        assert reason in summary["reason"], (job, summary)
+    assert stack.report(summary_key("notjson"))["state"] == "failed"
