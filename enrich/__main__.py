@@ -23,8 +23,10 @@ from typing import IO, Any
 
 from fencepost.enrichment.inputs import FORMATS, InputError
 from fencepost.enrichment.job import JobError, Summary
-from fencepost.enrichment.job_spec import assemble, cli_spec
-from fencepost.enrichment.outputs import FORMS, OutputError
+from fencepost.enrichment.job_spec import OUT_FORMS, assemble, cli_spec
+from fencepost.enrichment.outputs import OutputError
+from fencepost.enrichment.parquet_output import FORM as PARQUET
+from fencepost.enrichment.parquet_output import ParquetOutput
 from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
 from fencepost.enrichment.sources import FileSource
 from fencepost.errors import ServiceError
@@ -46,7 +48,11 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--as-of", help="answer every row as of this RFC 3339 instant (default: now)")
     parse.add_argument("--time", help="answer each row as of its own time: log (a log's own), or a column/field")
     parse.add_argument("--out", default="-", help="the output path (.gz: gzip), or - for stdout")
-    parse.add_argument("--out-format", choices=FORMS, help="csv, tsv or jsonl (default: as the input; logs: csv)")
+    parse.add_argument(
+        "--out-format",
+        choices=OUT_FORMS,
+        help="csv, tsv, jsonl or parquet (default: as the input; logs: csv; .parquet)",
+    )
     parse.add_argument("--raw-cells", action="store_true", help="write answer cells a spreadsheet would run as is")
     parse.add_argument("--summary", type=Path, help="also write the summary here, as JSON")
     parse.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -110,14 +116,22 @@ def _open_out(path: str) -> IO[bytes]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     names, source_of = _sources(args)
-    job = assemble(cli_spec(args, names), args.file, source_of, progress=_progress(args.quiet))
+    if args.out_format is None and args.out.endswith(".parquet"):
+        args.out_format = PARQUET
+    parquet = args.out_format == PARQUET
+    if parquet and (args.out == "-" or args.out.endswith(".gz")):
+        raise OutputError("parquet is written to a file named with --out (compressed inside: no .gz)")
+    spec = cli_spec(args, names)
+    job = assemble(spec, args.file, source_of, progress=_progress(args.quiet), parquet=args.out if parquet else None)
     raw = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115 - closed below
-    out = _open_out(args.out)
+    out = None if parquet else _open_out(args.out)
     try:
-        summary = job.run(raw, args.file, out.write)
+        summary = job.run(raw, args.file, out.write if out is not None else lambda _text: None)
+        if isinstance(job.writer, ParquetOutput):
+            job.writer.close()
     finally:
         raw.close()
-        if out is not sys.stdout.buffer:
+        if out is not None and out is not sys.stdout.buffer:
             out.close()
     return summary.as_dict()
 

@@ -20,14 +20,13 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any, Final
+from typing import IO, Any, Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from fencepost.enrichment.engine import Batch, Enricher
 from fencepost.enrichment.inputs import Reader, Rows, checked_instant
-from fencepost.enrichment.outputs import Writer
 
 BATCH_ROWS: Final = 65_536
 BLOCK_CHARS: Final = 4 << 20
@@ -35,6 +34,15 @@ MAX_LINE_CHARS: Final = 1 << 20  # a line longer than this stops the job (no log
 SHOWN_BAD: Final = 20
 LAYOUT_CHECK_ROWS: Final = 1_000
 GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+class RowWriter(Protocol):
+    """What a job writes its rows with: text (``enrichment.outputs.Writer``), or a file of its own
+    (``enrichment.parquet_output.ParquetOutput``, whose ``rows`` return no text)."""
+
+    def header(self) -> str: ...
+    def rows(self, batch: Batch, rows: Rows) -> str: ...
+    def without_header(self) -> RowWriter: ...
 
 
 class JobError(ValueError):
@@ -130,7 +138,7 @@ class _Counted(io.RawIOBase):
 @dataclass(slots=True)
 class Job:
     reader: Reader
-    writer: Writer
+    writer: RowWriter
     enricher: Enricher
     as_of: float | None = None  # every row answered by the version live then (None: now), unless rows carry times
     batch_rows: int = BATCH_ROWS

@@ -23,7 +23,9 @@ from fencepost.core.versions.history import InstantError, parse_instant
 from fencepost.enrichment.engine import Enricher
 from fencepost.enrichment.inputs import FORMATS, InputError, Reader
 from fencepost.enrichment.job import Job, Summary
-from fencepost.enrichment.outputs import FORMS, Writer
+from fencepost.enrichment.outputs import FORMS, OutputError, Writer
+from fencepost.enrichment.parquet_output import FORM as PARQUET
+from fencepost.enrichment.parquet_output import ParquetOutput
 from fencepost.enrichment.resolving import UNRESOLVED, Resolver, VersionSource
 from fencepost.enrichment.shape import Shape, parse_fields
 from fencepost.model import LivePointer
@@ -31,6 +33,7 @@ from fencepost.reading.answers import Mode
 
 SUFFIXES: Final = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 MAX_DATASETS: Final = 16
+OUT_FORMS: Final = (*FORMS, PARQUET)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +79,15 @@ class JobSpec:
                 values[name] = _checked(name, value)
         spec = cls(**values)
         spec.check()
+        if spec.out_format == PARQUET:
+            raise InputError("jobs in the bucket write csv, tsv or jsonl: parquet is written by python -m enrich")
         return spec
 
     def check(self) -> None:
         if self.format is not None and self.format not in FORMATS:
             raise InputError(f"unknown input format {self.format!r}: the formats are {', '.join(FORMATS)}")
-        if self.out_format is not None and self.out_format not in FORMS:
-            raise InputError(f"unknown output format {self.out_format!r}: the formats are {', '.join(FORMS)}")
+        if self.out_format is not None and self.out_format not in OUT_FORMS:
+            raise InputError(f"unknown output format {self.out_format!r}: the formats are {', '.join(OUT_FORMS)}")
         if self.mode not in {mode.value for mode in Mode}:
             raise InputError(f"unknown mode {self.mode!r}: all or first")
         if self.as_of is not None and self.time is not None:
@@ -108,8 +113,10 @@ def assemble(
     *,
     progress: Callable[[Summary], None] | None = None,
     now: float | None = None,
+    parquet: str | None = None,
 ) -> Job:
-    """The job that enriches the input called ``name`` as ``spec`` asks: raises ``InputError`` / ``OutputError`` for
+    """The job that enriches the input called ``name`` as ``spec`` asks (a Parquet output written to the path
+    ``parquet``): raises ``InputError`` / ``OutputError`` for
     settings it cannot use, and the service's errors (``UNRESOLVED``) for a dataset with no version to answer from."""
     spec.check()
     form = spec.form_of(name)
@@ -125,7 +132,13 @@ def assemble(
     columns_of = {resolver.dataset: _columns(resolver, as_of, per_row=per_row) for resolver in resolvers}
     shape = Shape(spec.datasets, Mode(spec.mode), parse_fields(spec.fields), columns_of)
     out_form = spec.out_form_of(name)
-    writer = Writer(out_form, reader, shape.columns(), raw=spec.raw_cells)
+    writer: Writer | ParquetOutput
+    if out_form == PARQUET:
+        if parquet is None:
+            raise OutputError("parquet is written to a file: name it with --out")
+        writer = ParquetOutput(parquet, reader, shape.columns())
+    else:
+        writer = Writer(out_form, reader, shape.columns(), raw=spec.raw_cells)
     errors_shown = out_form == "jsonl" or "error" in shape.selection.paths
     return Job(reader, writer, Enricher(shape, resolvers, errors_shown=errors_shown), as_of, progress=progress)
 

@@ -37,6 +37,7 @@ def test_a_job_file_with_its_settings() -> None:
         ({"datasets": ["geo"], "mode": "some"}, "unknown mode"),
         ({"datasets": ["geo"], "as_of": "2024-01-01T00:00:00Z", "time": "at"}, "not both"),
         ({"datasets": ["geo"], "column": "x" * 1001}, "too long"),
+        ({"datasets": ["geo"], "out_format": "parquet"}, "parquet is written by python -m enrich"),
     ],
 )
 def test_a_job_file_that_cannot_be_used_says_why(document: Any, reason: str) -> None:
