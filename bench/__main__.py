@@ -22,6 +22,7 @@ from bench import (
     cold_start,
     costs,
     enrichment,
+    enrichment_jobs,
     exports,
     hardening,
     history,
@@ -140,11 +141,14 @@ def run(args: argparse.Namespace) -> Report:
 
 
 def _soak_and_enrichment(args: argparse.Namespace) -> list[str]:
-    """Sections 13 (left out with ``--soak-rows 0``) and 14."""
+    """Sections 13 (left out with ``--soak-rows 0``), 14 and 14b (left out with ``--jobs-megabytes 0``)."""
     say("Soaking: the IPv4 file loaded twice, looked up throughout, under injected faults...")
     soaked = soak.run(args)
     say(f"Enriching {args.enrich_addresses:,} addresses and {args.enrich_alb_lines:,} ALB log lines, one core...")
-    return [*([] if soaked is None else [soaked]), enrichment.section(args)]
+    sections = [*([] if soaked is None else [soaked]), enrichment.section(args)]
+    say(f"Enriching {args.jobs_megabytes:,} MB of ALB log as a job in the bucket, under make run...")
+    jobs = enrichment_jobs.section(args)
+    return sections + ([] if jobs is None else [jobs])
 
 
 # As deployed (metric lines once a minute); the range cache off, every call makes its Query; on, every call after the
@@ -277,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
     soak.add_arguments(parser)
     enrichment.add_arguments(parser)
+    enrichment_jobs.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

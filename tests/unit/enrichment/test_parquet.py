@@ -46,7 +46,7 @@ def test_a_csv_with_its_header_extra_cells_and_twice_named_columns(tmp_path: Pat
         {"n": "3", "ip": "2001:db8::2", "n_2": None, "_more": None, **_answers("64496", "ZZ", "doc")},
         {"n": "4", "ip": "bogus", "n_2": "z", "_more": None, **dict.fromkeys(ANSWERS)},
     ]
-    found = duckdb.sql(f"SELECT ip FROM '{out}' WHERE \"geo.data.col4\" = 'US'").fetchall()
+    found = duckdb.execute(f"SELECT ip FROM '{out}' WHERE \"geo.data.col4\" = 'US'").fetchall()
     assert found == [("1.1.1.1",)]
 
 
