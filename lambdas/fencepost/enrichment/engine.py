@@ -24,7 +24,7 @@ from fencepost.core.space.aliases import alias_of
 from fencepost.enrichment.address_column import INVALID, Addresses, parse_addresses
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Objects, Shape
-from fencepost.enrichment.table import bound_int
+from fencepost.enrichment.table import VersionTable, bound_int
 from fencepost.errors import ServiceError
 from fencepost.reading.answers import Answer, Outcome, Unknown
 
@@ -62,6 +62,7 @@ class Enricher:
         self._kept: dict[tuple[int, ...], int] = {}  # a by-piece key's id
         self._objects: dict[int, Objects] = {}
         self._next = 0
+        self._value_ids: dict[int, npt.NDArray[np.int64]] = {}  # a version's (by slot): ``value_ids``
 
     def enrich(
         self, texts: Sequence[str], instants: npt.NDArray[np.float64] | None = None, *, fixed: float | None = None
@@ -70,7 +71,7 @@ class Enricher:
         every row is answered by the version live at ``fixed`` (None: now)."""
         parsed = parse_addresses(texts)
         found = [self._found(resolver, parsed, instants, fixed) for resolver in self.resolvers]
-        columns = [column for each in found for column in (each.slots.astype(np.int64), each.places)]
+        columns = [column for each in found for column in (each.slots.astype(np.int64), self._keyed(each))]
         stable = self.by_piece and not any(_aliased(resolver) for resolver in self.resolvers)
         if not stable:
             columns.append(_address_codes(parsed))
@@ -103,6 +104,20 @@ class Enricher:
         versions, refused = self._counts(found, valid)
         return Batch(ids, objects, frozenset(fresh), parsed.errors, versions, refused)
 
+    def _keyed(self, found: _Found) -> npt.NDArray[np.int64]:
+        """What tells rows apart within a version: with only data selected, the piece's values (every piece of the
+        same values gets the same answer, so a country's rows share one whatever their piece); else the piece."""
+        if not self.data_only:
+            return found.places
+        resolver = self.resolvers[0]
+        keyed = np.full(len(found.places), -1, dtype=np.int64)
+        for slot in np.unique(found.slots[found.places >= 0]).tolist():
+            rows = np.flatnonzero((found.slots == slot) & (found.places >= 0))
+            if slot not in self._value_ids:  # worked out once per version
+                self._value_ids[slot] = value_ids(resolver.slots[slot].table)
+            keyed[rows] = self._value_ids[slot][found.places[rows]]
+        return keyed
+
     def _remember(self, key: tuple[int, ...], known: int) -> None:
         if len(self._kept) >= MAX_KEPT:
             oldest = next(iter(self._kept))
@@ -125,8 +140,10 @@ class Enricher:
         versions: dict[tuple[str, int], int] = {}
         refused: dict[str, int] = {}
         for resolver, each in zip(self.resolvers, found, strict=True):
-            slots, counts = np.unique(each.slots[valid], return_counts=True)
-            for slot, rows in zip(slots.tolist(), counts.tolist(), strict=True):
+            chosen = each.slots[valid].astype(np.int64)
+            low = int(chosen.min(initial=0))
+            counts = np.bincount(chosen - low)
+            for slot, rows in ((low + at, int(counts[at])) for at in np.flatnonzero(counts).tolist()):
                 if slot >= 0:
                     versions[(resolver.dataset, resolver.slots[slot].info.version)] = rows
                 else:
@@ -200,10 +217,38 @@ def _keys(
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """For each valid row, its key among the valid rows (rows alike in every column share one), and each key's
     first row."""
-    combined = np.zeros(len(valid), dtype=np.int64)
-    for column in columns:
-        _, codes = np.unique(column, return_inverse=True)
-        _, combined = np.unique(combined * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)
+    combined = _packed(columns)
+    if combined is None:
+        combined = np.zeros(len(valid), dtype=np.int64)
+        for column in columns:
+            _, codes = np.unique(column, return_inverse=True)
+            _, combined = np.unique(combined * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)
     rows = np.flatnonzero(valid)
     _, first, inverse = np.unique(combined[rows], return_index=True, return_inverse=True)
     return inverse, rows[first]
+
+
+def _packed(columns: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64] | None:
+    """The columns as one number per row, each column's span a digit of it, when that fits in 62 bits (one sort
+    then makes the keys); None when it does not."""
+    combined = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
+    room = 1
+    for column in columns:
+        low, high = (int(column.min(initial=0)), int(column.max(initial=0))) if len(column) else (0, 0)
+        room *= high - low + 1
+        if room >= 1 << 62:
+            return None
+        combined = combined * (high - low + 1) + (column - low)
+    return combined
+
+
+def value_ids(table: VersionTable) -> npt.NDArray[np.int64]:
+    """For each piece of a version (IPv6 pieces after the IPv4 ones), a number shared by the pieces whose values are
+    the same."""
+    numbers: dict[tuple[str, ...], int] = {}
+    parts = []
+    for family in (V4, V6):
+        pieces = table.families[family]
+        of_row = np.array([numbers.setdefault(values, len(numbers)) for values in pieces.values], dtype=np.int64)
+        parts.append(of_row[pieces.rows.astype(np.intp)] if len(pieces) else np.zeros(0, dtype=np.int64))
+    return np.concatenate(parts)

@@ -24,6 +24,7 @@ from typing import Any, Final
 from fencepost.core.logs.aws_layouts import LAYOUTS
 from fencepost.core.logs.layout import LayoutError, LogLayout
 
+_SPACES: Final = " \t\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what ``str.strip`` takes off ASCII text (but line breaks)
 PLAIN: Final = ("lines", "csv", "tsv", "jsonl")
 FORMATS: Final = (*PLAIN, *LAYOUTS)
 
@@ -71,9 +72,10 @@ class Reader:
 
     def read(self, lines: Sequence[str], first: int) -> Rows:
         """The rows of ``lines``, the first of which is the file's line ``first`` (1-based)."""
-        if self.form == "lines":  # every line a row: no step per line but the strip
+        if self.form == "lines":  # every line a row: no step per line but the strip, where any line needs it
             kept = list(lines)
-            return Rows(kept, list(range(first, first + len(kept))), [line.strip() for line in kept])
+            addresses = [line.strip() for line in kept] if _spaced("\n".join(kept)) else kept
+            return Rows(kept, list(range(first, first + len(kept))), addresses)
         rows = Rows(times=[] if self.time else None, fields=[] if self.layout else None)
         for offset, line in enumerate(lines):
             number = first + offset
@@ -158,6 +160,12 @@ class Reader:
         if self.layout is not None and self.time == "log":
             return self.layout.instant
         return lambda texts: parse_time(texts[0])
+
+
+def _spaced(text: str) -> bool:
+    """Whether ``str.strip`` could take anything off a line of ``text`` (lines joined by line breaks): one scan a
+    character (non-ASCII text: assumed so)."""
+    return not text.isascii() or any(space in text for space in _SPACES)
 
 
 def _column(names: Sequence[str] | None, column: str | None, number: int, what: str) -> int:

@@ -17,10 +17,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
+
+import numpy as np
 
 from fencepost.core.logs.aws_layouts import field_names
 from fencepost.core.versions.exports import safe_cell
@@ -101,23 +102,28 @@ class Writer:
         """The text of a batch's rows (each line ending in a newline)."""
         if len(self._rendered) > MAX_KEPT:
             self._rendered.clear()
-        rendered = dict(self._rendered) if batch.fresh else self._rendered
+        rendered: dict[int, Any] = {}  # this batch's answers, rendered (each answer once in a job, but fresh ones)
         for known, objects in batch.objects.items():
-            if known not in rendered:
-                rendered[known] = self._render(objects)
+            made = self._rendered.get(known)
+            if made is None:
+                made = self._render(objects)
                 if known not in batch.fresh:
-                    self._rendered[known] = rendered[known]
-        empty = self._empty
-        appended = [empty if known < 0 else rendered[known] for known in batch.ids.tolist()]
+                    self._rendered[known] = made
+            rendered[known] = made
         text = self.header()
         if self.reader.layout is not None:
-            return text + self._log_rows(rows, appended)
+            return text + self._log_rows(rows, _per_row(batch, rendered, self._empty))
         if self.form == "jsonl":
+            appended = _per_row(batch, rendered, self._empty)
             return text + "".join(_joined(line, more) for line, more in zip(rows.lines, appended, strict=True))
         lines = rows.lines
         if self.reader.form == "lines" and _special(lines, "\t" if self.form == "tsv" else ',"'):
             lines = [(_tsv if self.form == "tsv" else _csv)(line) for line in lines]
-        return text + "\n".join(map(operator.add, lines, appended)) + ("\n" if lines else "")
+        ended = {known: more + "\n" for known, more in rendered.items()}
+        out = [""] * (2 * len(lines))  # each line, then its answers and its line break: one join for the batch
+        out[0::2] = lines
+        out[1::2] = _per_row(batch, ended, self._empty + "\n")
+        return text + "".join(out)
 
     def _log_rows(self, rows: Rows, appended: Sequence[Any]) -> str:
         assert rows.fields is not None
@@ -138,6 +144,19 @@ class Writer:
             for fields, more in zip(rows.fields, appended, strict=True)
         )
         return buffer.getvalue()
+
+
+def _per_row(batch: Batch, rendered: Mapping[int, Any], empty: Any) -> list[Any]:
+    """Each row's rendered answer (``empty`` where it has none), picked for the whole batch at once."""
+    known = np.array(sorted(batch.objects), dtype=np.int64)
+    table = np.empty(len(known) + 1, dtype=object)
+    for index, each in enumerate(known.tolist()):
+        table[index] = rendered[each]
+    table[len(known)] = empty
+    at = np.searchsorted(known, batch.ids)
+    at[batch.ids < 0] = len(known)
+    picked: list[Any] = table[at].tolist()
+    return picked
 
 
 def _special(lines: Sequence[str], characters: str) -> bool:
