@@ -172,3 +172,40 @@ def test_a_job_that_cannot_run_fails_with_the_reason(stack: Stack) -> None:
         assert summary["state"] == "failed", job
         assert reason in summary["reason"], (job, summary)
     assert stack.report(summary_key("notjson"))["state"] == "failed"
+
+
+def test_every_part_answers_from_the_versions_live_when_the_job_was_planned(stack: Stack) -> None:
+    spans = _load(stack)
+    body = "\n".join(_addresses(spans, 3_000, random.Random(7))[4::20] * 40).encode()
+    stack.put("_enrich/pinned/in/a.txt", body)
+    stack.put(job_file_key("pinned"), json.dumps({"datasets": ["geo"], "fields": "version"}))
+    stack.drain_until(lambda: _exists(stack, "_enrich/pinned/_plan.json"))
+    held = _hold(stack)  # the parts' messages, until a new version is live
+    assert held
+    rows = read_tsv(V4_FILE, 5_000)
+    stack.put("geo/_settings.json", json.dumps({"max_change_percent": None, "max_removed_percent": None}))
+    stack.put("geo/v4.tsv", tsv_bytes([[*row[:2], "ZZ", *row[3:]] for row in rows]))
+    stack.drain()
+    assert stack.dataset("geo")["version"] == 2
+    for message in held:
+        stack.sqs.send_message(QueueUrl=stack.queues.data.url, MessageBody=message)
+    stack.drain()
+
+    summary = stack.report(summary_key("pinned"))
+    assert summary["state"] == "done", summary
+    assert summary["versions"] == {"geo": {"1": summary["rows"] - summary["bad_rows"]}}
+
+
+def _exists(stack: Stack, key: str) -> bool:
+    return bool(stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=key).get("KeyCount"))
+
+
+def _hold(stack: Stack) -> list[str]:
+    bodies = []
+    while messages := stack.sqs.receive_message(QueueUrl=stack.queues.data.url, MaxNumberOfMessages=10).get(
+        "Messages", []
+    ):
+        for message in messages:
+            bodies.append(message["Body"])
+            stack.sqs.delete_message(QueueUrl=stack.queues.data.url, ReceiptHandle=message["ReceiptHandle"])
+    return bodies

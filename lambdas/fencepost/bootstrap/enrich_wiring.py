@@ -13,6 +13,7 @@ from fencepost.aws.dynamo import Tables, make_client
 from fencepost.aws.job_objects import JobObjects
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.core.folders.limits import Limits
+from fencepost.enrichment.job_plans import JobPlanner
 from fencepost.enrichment.job_steps import JobSteps
 from fencepost.enrichment.sources import ServiceSource, TableCache
 from fencepost.loading.dispatch import Step
@@ -44,13 +45,12 @@ def job_steps(
 ) -> Mapping[type[Message], Step]:
     """The loader's steps for enrichment jobs in the bucket (``enrichment.job_steps``); table files kept between
     invocations (a version's never changes)."""
-    kept = TableCache()
+    kept, files = TableCache(), JobObjects(s3, bucket)
     steps = JobSteps(
-        files=JobObjects(s3, bucket),
+        files=files,
         sources=lambda: source_over(tables, bucket, CacheLimits(), kept),
         outbox=outbox,
         telemetry=telemetry,
-        part_bytes=settings.part_bytes,
-        max_parts=settings.max_parts,
+        planner=JobPlanner(files=files, part_bytes=settings.part_bytes, max_parts=settings.max_parts),
     )
     return steps.steps()

@@ -10,6 +10,7 @@ from pathlib import Path
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage.objects import table_key
 from fencepost.core.versions.history import Event, Timeline
+from fencepost.enrichment.resolving import VersionSource
 from fencepost.enrichment.table import TableError, VersionTable
 from fencepost.errors import NoVersionAt, UnknownDataset
 from fencepost.loading.local_files import build_files
@@ -120,3 +121,29 @@ class ServiceSource:
             return VersionTable.read(body)
         except TableError as error:
             raise UnknownDataset(f"the table file of version {info.version} of {info.dataset!r}: {error}") from None
+
+
+class PinnedSource:
+    """``source`` with each dataset's live version fixed to the one ``pins`` names (version, live since): a job in
+    the bucket answers every part from the versions live when it was planned, whatever goes live meanwhile."""
+
+    def __init__(self, source: VersionSource, pins: dict[str, tuple[int, float | None]]) -> None:
+        self.source, self.pins = source, pins
+
+    def live(self, dataset: str) -> LivePointer:
+        if dataset not in self.pins:
+            return self.source.live(dataset)
+        version, since = self.pins[dataset]
+        return LivePointer(dataset, version, since)
+
+    def at(self, dataset: str, instant: float) -> LivePointer:
+        return self.source.at(dataset, instant)
+
+    def timeline(self, dataset: str) -> Timeline:
+        return self.source.timeline(dataset)
+
+    def info(self, pointer: LivePointer) -> VersionInfo:
+        return self.source.info(pointer)
+
+    def table(self, info: VersionInfo) -> VersionTable:
+        return self.source.table(info)
