@@ -19,6 +19,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from fencepost.core.storage.job_keys import plan_key, summary_key
 from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, LEGACY_KEPT, building_key
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
@@ -88,7 +89,8 @@ class LookupApi(Construct):
         )
         # Without ListBucket, S3 answers a read of a missing object 403 (AccessDenied), not 404: a kept file read
         # where versions built before _kept/ kept it, and an export not yet written, would be errors (503), not
-        # answers. No code of the function lists the bucket.
+        # answers. The function lists only the enrichment jobs under _enrich/ (GET /enrich: the jobs' names, each
+        # job's own objects and its parts' keys), never a dataset's objects.
         self.function.add_to_role_policy(iam.PolicyStatement(actions=["s3:ListBucket"], resources=[bucket.bucket_arn]))
         for key in served:
             nag.acknowledge(
@@ -96,6 +98,17 @@ class LookupApi(Construct):
                 f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{key}]",
                 "Diffs and reverse lookups read the files a build kept, one set per version under _kept/ (or where "
                 "versions built before it kept them).",
+            )
+        # GET /enrich/{job} reads a job's plan and summary: not its inputs or outputs (the users' files).
+        jobs = [plan_key("*"), summary_key("*")]
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(key) for key in jobs])
+        )
+        for key in jobs:
+            nag.acknowledge(
+                lookup.role,
+                f"AwsSolutions-IAM5[Resource::{nag.arn_token(bucket)}/{key}]",
+                "GET /enrich/{job} reads each enrichment job's plan and summary, one of each per job under _enrich/.",
             )
 
         # The front calls a published version through an alias when SnapStart is on (it snapshots versions only).

@@ -72,6 +72,13 @@ class UnknownDataset(ServiceError):
     code = "UNKNOWN_DATASET"
 
 
+class UnknownJob(ServiceError):
+    """No object of an enrichment job of that name is in the bucket (``GET /enrich/{job}``)."""
+
+    status = 404
+    code = "UNKNOWN_JOB"
+
+
 class NoVersionAt(ServiceError):
     """No kept version of the dataset answers for that instant (or that version was never live)."""
 

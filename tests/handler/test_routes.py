@@ -126,6 +126,8 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
         values + "/{value}",
         "/datasets/{name}/export",
         "/datasets/{name}/versions",
+        "/enrich",
+        "/enrich/{job}",
     }
     export = paths["/datasets/{name}/export"]["get"]["responses"]
     assert set(export) == {"202", "303", "400", "404", "410", "500", "503"}
@@ -140,6 +142,8 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     assert set(paths["/datasets"]["get"]["responses"]) == {"200", "500", "503"}
     assert set(paths["/ranges"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
     assert set(paths["/datasets/{name}/diff"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
+    assert set(paths["/enrich"]["get"]["responses"]) == {"200", "400", "500", "503"}
+    assert set(paths["/enrich/{job}"]["get"]["responses"]) == {"200", "400", "404", "500", "503"}
     assert "422" not in json.dumps(document)
 
 

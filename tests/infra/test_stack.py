@@ -114,7 +114,7 @@ def test_context_reaches_the_function_environments(options: Synth) -> None:
 # --- permissions -------------------------------------------------------------------------------------------------
 
 
-def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_write_its_logs(default: Synth) -> None:
+def test_lookup_role_may_only_read_items_kept_files_and_jobs_ask_for_exports_and_write_its_logs(default: Synth) -> None:
     assert granted(default, "lookup_role") == (
         on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
         | on(arn_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
@@ -123,6 +123,8 @@ def test_lookup_role_may_only_read_items_and_kept_files_ask_for_exports_and_writ
         | on(default.arn("lookup_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
         | on(arn_join(default, "bucket", "/_kept/*"), "s3:GetObject")
+        | on(arn_join(default, "bucket", "/_enrich/*/_plan.json"), "s3:GetObject")  # GET /enrich/{job}: a job's
+        | on(arn_join(default, "bucket", "/_enrich/*/summary.json"), "s3:GetObject")  # plan and summary, no file
         | on(arn_join(default, "bucket", "/_reports/*.pieces.gz"), "s3:GetObject")  # versions built before _kept/
         | on(arn_join(default, "bucket", "/_reports/*.changes.gz"), "s3:GetObject")
         | on(arn_join(default, "bucket", "/_reports/*.index.*.gz"), "s3:GetObject")

@@ -1,10 +1,11 @@
 """The lookup function wired: its settings, telemetry, the DynamoDB client and tables, the bucket of the diffs,
-reverse lookups and exports (opened on the first request that needs it), the caches, the app and the handler."""
+reverse lookups, exports and enrichment jobs (opened on the first request that needs it), the caches, the app and the
+handler."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,9 +14,10 @@ from fencepost.observability import LOOKUP_SERVICE, Observability
 from fencepost.settings import LookupSettings
 
 if TYPE_CHECKING:
+    from fencepost.aws.s3 import Bucket
     from fencepost.http.app import HttpApi
-    from fencepost.http.endpoints import Files
     from fencepost.http.export_routes import ExportRequests
+    from fencepost.http.job_routes import JobBucket
 
 
 @dataclass(frozen=True)
@@ -37,11 +39,19 @@ class LookupFunction:
         return self.obs.wrap(self.handle, private=not self.settings.log_addresses)
 
 
-def _bucket(name: str) -> Files:
-    # An S3 client costs every cold start, and lookups never need it: only diffs, reverse lookups and exports do.
+def _bucket(name: str) -> Bucket:
+    # An S3 client costs every cold start, and lookups never need it: only diffs, reverse lookups, exports and
+    # enrichment jobs do.
     from fencepost.aws.s3 import Bucket, make_s3_client
 
     return Bucket(make_s3_client(), name)
+
+
+def _job_reads(bucket: Callable[[], Bucket]) -> JobBucket:
+    """The enrichment jobs' objects, read with the bucket's client (``GET /enrich``)."""
+    from fencepost.aws.job_reads import JobReads
+
+    return JobReads(bucket())
 
 
 def _export_requests(url: str) -> ExportRequests:
@@ -69,8 +79,9 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     tables = Tables.connect(client, settings.table.table_name)
     bucket = settings.bucket
     files = None if bucket is None else functools.cache(functools.partial(_bucket, bucket))
+    jobs = None if files is None else functools.cache(functools.partial(_job_reads, files))
     lookup = Lookup(tables, settings.cache_ttl, limits=settings.caches)
     exports = None if settings.export_queue is None else _export_requests(settings.export_queue)
     return LookupFunction(
-        settings, obs, tables, create_app(settings, lookup, tables, obs, files=files, exports=exports)
+        settings, obs, tables, create_app(settings, lookup, tables, obs, files=files, exports=exports, jobs=jobs)
     )

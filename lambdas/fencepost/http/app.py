@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import re
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,7 +27,7 @@ from fencepost.http.lookup_routes import LookupRoutes
 from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
 from fencepost.http.responses import HttpResponse, without_body
-from fencepost.http.routes import ROUTES, allowed_methods
+from fencepost.http.routes import ROUTES, Route
 from fencepost.http.version_routes import VersionListing, VersionSource
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
     from fencepost.http.endpoints import Files
     from fencepost.http.export_routes import ExportRequests
+    from fencepost.http.job_routes import JobBucket
 
 
 Event = Mapping[str, Any]
@@ -46,6 +48,33 @@ RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> ans
 
 class Store(DatasetReader, ListingStore, VersionSource, TimelineStore, Protocol):
     """What the routes read besides the lookup's own store."""
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    # A path parameter is one non-empty segment; everything else is literal.
+    return re.compile(re.sub(r"<\w+>", "[^/]+", re.escape(path)))
+
+
+def _methods_by_path(routes: tuple[Route, ...]) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    methods: dict[str, list[str]] = {}
+    for route in routes:
+        methods.setdefault(route.path, []).append(route.method)
+    return tuple((_pattern(path), tuple(listed)) for path, listed in methods.items())
+
+
+_SERVED = _methods_by_path(ROUTES)
+
+
+def allowed_methods(path: str) -> tuple[str, ...] | None:
+    """The methods served on ``path``, in table order, HEAD after GET (answered as GET without its body); None when
+    no route has that path.
+
+    For a request the app did not route: None is a 404, anything else a 405 that lists these in ``Allow``.
+    """
+    for pattern, methods in _SERVED:
+        if pattern.fullmatch(path):
+            return tuple(m for method in methods for m in ((method, "HEAD") if method == "GET" else (method,)))
+    return None
 
 
 def _as_get(event: dict[str, Any], http: dict[str, Any]) -> dict[str, Any]:
@@ -126,8 +155,10 @@ def create_app(
     *,
     files: Callable[[], Files] | None = None,
     exports: ExportRequests | None = None,
+    jobs: Callable[[], JobBucket] | None = None,
 ) -> HttpApi:
-    """The app; ``files`` opens the bucket the diffs and indexes are read from, on the first request needing it."""
+    """The app; ``files`` opens the bucket the diffs and indexes are read from, ``jobs`` the enrichment jobs', on the
+    first request needing it."""
     refusals = Refusals(obs.logger, obs.metrics, settings.log_addresses)
     pool = ThreadPoolExecutor(max_workers=settings.batch_concurrency, thread_name_prefix="lookup")
     history = History(datasets, lookup, settings.cache_ttl)
@@ -135,7 +166,7 @@ def create_app(
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
     versions = VersionListing(listings, history.timeline, lookup.version)
-    rare = Rare(settings, history, listings, listings.list_builds, files=files, requests=exports, pool=pool)
+    rare = Rare(settings, history, listings, listings.list_builds, files=files, requests=exports, pool=pool, jobs=jobs)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )

@@ -29,6 +29,7 @@ from fencepost.settings import LookupSettings
 if TYPE_CHECKING:
     from fencepost.http.console import Console
     from fencepost.http.export_routes import ExportLinks, ExportRequests, Exports
+    from fencepost.http.job_routes import JobBucket, JobStatuses
     from fencepost.http.reverse_routes import WhereListing
     from fencepost.http.value_routes import ValueListing
     from fencepost.http.version_diff_routes import VersionDiff
@@ -50,8 +51,8 @@ def _headers(event: Event) -> dict[str, str]:
 
 
 class Rare:
-    """Reverse lookups, exports and diffs between versions: few requests take them, so their modules are imported,
-    and their objects made, on the first request that needs them (not at every cold start)."""
+    """Reverse lookups, exports, diffs between versions and enrichment jobs: few requests take them, so their modules
+    are imported, and their objects made, on the first request that needs them (not at every cold start)."""
 
     def __init__(
         self,
@@ -63,10 +64,11 @@ class Rare:
         files: Callable[[], Files] | None,
         requests: ExportRequests | None,
         pool: Executor,
+        jobs: Callable[[], JobBucket] | None = None,
     ) -> None:
         self.settings, self.history, self.listings = settings, history, listings
         self.builds, self.lookup, self.pool = builds, history.lookup, pool
-        self.files, self.requests = files, requests
+        self.files, self.requests, self.jobs = files, requests, jobs
 
     @functools.cached_property
     def between(self) -> VersionDiff:
@@ -95,6 +97,12 @@ class Rare:
         from fencepost.reading.indexes import ValueIndexes
 
         return ValueIndexes(self.files, self.settings.caches.index_bytes)
+
+    @functools.cached_property
+    def statuses(self) -> JobStatuses:
+        from fencepost.http.job_routes import JobStatuses
+
+        return JobStatuses(self.jobs, self.pool)
 
     @functools.cached_property
     def exports(self) -> Exports:
@@ -169,6 +177,12 @@ class Endpoints:
 
     def get_export(self, event: Event, name: str) -> HttpResponse:
         return self.rare.exports.answer(name, _query(event))
+
+    def get_jobs(self, event: Event) -> HttpResponse:
+        return self.rare.statuses.answer_all(_query(event))
+
+    def get_job(self, _event: Event, job: str) -> HttpResponse:
+        return self.rare.statuses.answer_one(job)
 
     def openapi(self, _event: Event) -> HttpResponse:
         return HttpResponse(200, _openapi(self.settings.max_batch), {"Cache-Control": "public, max-age=300"})

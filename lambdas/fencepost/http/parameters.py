@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fencepost.core.storage.job_keys import JOB_NAME_PATTERN
 from fencepost.core.storage.keys import DATASET_NAME_PATTERN
 from fencepost.core.versions.exports import FORMATS as EXPORTS
 from fencepost.errors import InvalidRequest
@@ -82,6 +83,9 @@ FROM_DESCRIPTION = (
 TO_DESCRIPTION = "With `from`: the version the changes lead to, as `from` takes it; the live version when omitted."
 COLUMN: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_WHERE_CHARS}
 SORT: Mapping[str, Any] = {"type": "string", "enum": list(SORTS)}
+JOB_NAME: Mapping[str, Any] = {"type": "string", "pattern": f"^{JOB_NAME_PATTERN}$"}
+JOBS_DEFAULT, JOBS_MAX = 20, 100  # each job listed costs a list of its prefix and a GET or two
+JOBS_LIMIT: Mapping[str, Any] = {"type": "integer", "minimum": 1, "maximum": JOBS_MAX}
 SORT_DESCRIPTION = "`value` (the default), or `pieces` or `ipv4` (addresses), most first; ties by value."
 
 

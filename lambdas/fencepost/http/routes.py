@@ -29,6 +29,7 @@ from fencepost.errors import (
     ServiceError,
     Unavailable,
     UnknownDataset,
+    UnknownJob,
     VersionGone,
 )
 from fencepost.http.parameters import (
@@ -47,6 +48,10 @@ from fencepost.http.parameters import (
     FORMAT,
     FORMAT_DESCRIPTION,
     FROM_DESCRIPTION,
+    JOB_NAME,
+    JOBS_DEFAULT,
+    JOBS_LIMIT,
+    JOBS_MAX,
     MODE,
     MODE_DESCRIPTION,
     PAST_VERSION_DESCRIPTION,
@@ -257,35 +262,29 @@ ROUTES: tuple[Route, ...] = (
         ok="ValueOne",
         errors=(InvalidRequest, NotIndexed, NotFound, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
     ),
+    Route(
+        "GET",
+        "/enrich",
+        "get_jobs",
+        summary="The enrichment jobs in the bucket, each with its state, a page at a time",
+        parameters=(
+            Param("limit", "query", f"Jobs per page, 1 to {JOBS_MAX} ({JOBS_DEFAULT}).", JOBS_LIMIT, required=False),
+            Param("cursor", "query", "The `next` of the previous page, unchanged.", JOB_NAME, required=False),
+        ),
+        ok="JobList",
+        errors=(InvalidRequest, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/enrich/<job>",
+        "get_job",
+        summary="One enrichment job: queued, running (parts done of parts), done (its summary) or failed (why)",
+        parameters=(Param("job", "path", "Job name: its folder under `_enrich/` in the bucket.", JOB_NAME),),
+        ok="JobStatus",
+        errors=(InvalidRequest, UnknownJob, Unavailable),
+    ),
     Route("GET", "/openapi.json", "openapi"),  # the document itself, not described in it
     # The web console (``fencepost.http.console``): a page and its files, not described in the document.
     Route("GET", "/console", "console"),
     Route("GET", "/console/<asset>", "console_asset"),
 )
-
-
-def _pattern(path: str) -> re.Pattern[str]:
-    # A path parameter is one non-empty segment; everything else is literal.
-    return re.compile(re.sub(r"<\w+>", "[^/]+", re.escape(path)))
-
-
-def _methods_by_path(routes: tuple[Route, ...]) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
-    methods: dict[str, list[str]] = {}
-    for route in routes:
-        methods.setdefault(route.path, []).append(route.method)
-    return tuple((_pattern(path), tuple(listed)) for path, listed in methods.items())
-
-
-_SERVED = _methods_by_path(ROUTES)
-
-
-def allowed_methods(path: str) -> tuple[str, ...] | None:
-    """The methods served on ``path``, in table order, HEAD after GET (answered as GET without its body); None when
-    no route has that path.
-
-    For a request the app did not route: None is a 404, anything else a 405 that lists these in ``Allow``.
-    """
-    for pattern, methods in _SERVED:
-        if pattern.fullmatch(path):
-            return tuple(m for method in methods for m in ((method, "HEAD") if method == "GET" else (method,)))
-    return None

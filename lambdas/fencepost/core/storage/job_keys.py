@@ -21,7 +21,8 @@ from typing import Any, Final
 JOBS_PREFIX: Final = "_enrich/"
 JOB_FILE: Final = "job.json"
 JOB_NAME_RULE: Final = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-_JOB_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+JOB_NAME_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+_JOB_NAME: Final = re.compile(JOB_NAME_PATTERN)
 PART_SUMMARY: Final = ".json"
 
 
@@ -75,8 +76,9 @@ def output_key(job: str, input_key: str, form: str, gzip: bool) -> str:
 
 
 def status(job: str, plan: Any, summary: Any, parts_done: int, *, job_file: bool) -> dict[str, Any]:
-    """What ``GET /enrich/{job}`` shows, from the job's objects: ``queued`` (a job file, not yet planned),
-    ``running`` (planned: parts done of parts), then what the summary says (``done`` or ``failed``)."""
+    """What ``GET /enrich/{job}`` shows, from the job's objects: ``waiting`` (objects under the job's prefix, its
+    inputs say, but no job file yet), ``queued`` (a job file, not yet planned), ``running`` (planned: parts done of
+    parts), then what the summary says (``done`` or ``failed``)."""
     if isinstance(summary, dict) and summary.get("state") in ("done", "failed"):
         return {"job": job, **summary}
     if isinstance(plan, dict):
@@ -88,7 +90,13 @@ def status(job: str, plan: Any, summary: Any, parts_done: int, *, job_file: bool
             "parts_done": min(parts_done, total),
             "inputs": [source.get("key") for source in plan.get("inputs", []) if isinstance(source, dict)],
         }
-    return {"job": job, "state": "queued" if job_file else "unknown"}
+    return {"job": job, "state": "queued" if job_file else "waiting"}
+
+
+def after_job(job: str) -> str:
+    """The least key after every key of the job's, and before the next job's: where a listing of the jobs after
+    ``job`` starts (``/``, which ends the job's prefix, is followed by ``0``; no job name has a character between)."""
+    return f"{JOBS_PREFIX}{job}0"
 
 
 def count_part_summaries(keys: Iterable[str]) -> int:

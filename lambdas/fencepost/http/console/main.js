@@ -5,11 +5,12 @@ import { refreshCapacity } from "./capacity.js";
 import { markSelected, renderDatasets } from "./datasets.js";
 import { forgetValues, moreChanges, openDetail, showDetail, showValues } from "./detail.js";
 import { $ } from "./dom.js";
+import { refreshJobs } from "./jobs.js";
 import { chosenDatasets, lookUp, readIndex, renderChoices, renderDefaultHint } from "./lookup.js";
 import { noteRates } from "./rate.js";
 
 const IDLE_MS = 5000; // the dataset list's refresh while nothing loads
-const LOADING_MS = 1000; // ... and while something is LOADING
+const LOADING_MS = 1000; // ... and while something is LOADING, or an enrichment job is queued or running
 
 const state = {
   datasets: [], // as GET /datasets last answered
@@ -18,12 +19,13 @@ const state = {
   busy: false, // a refresh is in flight
   last: 0, // when the last refresh started (ms)
   signed: false, // the API wants signed requests: no refresh any more, every one would be refused
+  jobsBusy: false, // an enrichment job was queued or running at the last refresh
 };
 
 function schedule() {
   clearTimeout(state.timer);
   if (document.hidden || state.signed) return;
-  const loading = state.datasets.some((dataset) => dataset.status === "LOADING");
+  const loading = state.jobsBusy || state.datasets.some((dataset) => dataset.status === "LOADING");
   state.timer = setTimeout(refresh, loading ? LOADING_MS : IDLE_MS);
 }
 
@@ -42,6 +44,7 @@ async function refresh() {
     noteRates(state.datasets);
     if (state.selected) showDetail(state, false);
     await refreshCapacity();
+    state.jobsBusy = await refreshJobs();
   } catch (error) {
     $("datasets-status").textContent = error.message;
   } finally {

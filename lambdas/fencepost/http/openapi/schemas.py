@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS
 from fencepost.http.openapi.api_index import ApiIndex  # noqa: F401 (the routes table names it here)
+from fencepost.http.openapi.job_status import JobList, JobStatus  # noqa: F401 (the routes table names them here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.source_status import SourceStatus
 from fencepost.model import DatasetRecord, DiffSummary
