@@ -101,6 +101,12 @@ class Service:
         raise NotImplementedError
 
     def start(self) -> Self:
+        return self.launch().wait_ready()
+
+    def launch(self) -> Self:
+        """The child process started, not yet waited on (``wait_ready``): two services can start side by side.
+        Launched from the thread that lives as long as the service (the main one): Linux stops the child when the
+        thread that started it ends."""
         if port_in_use(self.port):
             raise LocalStackError(
                 f"port {self.port} (for {self.name}) is busy: stop what uses it or choose another port"
@@ -114,6 +120,11 @@ class Service:
             stderr=subprocess.STDOUT,
             preexec_fn=die_with_parent,  # noqa: PLW1509 - see die_with_parent
         )
+        return self
+
+    def wait_ready(self) -> Self:
+        """Until the service answers (60 s at most); stopped again if it exits or does not answer."""
+        assert self.process is not None
         deadline = time.monotonic() + 60
         while not self._answers():
             if self.process.poll() is not None:
@@ -121,10 +132,14 @@ class Service:
             if time.monotonic() > deadline:
                 self.stop()
                 raise LocalStackError(f"{self.name} did not answer on port {self.port}")
-            time.sleep(0.2)
+            time.sleep(0.05)
         return self
 
     def _answers(self) -> bool:
+        """A cheap look at the port first: a client is built and asked only once something listens (while the JVM
+        starts, a client a poll would take the CPU it needs)."""
+        if not port_in_use(self.port):
+            return False
         try:
             return self.ready()
         except Exception:

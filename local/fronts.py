@@ -46,10 +46,38 @@ def start_dynamodb(
     return dynamodb, None, None
 
 
-def start_moto(config: StackConfig, faults: Faults | None) -> tuple[MotoServer, Proxy | None]:
-    """moto's S3/SQS server, and the S3 faults' front on ``aws_port`` if asked (SQS passes through it untouched)."""
+def launch_moto(config: StackConfig, faults: Faults | None) -> MotoServer:
+    """moto's S3/SQS server launched (not yet waited on: ``front_moto``): on ``aws_port``, or behind the S3 faults'
+    front when they are asked."""
     log = config.data_dir / "moto.log" if config.data_dir else None
+    return MotoServer(config.aws_port if faults is None or not faults.spec.s3 else free_port(), log).launch()
+
+
+def front_moto(moto: MotoServer, config: StackConfig, faults: Faults | None) -> tuple[MotoServer, Proxy | None]:
+    """moto's server once it answers, and the S3 faults' front on ``aws_port`` if asked (SQS passes through it
+    untouched)."""
+    moto.wait_ready()
     if faults is None or not faults.spec.s3:
-        return MotoServer(config.aws_port, log).start(), None
-    moto = MotoServer(free_port(), log).start()
+        return moto, None
     return moto, Proxy(config.aws_port, moto.endpoint, [faults.s3_hook()], name="s3-front").start()
+
+
+def start_services(
+    config: StackConfig, db_path: Path | None, log: Path | None, faults: Faults | None
+) -> tuple[tuple[DynamoDBLocal, CapacityFront | None, Proxy | None], tuple[MotoServer, Proxy | None]]:
+    """DynamoDB Local (``start_dynamodb``) and moto's server started side by side: the stack starts in the time of
+    the slower, DynamoDB Local's JVM. If either fails, the other is stopped again."""
+    moto = launch_moto(config, faults)
+    try:
+        dynamodb = start_dynamodb(config, db_path, log, faults)
+    except BaseException:
+        moto.stop()
+        raise
+    try:
+        return dynamodb, front_moto(moto, config, faults)
+    except BaseException:
+        moto.stop()
+        if dynamodb[2] is not None:
+            dynamodb[2].stop()
+        dynamodb[0].stop()
+        raise

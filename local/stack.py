@@ -21,7 +21,7 @@ from local.child_workers import ChildWorkers
 from local.config import Environ, StackConfig, environment
 from local.dynamodb import DynamoDBLocal, MotoServer, create_table, local_client
 from local.faults import REPORT_EVERY, Faults, parse_faults
-from local.fronts import check_ports, start_dynamodb, start_moto
+from local.fronts import check_ports, start_services
 from local.proxy import Proxy
 from local.resources import Queues, create_bucket, create_queues
 from local.storage import WorkingCopy, table_storage
@@ -99,8 +99,9 @@ class LocalStack:
         spec = parse_faults(config.faults)  # a bad spec stops the start before anything runs
         self.faults = Faults(spec, config.faults_seed) if spec.any else None
         self.storage, db_path, log = table_storage(config.store, config.data_dir)
-        self.dynamodb, self.front, self.dynamodb_front = start_dynamodb(config, db_path, log, self.faults)
-        self.moto, self.s3_front = start_moto(config, self.faults)
+        (self.dynamodb, self.front, self.dynamodb_front), (self.moto, self.s3_front) = start_services(
+            config, db_path, log, self.faults
+        )
         self._create_resources()
         self._set_environment()
         # Each function wired as its handler module wires it, from the environment just set
