@@ -6,6 +6,7 @@ at a second place of the tree, exactly as MaxMind's own writer points 6to4 and T
 
 from __future__ import annotations
 
+import functools
 import io
 import ipaddress
 import json
@@ -98,6 +99,7 @@ def set_record(data: bytes, node: int, side: int, value: int) -> bytes:
     return bytes(out)
 
 
+@functools.cache  # bytes: one build shared by the tests that ask for the same file
 def wide_records(networks: int, keys: int, *, name: str = "k{network}_{key}") -> bytes:
     """An IPv4 database of ``networks`` /24s, each with a record of ``keys`` keys that no other record has: every
     record brings ``keys`` columns of its own."""

@@ -4,6 +4,8 @@ out-of-memory kill or a silently shorter value. Each load that fails leaves the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from fencepost.core.folders.limits import Limits
@@ -175,19 +177,21 @@ def test_metadata_claiming_more_tree_nodes_than_the_file_holds_fails() -> None:
 
 @pytest.mark.parametrize(
     ("crafted", "reason"),
-    [
-        (wide_records(300, 1000), "more than 1,000 metadata columns"),
-        (set_record(set_record(_good(), 0, 0, 0), 0, 1, 0), "search tree is corrupt"),
-        (set_record(_good(), 0, 1, 10_000), "outside the data section"),
+    [  # each file crafted when its test runs, not when the module is collected (on every worker)
+        (lambda: wide_records(300, 1000), "more than 1,000 metadata columns"),
+        (lambda: set_record(set_record(_good(), 0, 0, 0), 0, 1, 0), "search tree is corrupt"),
+        (lambda: set_record(_good(), 0, 1, 10_000), "outside the data section"),
     ],
     ids=["columns", "loop", "pointer"],
 )
-def test_a_crafted_file_fails_its_load_and_the_live_version_keeps_answering(crafted: bytes, reason: str) -> None:
+def test_a_crafted_file_fails_its_load_and_the_live_version_keeps_answering(
+    crafted: Callable[[], bytes], reason: str
+) -> None:
     world = World(loader_settings())
     world.upload(f"{DATASET}/geo.mmdb", _good())
     world.settle()
     served = world.items(1)
-    world.upload(f"{DATASET}/geo.mmdb", crafted)
+    world.upload(f"{DATASET}/geo.mmdb", crafted())
     world.settle()
     record = world.record()
     assert (record.status, record.live) == (LoadStatus.FAILED, 1)
