@@ -109,7 +109,7 @@ def section(args: argparse.Namespace) -> str | None:
     which = "the" if not args.jobs_ranges else f"{args.jobs_ranges:,} of the"
     return "\n".join(
         [
-            "## 14b. An ALB log enriched as a job in the bucket, under make run",
+            "### 14b. An ALB log enriched as a job in the bucket, under make run",
             "",
             f"{found['megabytes']:,} MB of ALB log ({found['lines']:,} lines, uncompressed) uploaded under "
             f"`_enrich/{JOB}/in/` of the local stack (`make run`'s configuration: two data workers, parts of "
