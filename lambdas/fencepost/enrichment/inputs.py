@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from fencepost.core.logs.aws_layouts import LAYOUTS
 from fencepost.core.logs.layout import LayoutError, LogLayout
+from fencepost.enrichment import log_heads
 
 _SPACES: Final = " \t\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what ``str.strip`` takes off ASCII text (but line breaks)
 PLAIN: Final = ("lines", "csv", "tsv", "jsonl")
@@ -64,7 +65,8 @@ class Reader:
         self.header_line: str | None = None  # a CSV or TSV file's header, as read
         self._index: int | None = None
         self._time_index: int | None = None
-        self._positions: tuple[list[str], tuple[str, int | None, tuple[int | None, ...]]] | None = None
+        self._positions: tuple[list[str], tuple[str, int | None, tuple[int | None, ...], int]] | None = None
+        self.whole_fields = True  # a log's rows carry all their fields (``Rows.fields``): what a CSV output writes
 
     @property
     def separator(self) -> str:
@@ -76,7 +78,11 @@ class Reader:
             kept = list(lines)
             addresses = [line.strip() for line in kept] if _spaced("\n".join(kept)) else kept
             return Rows(kept, list(range(first, first + len(kept))), addresses)
-        rows = Rows(times=[] if self.time else None, fields=[] if self.layout else None)
+        if self.layout is not None and not self.whole_fields:
+            lean = self._lean_log(lines, first)
+            if lean is not None:
+                return lean
+        rows = Rows(times=[] if self.time else None, fields=[] if self.layout and self.whole_fields else None)
         for offset, line in enumerate(lines):
             number = first + offset
             if self.form in ("csv", "tsv") and self.header and self.header_line is None:
@@ -97,6 +103,18 @@ class Reader:
             if rows.times is not None:
                 rows.times.append(time)
         return rows
+
+    def _lean_log(self, lines: Sequence[str], first: int) -> Rows | None:
+        """A log's batch read for its addresses (and times) alone, when every line allows it."""
+        assert self.layout is not None
+        name, at, times, needed = self._log_positions()
+        if at is None or not needed:
+            return None
+        found = log_heads.addresses(self.layout, lines, name, at, needed, times=times if self.time else None)
+        if found is None:
+            return None
+        kept = list(lines)
+        return Rows(kept, list(range(first, first + len(kept))), found[0], None if found[1] is None else list(found[1]))
 
     def _read_header(self, line: str, number: int) -> None:
         self.header_line = line
@@ -134,25 +152,31 @@ class Reader:
 
     def _log_row(self, line: str, rows: Rows) -> tuple[str, Sequence[str]]:
         assert self.layout is not None
-        assert rows.fields is not None
+        name, at, times, _ = self._log_positions()
         fields = self.layout.split(line)
-        rows.fields.append(fields)
-        name, at, times = self._log_positions()
+        if rows.fields is not None:
+            rows.fields.append(fields)
         if at is None or at >= len(fields):
             raise InputError(f"the line has no {name} field")
+        if not self.time:
+            return self.layout.addresses[name](fields[at]), ()
         time = tuple(fields[index] if index is not None and index < len(fields) else "" for index in times)
-        return self.layout.addresses[name](fields[at]), time if self.time else ()
+        return self.layout.addresses[name](fields[at]), time
 
-    def _log_positions(self) -> tuple[str, int | None, tuple[int | None, ...]]:
-        """The address field's name and place, and the time fields' places, in the names in force (a header line
-        may change them); worked out once per list of names."""
+    def _log_positions(self) -> tuple[str, int | None, tuple[int | None, ...], int]:
+        """The address field's name and place, the time fields' places, and how many fields reach them all (0: the
+        address field is not named), in the names in force (a header line may change them); worked out once per
+        list of names."""
         assert self.layout is not None
         names = self.names or []
         if self._positions is None or self._positions[0] is not names:
             name = self.column or next(iter(self.layout.addresses))
             place = {field: index for index, field in enumerate(names)}
             times = tuple(place.get(part) for part in self.layout.time)
-            self._positions = (names, (name, place.get(name), times))
+            at = place.get(name)
+            reach = [at, *times] if self.time else [at]
+            needed = 0 if None in reach else max(index for index in reach if index is not None) + 1
+            self._positions = (names, (name, at, times, needed))
         return self._positions[1]
 
     def instant(self) -> Callable[[Sequence[str]], float]:

@@ -5,6 +5,10 @@
   (``core.versions.exports.safe_cell``) unless ``raw``; the header gets the columns' names;
 - ``csv`` / ``tsv`` after a log: the log's fields, then the answer columns (a line with more fields than the
   layout names keeps the extra ones after the answers, so the named columns stay aligned);
+- ``log`` after a log: each line as it was read, then the answers as more fields of the log's own syntax
+  (``LogLayout.field``: quoted in ALB and S3 logs, percent-encoded in the others; ``-`` for no value), and for
+  CloudFront and VPC flow logs a header line naming them; no field is split or written again, so this is the fast
+  way to enrich a log;
 - ``jsonl``: each JSON object with one key per prefix (a dataset, ``all``, ``first``) holding its answer; a log's
   line becomes an object of its named fields first.
 
@@ -24,12 +28,13 @@ from typing import Any, Final
 import numpy as np
 
 from fencepost.core.logs.aws_layouts import field_names
+from fencepost.core.logs.layout import encoded
 from fencepost.core.versions.exports import safe_cell
 from fencepost.enrichment.engine import MAX_KEPT, Batch
 from fencepost.enrichment.inputs import Reader, Rows
 from fencepost.enrichment.shape import Column, Objects
 
-FORMS: Final = ("csv", "tsv", "jsonl")
+FORMS: Final = ("csv", "tsv", "jsonl", "log")
 _COMPACT: Final = (",", ":")
 _QUOTED: Final = re.compile(r'[,"\r\n]')  # a CSV cell holding one of these is quoted
 
@@ -56,13 +61,20 @@ class Writer:
             raise OutputError(f"a {reader.form} input is written as csv or tsv")
         if form != "jsonl" and reader.form == "jsonl":
             raise OutputError("a jsonl input is written as jsonl")
+        if form == "log" and reader.layout is None:
+            raise OutputError(f"a {reader.form} input is no log: it is written as csv, tsv or jsonl")
         self.form, self.reader, self.columns = form, reader, list(columns)
         self.separator = "\t" if form == "tsv" else ","
         shown: Callable[[str], str] = str if raw else safe_cell
         # A log's own fields, when this writes them as CSV or TSV cells (its "-", no value, left as it is)
         self.field: Callable[[str], str] = lambda value: value if value == "-" else shown(value)
-        if form == "tsv":
-            self.cell: Callable[[str], str] = lambda value: shown(_tsv(value))
+        if reader.layout is not None and form == "log":
+            layout = reader.layout
+            self.separator = layout.separator
+            self.cell: Callable[[str], str] = lambda value: layout.field(shown(value))
+            reader.whole_fields = False  # the lines are written as they are: only the fields up to the address read
+        elif form == "tsv":
+            self.cell = lambda value: shown(_tsv(value))
         elif reader.layout is not None:  # the csv module quotes a log's rows
             self.cell = shown
         else:
@@ -87,6 +99,8 @@ class Writer:
             if self.reader.header_line is None:
                 return ""
             return self.reader.header_line + "".join(self.separator + escape(name) for name in names) + "\n"
+        if self.form == "log" and self.reader.layout is not None:
+            return self.reader.layout.heading([*(self.reader.names or ()), *map(encoded, names)])
         first = ["ip"] if self.reader.form == "lines" else list(self.reader.names or ())
         return self.separator.join(escape(name) for name in [*first, *names]) + "\n"
 
@@ -96,7 +110,9 @@ class Writer:
                 json.dumps(prefix) + ":" + json.dumps(body, separators=_COMPACT) for prefix, body in objects.items()
             )
         cells = [self.cell(column.cell(objects)) for column in self.columns]
-        return cells if self.reader.layout is not None else "".join(self.separator + cell for cell in cells)
+        if self.reader.layout is not None and self.form != "log":
+            return cells
+        return "".join(self.separator + cell for cell in cells)
 
     def rows(self, batch: Batch, rows: Rows) -> str:
         """The text of a batch's rows (each line ending in a newline)."""
@@ -111,7 +127,7 @@ class Writer:
                     self._rendered[known] = made
             rendered[known] = made
         text = self.header()
-        if self.reader.layout is not None:
+        if self.reader.layout is not None and self.form != "log":
             return text + self._log_rows(rows, _per_row(batch, rendered, self._empty))
         if self.form == "jsonl":
             appended = _per_row(batch, rendered, self._empty)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from fencepost.core.logs.layout import LayoutError, LogLayout
+from fencepost.core.logs.layout import LayoutError, LogLayout, quoted
 from fencepost.core.logs.quoted_fields import split_quoted
 
 NAMES = (
@@ -77,6 +77,16 @@ def split(line: str) -> list[str]:
     return fields
 
 
+def field_at(lines: Sequence[str], at: int, count: int) -> list[str] | None:
+    """Each line's field ``at``, from what stands before its first quote (no quoted field comes before
+    ``request``): the rest is not split. None when a line has fewer than ``count`` fields there."""
+    wanted = max(count, LEAST_FIELDS)
+    found = [
+        fields[at] if len(fields := line.partition('"')[0].split(None, wanted)) >= wanted else None for line in lines
+    ]
+    return None if None in found else found  # type: ignore[return-value]
+
+
 def no_header(_line: str) -> None:
     """ALB log files hold no header or comment line."""
 
@@ -113,4 +123,6 @@ LAYOUT = LogLayout(
     addresses={"client:port": address, "target:port": address},
     time=("time",),
     instant=instant,
+    field_at=field_at,
+    field=quoted,
 )

@@ -76,6 +76,22 @@ def split(line: str) -> list[str]:
     return fields
 
 
+def field_at(lines: Sequence[str], at: int, count: int) -> list[str] | None:
+    """Each line's field ``at``, the rest not split; None when a line has fewer than ``count`` fields before its
+    last tabs."""
+    wanted = max(count, LEAST_FIELDS)
+    found = [
+        fields[at] if len(fields := line.split("\t", wanted)) > wanted and fields[wanted].rstrip("\t") else None
+        for line in lines
+    ]
+    return None if None in found else found  # type: ignore[return-value]
+
+
+def heading(names: Sequence[str]) -> str:
+    """The header lines of a file of fields ``names``."""
+    return f"#Version: 1.0\n{FIELDS_LINE} {' '.join(names)}\n"
+
+
 def header(line: str) -> tuple[str, ...] | None:
     """``#Fields: date time ...`` gives ``("date", "time", ...)``; another ``#`` line gives ``()``; data gives None."""
     if line[:1] != "#":
@@ -116,4 +132,7 @@ LAYOUT = LogLayout(
     addresses={"c-ip": viewer, "x-forwarded-for": forwarded},
     time=("date", "time"),
     instant=instant,
+    field_at=field_at,
+    separator="\t",
+    heading=heading,
 )

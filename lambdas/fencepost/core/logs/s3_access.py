@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from fencepost.core.logs.layout import LayoutError, LogLayout
+from fencepost.core.logs.layout import LayoutError, LogLayout, quoted
 from fencepost.core.logs.quoted_fields import split_quoted
 
 NAMES = (
@@ -104,4 +104,5 @@ LAYOUT = LogLayout(
     addresses={"remote_ip": remote},
     time=("time",),
     instant=instant,
+    field=quoted,
 )

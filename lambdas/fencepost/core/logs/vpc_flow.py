@@ -67,6 +67,18 @@ def split(line: str) -> list[str]:
     return fields
 
 
+def field_at(lines: Sequence[str], at: int, count: int) -> list[str] | None:
+    """Each line's field ``at``, the rest not split; None when a line has fewer than ``count`` fields."""
+    wanted = max(count, 1)
+    found = [fields[at] if len(fields := line.split(None, wanted)) >= wanted else None for line in lines]
+    return None if None in found else found  # type: ignore[return-value]
+
+
+def heading(names: Sequence[str]) -> str:
+    """The header line of a file of fields ``names``, as S3 delivery writes it."""
+    return " ".join(names) + "\n"
+
+
 def header(line: str) -> tuple[str, ...] | None:
     """The names a header line declares (``version account-id ...``); None for a record."""
     if not "a" <= line[:1] <= "z":
@@ -98,4 +110,6 @@ LAYOUT = LogLayout(
     addresses={"srcaddr": address, "dstaddr": address},
     time=("start",),
     instant=instant,
+    field_at=field_at,
+    heading=heading,
 )
