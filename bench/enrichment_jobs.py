@@ -3,9 +3,9 @@
 
 The local stack (DynamoDB Local, moto's S3 and SQS, the real loader with ``make run``'s two data workers) loads the
 shared IPv4 file as ``geo``; a log of ``--jobs-megabytes`` MB, uncompressed (lines made from AWS's documented ALB
-example, clients Zipf-distributed over 100,000 addresses), is uploaded under ``_enrich/bench/in/`` and its job file
-after it. Measured: from the job file's upload to its summary saying ``done``, the parts it was cut into, and the
-rows and lines out against the lines in (none lost, none twice).
+example, clients Zipf-distributed over 100,000 addresses), is uploaded as the input of a job named ``bench``, and
+its job file after it. Measured: from the job file's upload to its summary saying ``done``, the parts it was cut into,
+and the rows and lines out against the lines in (none lost, none twice).
 """
 
 from __future__ import annotations

@@ -58,6 +58,8 @@ OPERATIONS = [
     "GET /datasets/{name}/values/{column}/{value}",
     "GET /datasets/{name}/export",
     "GET /ranges",
+    "GET /enrich",
+    "GET /enrich/{job}",
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from fencepost.core.storage.job_keys import JOBS_PREFIX
 from fencepost.core.storage.objects import REPORTS_PREFIX, changes_key, export_key, index_key, pieces_key, values_key
 from fencepost.loading.messages import ExportVersion, dump
 from tests.iam.front import PolicyFront
@@ -78,9 +79,11 @@ def test_every_call_of_a_load_its_diffs_a_reverse_lookup_and_an_export_is_one_th
         assert answer.read().decode().splitlines()[2] == "1.0.1.0,1.0.3.255,JP"
     assert (loader.refused, lookup.refused) == ([], [])
     # Nothing either function reads is expired by the bucket, but the load reports the loader reads back as it
-    # writes them (each reader copes with a report gone: tests/unit/loading/test_accept_reports.py)
+    # writes them (each reader copes with a report gone: tests/unit/loading/test_accept_reports.py), and enrichment
+    # jobs, read while they run (hours) and expired 30 days on (a job gone answers 404 UNKNOWN_JOB:
+    # tests/unit/http/test_job_statuses.py)
     expiring = _expiring_prefixes(template)
-    assert expiring == [REPORTS_PREFIX]
+    assert expiring == [JOBS_PREFIX, REPORTS_PREFIX]
     read = set(loader.read + lookup.read)
     assert {pieces_key("geo", 1), changes_key("geo", 2), index_key("geo", 2, 0), values_key("geo", 2, 0)} <= read
     assert sorted(k for k in read if k.startswith(tuple(expiring)) and not _a_report(k)) == []

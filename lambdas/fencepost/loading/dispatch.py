@@ -66,7 +66,7 @@ class Dispatcher:
             WriteChunk: writer.on_chunk,
             DeleteVersion: deletions.on_delete,
             ExportVersion: exporter.on_export,
-            **(more or {}),  # enrichment jobs' steps (``enrichment.bucket_jobs``), when the function runs them
+            **(more or {}),  # enrichment jobs' steps (``enrichment.job_steps``), when the function runs them
         }
 
     def handle(self, body: str, delivery: Delivery) -> None:

@@ -8,55 +8,24 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from fencepost.core.logs.alb import NAMES as ALB_NAMES
-from fencepost.enrichment.engine import Enricher
-from fencepost.enrichment.inputs import Reader
-from fencepost.enrichment.job import Job, Summary
-from fencepost.enrichment.outputs import Writer
-from fencepost.enrichment.resolving import Resolver
-from fencepost.enrichment.shape import Shape, parse_fields
 from fencepost.enrichment.sources import FileSource
-from fencepost.reading.answers import Mode
 from tests.support import ROOT
+from tests.support.enrichment import LAN, RANGES, TEN, enrich, ranges_source
 
-RANGES = (
-    '1.1.1.0\t1.1.1.255\t13335\tUS\tCloudflare, "Inc."\n'
-    "10.0.0.0\t10.255.255.255\t64512\tXX\tprivate ten\n"
-    "192.168.0.0\t192.168.255.255\t64513\tXX\tprivate lan\n"
-    "2001:db8::\t2001:db8::ffff\t64496\tZZ\tdoc\n"
-)
 FORMULAS = '1.1.1.0\t1.1.1.255\t=HYPERLINK("x")\t-42\t@SUM(A1)\n10.0.0.0\t10.255.255.255\t+1 555\t-1.5e3\t-x\n'
 CLOUDFLARE = ["13335", "US", 'Cloudflare, "Inc."']
-TEN, LAN = ["64512", "XX", "private ten"], ["64513", "XX", "private lan"]
 COLUMNS = "geo.data.col3,geo.data.col4,geo.data.col5"
 ALB_LOG = ROOT / "tests" / "data" / "aws_logs" / "alb.log"
 NOT_AN_ADDRESS = "not an IPv4 or IPv6 address (IPv4 octets are decimal without leading zeros)"
 
 
-def _source(folder: Path, text: str) -> FileSource:
-    path = folder / "geo.tsv"
-    path.write_text(text)
-    return FileSource("geo", [path])
-
-
 @pytest.fixture(scope="module")
 def geo(tmp_path_factory: pytest.TempPathFactory) -> FileSource:
-    return _source(tmp_path_factory.mktemp("geo"), RANGES)
-
-
-def enrich(source: FileSource, form: str, text: str, out: str = "csv", **reading: Any) -> tuple[str, Summary]:
-    raw = reading.pop("raw", False)
-    reader = Reader(form, **reading)
-    shape = Shape(("geo",), Mode.ALL, parse_fields(None), {"geo": ("col3", "col4", "col5")})
-    writer = Writer(out, reader, shape.columns(), raw=raw)
-    job = Job(reader, writer, Enricher(shape, [Resolver("geo", source)], errors_shown=out == "jsonl"))
-    written: list[bytes] = []
-    summary = job.run(io.BytesIO(text.encode()), "input", written.append)
-    return b"".join(written).decode(), summary
+    return ranges_source(tmp_path_factory.mktemp("geo"), RANGES)
 
 
 CSV_IN = 'name,addr,note\n"Smith, J",1.1.1.7,"said ""hi"", left"\nx,10.2.3.4,\ny,8.8.8.8,z\n'
@@ -213,6 +182,6 @@ def test_an_alb_log_as_jsonl(geo: FileSource) -> None:
     ],
 )
 def test_cells_a_spreadsheet_would_run(tmp_path: Path, out: str, raw: bool, expected: list[str]) -> None:
-    source = _source(tmp_path, FORMULAS)
+    source = ranges_source(tmp_path, FORMULAS)
     written, _ = enrich(source, "lines", "1.1.1.9\n10.0.0.9\n", out, raw=raw)
     assert written.split("\n")[1:] == [*expected, ""]

@@ -13,7 +13,7 @@ from fencepost.enrichment.inputs import Reader
 from fencepost.enrichment.outputs import OutputError, Writer
 from fencepost.enrichment.sources import FileSource
 from tests.support import ROOT
-from tests.unit.enrichment.test_io import LAN, RANGES, TEN, _source, enrich
+from tests.support.enrichment import LAN, RANGES, TEN, enrich, ranges_source
 
 LOGS = ROOT / "tests" / "data" / "aws_logs"
 FILES = {"alb": "alb.log", "cloudfront": "cloudfront.log", "vpc-flow": "vpc_flow.log", "s3-access": "s3_access.log"}
@@ -21,7 +21,7 @@ FILES = {"alb": "alb.log", "cloudfront": "cloudfront.log", "vpc-flow": "vpc_flow
 
 @pytest.fixture(scope="module")
 def geo(tmp_path_factory: pytest.TempPathFactory) -> FileSource:
-    return _source(tmp_path_factory.mktemp("geo"), RANGES)
+    return ranges_source(tmp_path_factory.mktemp("geo"), RANGES)
 
 
 def test_an_alb_log_keeps_its_lines_and_gets_quoted_fields(geo: FileSource) -> None:
@@ -36,7 +36,7 @@ def test_an_alb_log_keeps_its_lines_and_gets_quoted_fields(geo: FileSource) -> N
 
 
 def test_values_with_quotes_and_no_value_in_alb_fields(tmp_path: Path) -> None:
-    source = _source(tmp_path, '1.1.1.0\t1.1.1.255\t13335\tUS\tCloudflare, "Inc."\n')
+    source = ranges_source(tmp_path, '1.1.1.0\t1.1.1.255\t13335\tUS\tCloudflare, "Inc."\n')
     line = (LOGS / "alb.log").read_text().splitlines()[0]
     hit = line.replace("192.168.131.39", "1.1.1.1")
     written, _ = enrich(source, "alb", f"{hit}\n{line}\n", "log")
