@@ -47,7 +47,7 @@ def _best(seconds: Callable[[], float], runs: int = 3) -> float:
     return min(seconds() for _ in range(runs))
 
 
-def _clients(count: int, *, zipf: bool, seed: int = 14) -> list[str]:
+def clients(count: int, *, zipf: bool, seed: int = 14) -> list[str]:
     """IPv4 addresses as text: uniform over the whole space, or Zipf-distributed over 100,000 distinct clients."""
     rng = np.random.default_rng(seed)
     if not zipf:
@@ -89,7 +89,7 @@ def child_join(v4_file: Path, v6_file: Path, count: int) -> dict[str, Any]:
 
         out[f"v{family}_pieces"] = len(table)
         out[f"v{family}_seconds"] = _best(join)
-    texts = _clients(count, zipf=False)
+    texts = clients(count, zipf=False)
     out["parse_seconds"] = _best(lambda: timed(lambda: parse_addresses(texts)))
     return out
 
@@ -114,14 +114,14 @@ def _job(ranges: Path, form: str, fields: str | None = None) -> Any:
 def child_lines(ranges: Path, count: int) -> dict[str, Any]:
     out: dict[str, Any] = {"lines": count}
     for model in ("uniform", "zipf"):
-        body = ("\n".join(_clients(count, zipf=model == "zipf")) + "\n").encode()
+        body = ("\n".join(clients(count, zipf=model == "zipf")) + "\n").encode()
         summary = _job(ranges, "lines").run(io.BytesIO(body), "addresses.txt", lambda _data: None)
         out[model] = {"seconds": summary.seconds, "megabytes": len(body) / 1e6}
     return out
 
 
 def child_alb(ranges: Path, count: int) -> dict[str, Any]:
-    body = gzip.compress(("\n".join(ALB_LINE.format(client=c) for c in _clients(count, zipf=True)) + "\n").encode(), 6)
+    body = gzip.compress(("\n".join(ALB_LINE.format(client=c) for c in clients(count, zipf=True)) + "\n").encode(), 6)
     job = _job(ranges, "alb")
     sink = io.BytesIO()
     with gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=4) as out:
@@ -152,7 +152,7 @@ def child_memory(ranges: Path, megabytes: int) -> dict[str, Any]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    line = ("\n".join(_clients(200_000, zipf=True)) + "\n").encode()
+    line = ("\n".join(clients(200_000, zipf=True)) + "\n").encode()
 
     class Repeated(io.RawIOBase):
         """The same lines again and again, ``megabytes`` in all."""
@@ -178,7 +178,7 @@ def child_memory(ranges: Path, megabytes: int) -> dict[str, Any]:
 def child_compare(ranges: Path, count: int, folder: Path) -> dict[str, Any]:
     from bench.enrichment_compare import other_ways
 
-    return other_ways(ranges, _clients(count, zipf=False), folder)
+    return other_ways(ranges, clients(count, zipf=False), folder)
 
 
 CHILDREN = {

@@ -19,9 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from bench.enrichment import ALB_LINE
+from bench.enrichment import ALB_LINE, clients
 from fencepost.core.storage.job_keys import job_file_key, summary_key
 from local.config import StackConfig
 from local.dynamodb import free_port
@@ -32,16 +30,10 @@ V4_FILE = ROOT.parent / "shared" / "data" / "iptoasn-ip2country-v4-20241107.tsv.
 JOB = "bench"
 
 
-def alb_log(megabytes: int, seed: int = 14) -> tuple[bytes, int]:
-    """About ``megabytes`` MB of ALB log lines, and how many lines."""
-    rng = np.random.default_rng(seed)
-    pool = rng.integers(1 << 24, 224 << 24, 100_000, dtype=np.uint64)
-    head, tail = ALB_LINE.split("{client}")
-    size = len(ALB_LINE) + 4
-    count = megabytes * 1_000_000 // size
-    picks = pool[np.minimum(rng.zipf(1.2, count) - 1, len(pool) - 1)].tolist()
-    lines = [f"{head}{v >> 24}.{(v >> 16) & 255}.{(v >> 8) & 255}.{v & 255}{tail}\n" for v in picks]
-    return "".join(lines).encode(), count
+def alb_log(megabytes: int) -> tuple[bytes, int]:
+    """About ``megabytes`` MB of ALB log lines (section 14's, clients Zipf-distributed), and how many lines."""
+    count = megabytes * 1_000_000 // (len(ALB_LINE) + 4)
+    return "".join(ALB_LINE.format(client=client) + "\n" for client in clients(count, zipf=True)).encode(), count
 
 
 def ranges(count: int) -> bytes:
