@@ -112,6 +112,24 @@ def test_a_job_cut_into_parts_writes_what_one_run_writes(stack: Stack, tmp_path:
     expected = _expected(tmp_path, "alb.log.gz", inputs["alb.log.gz"], "--format", "alb")
     assert _output(stack, logs["outputs"][0]["output"]) == expected
     assert stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=parts_prefix("j1")).get("KeyCount") == 0
+    key = logs["outputs"][0]["output"]
+    assert stack.s3.head_object(Bucket=stack.bucket, Key=key)["ContentType"] == "application/gzip"
+    assert stack.s3.head_object(Bucket=stack.bucket, Key=outputs["a.csv"]["output"])["ContentType"] == "text/csv"
+
+
+@pytest.mark.parametrize("stack", [SMALL_PARTS], indirect=True)
+def test_a_log_written_in_its_own_syntax_by_a_job_is_what_one_run_writes(stack: Stack, tmp_path: Path) -> None:
+    text = gzip.decompress(_inputs(_load(stack))["alb.log.gz"])
+    settings = {"datasets": ["geo"], "format": "alb", "out_format": "log"}
+
+    summary = _run(stack, "asis", {"alb.log": text}, settings)
+
+    assert summary["state"] == "done", summary
+    assert summary["parts"] > 1
+    key = summary["outputs"][0]["output"]
+    assert stack.s3.head_object(Bucket=stack.bucket, Key=key)["ContentType"] == "text/plain"
+    expected = _expected(tmp_path, "alb.log", text, "--format", "alb", "--out-format", "log")
+    assert _output(stack, key) == expected
 
 
 @pytest.mark.parametrize("stack", [SMALL_PARTS], indirect=True)

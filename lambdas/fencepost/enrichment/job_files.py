@@ -20,6 +20,11 @@ CONTENT_TYPES: Final = {"csv": "text/csv", "tsv": "text/tab-separated-values", "
 GZIP_TYPE: Final = "application/gzip"
 
 
+def content_type(form: str, gzip: bool) -> str:
+    """What an output (and each of its parts) is served as: a log written in its own syntax is plain text."""
+    return GZIP_TYPE if gzip else CONTENT_TYPES.get(form, "text/plain")
+
+
 class Upload(Protocol):
     """An object written a piece at a time (a multipart upload), complete once closed."""
 

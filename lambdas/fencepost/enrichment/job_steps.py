@@ -33,11 +33,10 @@ from fencepost.core.storage.job_keys import (
     summary_key,
 )
 from fencepost.enrichment.job_files import (
-    CONTENT_TYPES,
-    GZIP_TYPE,
     JobFiles,
     PlannedInput,
     Upload,
+    content_type,
     job_summary,
     part_document,
 )
@@ -107,7 +106,7 @@ class JobSteps:
         spec = JobSpec.parse(plan["spec"])
         key = part_key(job, index, message.part)
         gzip = planned.output.endswith(".gz")
-        upload = self.files.upload(key, GZIP_TYPE if gzip else CONTENT_TYPES[spec.out_form_of(planned.key)])
+        upload = self.files.upload(key, content_type(spec.out_form_of(planned.key), gzip))
         try:
             pins = plan.get("versions", {})
             summary = self._enrich(spec, planned, message.part, pins, upload=upload, gzip=gzip, delivery=delivery)
@@ -168,8 +167,9 @@ class JobSteps:
         keys = [[part_key(job, i, k) for k in range(len(planned.parts))] for i, planned in enumerate(inputs)]
         if any(key + PART_SUMMARY not in refs for row in keys for key in row):
             return  # a part is not done: the last part to finish sends this again
+        spec = JobSpec.parse(plan["spec"])
         for planned, row in zip(inputs, keys, strict=True):
-            content = GZIP_TYPE if planned.output.endswith(".gz") else "application/octet-stream"
+            content = content_type(spec.out_form_of(planned.key), planned.output.endswith(".gz"))
             self.files.join(planned.output, [refs[key] for key in row], content)
         parts = [[self.files.get_json(key + PART_SUMMARY) for key in row] for row in keys]
         summary = {"state": "done", "started_at": plan["planned_at"], "finished_at": iso(self.clock())}
