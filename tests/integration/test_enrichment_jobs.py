@@ -177,6 +177,7 @@ def test_a_job_that_cannot_run_fails_with_the_reason(stack: Stack) -> None:
         "noinputs": ({}, {"datasets": ["geo"]}, "no inputs under _enrich/noinputs/in/"),
         "notgzip": ({"a.txt.gz": b"1.1.1.1\n"}, {"datasets": ["geo"]}, "named .gz but is not gzip"),
         "layout": (alb, {"datasets": ["geo"], "format": "alb"}, "line 1"),
+        "collide": ({"a": b"1.1.1.1\n", "a.csv": b"ip\n1.1.1.1\n"}, {"datasets": ["geo"]}, "both be written to"),
     }
     for job, (inputs, settings, _) in cases.items():
         for name, body in inputs.items():

@@ -68,6 +68,11 @@ class JobPlanner:
                 inputs.append(self._cut(job, spec, ref, deadline))
             except REFUSED as error:
                 raise JobFailed(f"{ref.key}: {reason(error)}") from None
+        written: dict[str, str] = {}
+        for each in inputs:  # in/a (one address a line) and in/a.csv are both written as out/a.csv
+            other = written.setdefault(each.output, each.key)
+            if other != each.key:
+                raise JobFailed(f"{other} and {each.key} would both be written to {each.output}: rename one")
         parts = sum(len(planned.parts) for planned in inputs)
         if parts > self.max_parts:
             raise JobFailed(f"the inputs make {parts:,} parts, more than {self.max_parts:,} (ENRICH_MAX_PARTS)")
