@@ -1,5 +1,9 @@
 """An HTTP front that turns each request into an API Gateway HTTP API (payload 2.0) event for the lookup handler
-and returns the handler's response unchanged."""
+and returns the handler's response unchanged.
+
+Lambda gives an execution environment one event at a time, and runs more environments for concurrent requests: the
+front does the same, with a pool of environments each wired afresh (``Environments``), so that no request ever
+shares an environment with another (the router keeps the event it is resolving on itself)."""
 
 from __future__ import annotations
 
@@ -84,10 +88,37 @@ class _Context:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-def serve(handler: Handler, host: str, port: int, local: dict[str, Local] | None = None) -> ThreadingHTTPServer:
-    """Start the front in a background thread; ``server.shutdown()`` stops it. ``local``: paths the front answers
-    itself, with JSON, before the function sees them (what the local stack alone knows: the capacity emulator's)."""
+class Environments:
+    """Lookup handlers, each an execution environment that takes one event at a time: a request takes an idle one,
+    or a new one from ``wire`` when all are busy (as Lambda scales out), and gives it back when answered."""
+
+    def __init__(self, wire: Callable[[], Handler]) -> None:
+        self.wire = wire
+        self.idle: list[Handler] = []
+        self.started = 0
+        self._lock = threading.Lock()
+
+    def invoke(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        with self._lock:
+            handler = self.idle.pop() if self.idle else None
+            self.started += handler is None
+        if handler is None:
+            handler = self.wire()
+        try:
+            return handler(event, context)
+        finally:
+            with self._lock:
+                self.idle.append(handler)
+
+
+def serve(
+    wire: Callable[[], Handler], host: str, port: int, local: dict[str, Local] | None = None
+) -> ThreadingHTTPServer:
+    """Start the front in a background thread; ``server.shutdown()`` stops it. ``wire``: makes a lookup handler, one
+    per concurrent request at most (``Environments``). ``local``: paths the front answers itself, with JSON, before
+    the function sees them (what the local stack alone knows: the capacity emulator's)."""
     own = dict(local or {})
+    environments = Environments(wire)
 
     class Request(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -112,7 +143,7 @@ def serve(handler: Handler, host: str, port: int, local: dict[str, Local] | None
                 headers[key] = f"{headers[key]},{value}" if key in headers else value
             event = to_event(self.command, self.path, headers, body, self.client_address[0])
             try:
-                response = handler(event, _Context())
+                response = environments.invoke(event, _Context())
             except Exception:  # what API Gateway answers when the function itself fails
                 self._send(500, {"content-type": "application/json"}, b'{"message":"Internal Server Error"}')
                 return

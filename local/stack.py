@@ -121,7 +121,10 @@ class LocalStack:
         if config.http_port is not None:
             from local.http import serve
 
-            self.http = serve(self.lookup.handler, "127.0.0.1", config.http_port, {CAPACITY_PATH: self.capacity_heat})
+            # The front's environments are its own: ``self.lookup`` also answers direct calls (``dataset``), from
+            # other threads
+            wire = lambda: lookup_function().handler  # noqa: E731
+            self.http = serve(wire, "127.0.0.1", config.http_port, {CAPACITY_PATH: self.capacity_heat})
         return self
 
     def _start_workers(self, lanes: dict[str, tuple[Any, int]]) -> None:

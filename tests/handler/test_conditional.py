@@ -188,7 +188,7 @@ def test_the_direct_path_answers_304_exactly_as_the_resolver(handler: LookupFunc
 
 
 def test_the_local_http_front_passes_if_none_match_through(handler: LookupFunction) -> None:
-    server = serve(handler.handler, "127.0.0.1", 0)
+    server = serve(lambda: handler.handler, "127.0.0.1", 0)
     try:
         connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
         connection.request("GET", "/lookup?ip=1.0.32.5&dataset=geo")
