@@ -103,8 +103,9 @@ XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist l
 test test-quick test-slow: export PYTHONDONTWRITEBYTECODE :=
 test test-quick test-slow: export PYTHONPYCACHEPREFIX := $(CURDIR)/build/pycache
 
+# Each test's time is kept in build/test-times.xml (JUnit XML): where a run spends its minutes, test by test.
 test: install lint
-	$(BIN)/pytest -m "not slow" $(XDIST) --durations=30
+	$(BIN)/pytest -m "not slow" $(XDIST) --durations=30 --junitxml=build/test-times.xml
 
 test-quick: install lint
 	$(BIN)/pytest tests/unit -m "not slow" $(XDIST)

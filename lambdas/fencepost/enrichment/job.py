@@ -102,9 +102,9 @@ def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
         lines = (rest + block).split("\n")
         crlf = "\r" in block or rest.endswith("\r")  # a CRLF the block boundary cut in two
         rest = lines.pop()
+        count += len(lines)
         if len(rest) > MAX_LINE_CHARS:
             raise JobError(f"{name}: a line runs past {MAX_LINE_CHARS:,} characters (after line {count:,})")
-        count += len(lines)
         yield [line[:-1] if line.endswith("\r") else line for line in lines] if crlf else lines
     if rest:
         yield [rest[:-1] if rest.endswith("\r") else rest]
