@@ -217,7 +217,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--enrich-addresses", type=int, default=2_000_000, help="addresses joined, and lines enriched")
     parser.add_argument("--enrich-alb-lines", type=int, default=500_000, help="gzip ALB log lines enriched")
     parser.add_argument("--enrich-compare", type=int, default=100_000, help="addresses through the other ways")
-    parser.add_argument("--enrich-memory-mb", type=int, default=500, help="MB of input for the memory figure")
+    parser.add_argument("--enrich-memory-mb", type=int, default=2000, help="MB of input for the memory figure")
 
 
 def section(args: argparse.Namespace) -> str:

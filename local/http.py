@@ -111,14 +111,11 @@ class Environments:
                 self.idle.append(handler)
 
 
-def serve(
-    wire: Callable[[], Handler], host: str, port: int, local: dict[str, Local] | None = None
-) -> ThreadingHTTPServer:
-    """Start the front in a background thread; ``server.shutdown()`` stops it. ``wire``: makes a lookup handler, one
-    per concurrent request at most (``Environments``). ``local``: paths the front answers itself, with JSON, before
-    the function sees them (what the local stack alone knows: the capacity emulator's)."""
-    own = dict(local or {})
-    environments = Environments(wire)
+def serve(wire: Callable[[], Handler], host: str, port: int, local: dict[str, Local] | None = None) -> Any:
+    """Start the front (a ``ThreadingHTTPServer``) in a background thread; ``server.shutdown()`` stops it. ``wire``
+    makes a lookup handler (``Environments``); ``local``: paths the front answers itself, with JSON (what the local
+    stack alone knows: the capacity emulator's)."""
+    own, environments = dict(local or {}), Environments(wire)
 
     class Request(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"

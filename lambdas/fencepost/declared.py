@@ -175,6 +175,9 @@ LOADER: Final[dict[str, Setting[Any]]] = {
     # Enrichment jobs in the bucket (enrichment.job_steps): a part is what one invocation enriches in its time.
     "part_bytes": Setting("ENRICH_PART_BYTES", 64 << 20, 4096, 1 << 30, "text of an input a job's part holds"),
     "max_parts": Setting("ENRICH_MAX_PARTS", 5000, 1, 10_000, "parts a job's inputs may make (a larger job fails)"),
+    # Under the data lane's concurrency (LOADER_CONCURRENCY): a job never holds every worker, and a load's chunks
+    # queue behind this many of its parts at most, not behind thousands.
+    "parts_in_flight": Setting("ENRICH_PARTS_IN_FLIGHT", 8, 1, 1000, "a job's parts on the data queue at once"),
 }
 
 FETCH: Final[dict[str, Setting[Any]]] = {

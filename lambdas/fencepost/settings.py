@@ -133,6 +133,7 @@ class LoaderSettings:
     tracing: bool = LOADER["tracing"].default
     part_bytes: int = LOADER["part_bytes"].default
     max_parts: int = LOADER["max_parts"].default
+    parts_in_flight: int = LOADER["parts_in_flight"].default
     delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
 

@@ -91,6 +91,7 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "WRITER_TIMEOUT_SECONDS": "900",
         "ENRICH_PART_BYTES": str(64 << 20),
         "ENRICH_MAX_PARTS": "5000",
+        "ENRICH_PARTS_IN_FLIGHT": "8",
         **Limits().environment(),  # (tests/infra/test_loader_limits.py)
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",

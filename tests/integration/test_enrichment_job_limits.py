@@ -1,6 +1,7 @@
-"""An enrichment job's bounds, on DynamoDB Local and the local S3 with the real loader: a part that runs past the
-function's time, and a gzip member that inflates to one endless line, each fail the job with the reason (and leave
-no part behind) instead of being delivered again and again or filling the function's memory."""
+"""An enrichment job's bounds, on DynamoDB Local and the local S3 with the real loader: a job keeps at most
+``ENRICH_PARTS_IN_FLIGHT`` parts on the data queue it shares with loads; a part that runs past the function's time,
+and a gzip member that inflates to one endless line, each fail the job with the reason (and leave no part behind)
+instead of being delivered again and again or filling the function's memory."""
 
 from __future__ import annotations
 
@@ -40,6 +41,36 @@ def _loaded(stack: Stack) -> None:
 
 def _parts_left(stack: Stack, job: str) -> int:
     return int(stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix=parts_prefix(job)).get("KeyCount", 0))
+
+
+@pytest.mark.parametrize("stack", [{"ENRICH_PART_BYTES": "4096", "ENRICH_PARTS_IN_FLIGHT": "3"}], indirect=True)
+def test_a_job_keeps_at_most_its_parts_in_flight_on_the_queue_and_writes_every_row(stack: Stack) -> None:
+    _loaded(stack)
+    queued: list[int] = []  # messages on the data queue (the one delivered among them) as each part is delivered
+
+    def counted(handler: Any) -> Any:
+        def wrapped(event: dict[str, Any], context: Any) -> Any:
+            if any('"part":' in record["body"] for record in event["Records"]):
+                names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+                found = stack.sqs.get_queue_attributes(QueueUrl=stack.queues.data.url, AttributeNames=names)
+                queued.append(sum(int(found["Attributes"][name]) for name in names))
+            return handler(event, context)
+
+        return wrapped
+
+    stack.deliver_with(counted)
+    addresses = [f"1.0.{n // 250 % 250}.{n % 250}" for n in range(8_000)]
+    stack.put("_enrich/window/in/a.txt", "\n".join(addresses).encode() + b"\n")
+    stack.put(job_file_key("window"), json.dumps({"datasets": ["geo"]}))
+    stack.drain()
+
+    summary = stack.report(summary_key("window"))
+    assert summary["state"] == "done", summary
+    assert summary["parts"] >= 20
+    assert len(queued) == summary["parts"]  # each part delivered once
+    assert max(queued) == 3
+    written = stack.s3.get_object(Bucket=stack.bucket, Key=summary["outputs"][0]["output"])["Body"].read()
+    assert [line.split(",", 1)[0] for line in written.decode().splitlines()[1:]] == addresses
 
 
 def test_a_part_that_runs_past_the_function_s_time_fails_the_job_saying_what_to_set(stack: Stack) -> None:

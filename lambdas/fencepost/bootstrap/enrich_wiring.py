@@ -52,5 +52,6 @@ def job_steps(
         outbox=outbox,
         telemetry=telemetry,
         planner=JobPlanner(files=files, part_bytes=settings.part_bytes, max_parts=settings.max_parts),
+        in_flight=settings.parts_in_flight,
     )
     return steps.steps()

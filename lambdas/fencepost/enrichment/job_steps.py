@@ -2,9 +2,10 @@
 
 1. ``PlanJob`` (the job file was written): planned by ``enrichment.job_plans``: the job file read and checked, the
    versions that answer it fixed, each input under ``in/`` cut into parts (``enrichment.parts``), the plan written,
-   and one ``EnrichPart`` sent per part;
+   and an ``EnrichPart`` sent for each of the first ``in_flight`` parts;
 2. ``EnrichPart``: the part's lines enriched into ``_parts/<i>/<k>`` (gzip when the output is), then what it
-   counted beside it; the part that finds every part counted sends ``JoinJob``;
+   counted beside it, then the part ``in_flight`` places further sent: a job has at most that many parts on the
+   data queue, which it shares with loads' chunks; the part that finds every part counted sends ``JoinJob``;
 3. ``JoinJob``: each input's parts joined in order into ``out/`` (a multipart upload, parts copied in S3 where they
    are large enough), the summary written, the parts deleted.
 
@@ -66,6 +67,7 @@ class JobSteps:
     outbox: Outbox
     telemetry: Telemetry
     planner: JobPlanner
+    in_flight: int = 8  # parts on the queue at once (ENRICH_PARTS_IN_FLIGHT)
     clock: Clock = time.time
     monotonic: Clock = time.monotonic
 
@@ -88,13 +90,10 @@ class JobSteps:
                 return
             self.files.put_json(plan_key(job), plan)
         done = {ref.key for ref in self.files.refs(parts_prefix(job))}
-        messages = [
-            EnrichPart(job, source, part)
-            for source, planned in enumerate(plan["inputs"])
-            for part in range(len(planned["parts"]))
-            if part_key(job, source, part) + PART_SUMMARY not in done
+        waiting = [
+            part for part in _parts(job, plan) if part_key(job, part.source, part.part) + PART_SUMMARY not in done
         ]
-        self.outbox.send_all(messages)
+        self.outbox.send_all(waiting[: self.in_flight])  # each part done sends the next (``on_part``)
         self.telemetry.logger.info("enrichment job planned", extra={"job": job, "parts": plan["parts"]})
 
     def on_part(self, message: EnrichPart, delivery: Delivery) -> None:
@@ -102,6 +101,20 @@ class JobSteps:
         plan = self.files.get_json(plan_key(job))
         if plan is None or self._finished(job):
             return
+        counted = self.files.get_json(part_key(job, index, message.part) + PART_SUMMARY) is not None
+        if not counted and not self._enrich_part(message, plan, delivery):
+            return  # the job failed
+        parts = _parts(job, plan)  # a part delivered again once done sends its next only
+        after = parts.index(message) + self.in_flight
+        if after < len(parts):
+            self.outbox.send(parts[after])
+        done = sum(1 for ref in self.files.refs(parts_prefix(job)) if ref.key.endswith(PART_SUMMARY))
+        if done >= plan["parts"]:
+            self.outbox.send(JoinJob(job))
+
+    def _enrich_part(self, message: EnrichPart, plan: dict[str, Any], delivery: Delivery) -> bool:
+        """Whether the part was enriched and counted (else the job failed)."""
+        job, index = message.job, message.source
         planned = PlannedInput.of(plan["inputs"][index])
         spec = JobSpec.parse(plan["spec"])
         key = part_key(job, index, message.part)
@@ -114,13 +127,11 @@ class JobSteps:
             upload.abort()
             if isinstance(error, (*REFUSED, JobFailed)):
                 self._fail(job, f"{planned.key}, part {message.part + 1}: {reason(error)}")
-                return
+                return False
             raise
         head_lines = planned.head_lines if message.part else 0
         self.files.put_json(key + PART_SUMMARY, part_document(summary, head_lines))
-        done = sum(1 for ref in self.files.refs(parts_prefix(job)) if ref.key.endswith(PART_SUMMARY))
-        if done >= plan["parts"]:
-            self.outbox.send(JoinJob(job))
+        return True
 
     def _enrich(
         self,
@@ -184,3 +195,12 @@ class JobSteps:
     def _fail(self, job: str, reason: str) -> None:
         self.telemetry.logger.warning("enrichment job failed", extra={"job": job, "reason": reason})
         self.files.put_json(summary_key(job), {"state": "failed", "reason": reason, "finished_at": iso(self.clock())})
+
+
+def _parts(job: str, plan: dict[str, Any]) -> list[EnrichPart]:
+    """The plan's parts, in the order they are sent."""
+    return [
+        EnrichPart(job, source, part)
+        for source, planned in enumerate(plan["inputs"])
+        for part in range(len(planned["parts"]))
+    ]
