@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from botocore.client import BaseClient
 
 from fencepost.core.storage.job_keys import job_file_key, parts_prefix, summary_key
 from fencepost.enrichment.job import MAX_LINE_CHARS
@@ -44,8 +45,19 @@ def _parts_left(stack: Stack, job: str) -> int:
 
 
 @pytest.mark.parametrize("stack", [{"ENRICH_PART_BYTES": "4096", "ENRICH_PARTS_IN_FLIGHT": "3"}], indirect=True)
-def test_a_job_keeps_at_most_its_parts_in_flight_on_the_queue_and_writes_every_row(stack: Stack) -> None:
+def test_a_job_keeps_at_most_its_parts_in_flight_on_the_queue_and_writes_every_row(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _loaded(stack)
+    listed: list[str] = []  # the parts listed: by the plan, the last parts and the join, not by every part
+    call = BaseClient._make_api_call  # type: ignore[attr-defined]
+
+    def counting(client: Any, operation: str, parameters: dict[str, Any]) -> Any:
+        if operation == "ListObjectsV2" and parameters.get("Prefix") == parts_prefix("window"):
+            listed.append(operation)
+        return call(client, operation, parameters)
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", counting)
     queued: list[int] = []  # messages on the data queue (the one delivered among them) as each part is delivered
 
     def counted(handler: Any) -> Any:
@@ -69,6 +81,7 @@ def test_a_job_keeps_at_most_its_parts_in_flight_on_the_queue_and_writes_every_r
     assert summary["parts"] >= 20
     assert len(queued) == summary["parts"]  # each part delivered once
     assert max(queued) == 3
+    assert len(listed) <= 3 + 2
     written = stack.s3.get_object(Bucket=stack.bucket, Key=summary["outputs"][0]["output"])["Body"].read()
     assert [line.split(",", 1)[0] for line in written.decode().splitlines()[1:]] == addresses
 

@@ -5,7 +5,9 @@
    and an ``EnrichPart`` sent for each of the first ``in_flight`` parts;
 2. ``EnrichPart``: the part's lines enriched into ``_parts/<i>/<k>`` (gzip when the output is), then what it
    counted beside it, then the part ``in_flight`` places further sent: a job has at most that many parts on the
-   data queue, which it shares with loads' chunks; the part that finds every part counted sends ``JoinJob``;
+   data queue, which it shares with loads' chunks. A part is counted before the part it sends starts, so the last
+   part counted is one of the last ``in_flight``: those alone list the parts, and the one that finds every part
+   counted sends ``JoinJob``;
 3. ``JoinJob``: each input's parts joined in order into ``out/`` (a multipart upload, parts copied in S3 where they
    are large enough), the summary written, the parts deleted.
 
@@ -84,16 +86,19 @@ class JobSteps:
                 spec = self.planner.spec(job)
                 if spec is None:
                     return  # the job file is gone
-                plan = self.planner.plan(job, spec, self.sources(), delivery.deadline)
+                plan = self.planner.plan(job, spec, self.sources(), delivery.deadline) | {"in_flight": self.in_flight}
             except JobFailed as failed:
                 self._fail(job, str(failed))
                 return
             self.files.put_json(plan_key(job), plan)
         done = {ref.key for ref in self.files.refs(parts_prefix(job))}
+        parts = _parts(job, plan)
         waiting = [
-            part for part in _parts(job, plan) if part_key(job, part.source, part.part) + PART_SUMMARY not in done
+            at for at, part in enumerate(parts) if part_key(job, part.source, part.part) + PART_SUMMARY not in done
         ]
-        self.outbox.send_all(waiting[: self.in_flight])  # each part done sends the next (``on_part``)
+        # Part h is sent once part h - in_flight is counted (``on_part``); every part before the first waiting one is
+        # counted, so a part sent again here keeps that rule
+        self.outbox.send_all([parts[at] for at in waiting if at < waiting[0] + _in_flight(plan)] if waiting else [])
         self.telemetry.logger.info("enrichment job planned", extra={"job": job, "parts": plan["parts"]})
 
     def on_part(self, message: EnrichPart, delivery: Delivery) -> None:
@@ -104,10 +109,11 @@ class JobSteps:
         counted = self.files.get_json(part_key(job, index, message.part) + PART_SUMMARY) is not None
         if not counted and not self._enrich_part(message, plan, delivery):
             return  # the job failed
-        parts = _parts(job, plan)  # a part delivered again once done sends its next only
-        after = parts.index(message) + self.in_flight
-        if after < len(parts):
-            self.outbox.send(parts[after])
+        parts, in_flight = _parts(job, plan), _in_flight(plan)  # a part delivered again once done sends its next only
+        at = parts.index(message)
+        if at + in_flight < len(parts):
+            self.outbox.send(parts[at + in_flight])
+            return  # a part counted before the one it sends: the last part counted is among the last in_flight
         done = sum(1 for ref in self.files.refs(parts_prefix(job)) if ref.key.endswith(PART_SUMMARY))
         if done >= plan["parts"]:
             self.outbox.send(JoinJob(job))
@@ -204,3 +210,8 @@ def _parts(job: str, plan: dict[str, Any]) -> list[EnrichPart]:
         for source, planned in enumerate(plan["inputs"])
         for part in range(len(planned["parts"]))
     ]
+
+
+def _in_flight(plan: dict[str, Any]) -> int:
+    """The job's parts on the queue at once, as fixed when it was planned."""
+    return max(1, int(plan.get("in_flight", 1)))
