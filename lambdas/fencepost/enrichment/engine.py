@@ -245,10 +245,13 @@ def _packed(columns: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64] |
 def value_ids(table: VersionTable) -> npt.NDArray[np.int64]:
     """For each piece of a version (IPv6 pieces after the IPv4 ones), a number shared by the pieces whose values are
     the same."""
-    numbers: dict[tuple[str, ...], int] = {}
-    parts = []
-    for family in (V4, V6):
-        pieces = table.families[family]
-        of_row = np.array([numbers.setdefault(values, len(numbers)) for values in pieces.values], dtype=np.int64)
+    families = [table.families[family] for family in (V4, V6)]
+    values = [each for pieces in families for each in pieces.values]
+    last = dict(zip(values, range(len(values)), strict=True))  # the same values: the same (last) row
+    _, numbers = np.unique(np.fromiter(map(last.__getitem__, values), np.int64, len(values)), return_inverse=True)
+    parts, offset = [], 0
+    for pieces in families:
+        of_row = numbers[offset : offset + len(pieces.values)].astype(np.int64)
+        offset += len(pieces.values)
         parts.append(of_row[pieces.rows.astype(np.intp)] if len(pieces) else np.zeros(0, dtype=np.int64))
     return np.concatenate(parts)

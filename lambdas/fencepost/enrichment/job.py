@@ -25,11 +25,14 @@ from typing import IO, Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from fencepost.enrichment import log_bytes
 from fencepost.enrichment.engine import Batch, Enricher
 from fencepost.enrichment.inputs import Reader, Rows, checked_instant
+from fencepost.enrichment.outputs import Writer
 
 BATCH_ROWS: Final = 65_536
 BLOCK_CHARS: Final = 4 << 20
+BYTES_BLOCK: Final = 16 << 20  # what a log read as bytes (``enrichment.log_bytes``) reads at a time
 MAX_LINE_CHARS: Final = 1 << 20  # a line longer than this stops the job (no log line comes near it)
 SHOWN_BAD: Final = 20
 LAYOUT_CHECK_ROWS: Final = 1_000
@@ -82,23 +85,34 @@ class Summary:
         }
 
 
-def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
-    """The lines of a byte stream, a block at a time (no line endings), gunzipped when it starts as gzip does."""
+def _opened(source: _Counted, name: str) -> Any:
+    """The bytes of a stream, gunzipped when it starts as gzip does."""
     head = source.peek()
     stream: Any = io.BufferedReader(source, BLOCK_CHARS)
     if head == GZIP_MAGIC:
-        stream = gzip.GzipFile(fileobj=stream, mode="rb")
-    elif name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    if name.endswith(".gz"):
         raise JobError(f"{name} is named .gz but is not gzip (it starts with {head!r})")
-    text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
-    rest, count = "", 0
+    return stream
+
+
+def _blocks(stream: Any, size: int, name: str) -> Iterator[Any]:
+    """``stream`` read ``size`` at a time, to its end."""
     while True:
         try:
-            block = text.read(BLOCK_CHARS)
+            block = stream.read(size)
         except (EOFError, OSError, zlib.error) as error:
             raise JobError(f"{name}: the gzip stream is broken or cut short ({error})") from None
         if not block:
-            break
+            return
+        yield block
+
+
+def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
+    """The lines of a byte stream, a block at a time (no line endings), gunzipped when it starts as gzip does."""
+    text = io.TextIOWrapper(_opened(source, name), encoding="utf-8", errors="surrogateescape", newline="")
+    rest, count = "", 0
+    for block in _blocks(text, BLOCK_CHARS, name):
         lines = (rest + block).split("\n")
         crlf = "\r" in block or rest.endswith("\r")  # a CRLF the block boundary cut in two
         rest = lines.pop()
@@ -108,6 +122,23 @@ def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
         yield [line[:-1] if line.endswith("\r") else line for line in lines] if crlf else lines
     if rest:
         yield [rest[:-1] if rest.endswith("\r") else rest]
+
+
+def byte_lines(source: _Counted, name: str) -> Iterator[list[bytes]]:
+    """The lines ``text_lines`` reads, as bytes, a block at a time."""
+    rest, count = b"", 0
+    for block in _blocks(_opened(source, name), BYTES_BLOCK, name):
+        lines = block.split(b"\n")
+        crlf = b"\r" in block or rest.endswith(b"\r")
+        lines[0] = rest + lines[0]
+        rest = lines.pop()
+        count += len(lines)
+        if lines:
+            yield [line[:-1] if line.endswith(b"\r") else line for line in lines] if crlf else lines
+        if len(rest) > MAX_LINE_CHARS and len(rest.decode("utf-8", "surrogateescape")) > MAX_LINE_CHARS:
+            raise JobError(f"{name}: a line runs past {MAX_LINE_CHARS:,} characters (after line {count:,})")
+    if rest:
+        yield [rest[:-1] if rest.endswith(b"\r") else rest]
 
 
 class _Counted(io.RawIOBase):
@@ -143,13 +174,27 @@ class Job:
     as_of: float | None = None  # every row answered by the version live then (None: now), unless rows carry times
     batch_rows: int = BATCH_ROWS
     progress: Callable[[Summary], None] | None = None
+    lean: bool = True  # an ALB log written as a log is read as bytes (``enrichment.log_bytes``); False: as text
 
     def run(self, raw: IO[bytes], name: str, write: Callable[[bytes], Any]) -> Summary:
         summary = Summary()
         started = time.perf_counter()
+        source = _Counted(raw)
+        as_bytes = self.lean and log_bytes.applies(self.reader, self.writer)
+        number = (self._bytes if as_bytes else self._text)(source, name, summary, write, started)
+        header = self.writer.header()  # an input with no row still gets its header
+        if header:
+            write(header.encode("utf-8", "surrogateescape"))
+        summary.lines = number - 1
+        summary.bytes_in = source.count
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _text(
+        self, source: _Counted, name: str, summary: Summary, write: Callable[[bytes], Any], started: float
+    ) -> int:
         number = 1
         pending: list[str] = []
-        source = _Counted(raw)
         for lines in text_lines(source, name):
             pending += lines
             while len(pending) >= self.batch_rows:
@@ -158,13 +203,30 @@ class Job:
             summary.seconds = time.perf_counter() - started
         if pending:
             number = self._batch(pending, number, summary, write)
-        header = self.writer.header()  # an input with no row still gets its header
-        if header:
-            write(header.encode("utf-8", "surrogateescape"))
-        summary.lines = number - 1
-        summary.bytes_in = source.count
-        summary.seconds = time.perf_counter() - started
-        return summary
+        return number
+
+    def _bytes(
+        self, source: _Counted, name: str, summary: Summary, write: Callable[[bytes], Any], started: float
+    ) -> int:
+        """The rows of an ALB log written as a log, read and written as bytes (``enrichment.log_bytes``)."""
+        assert isinstance(self.writer, Writer)
+        number = 1
+        for every in byte_lines(source, name):
+            for at in range(0, len(every), self.batch_rows):
+                lines = every[at : at + self.batch_rows]
+                rows = log_bytes.read(self.reader, lines, number)
+                batch = self.enricher.enrich(rows.addresses, None, fixed=self.as_of)
+                self._check_layout(rows, summary)
+                self._count(rows, batch, summary)
+                out = self.writer.header().encode("utf-8", "surrogateescape")
+                out += log_bytes.written(self.writer, batch, lines)
+                summary.bytes_out += len(out)
+                write(out)
+                number += len(lines)
+                summary.seconds = time.perf_counter() - started
+                if self.progress is not None:
+                    self.progress(summary)
+        return number
 
     def _batch(self, lines: list[str], number: int, summary: Summary, write: Callable[[bytes], Any]) -> int:
         rows = self.reader.read(lines, number)
@@ -205,16 +267,16 @@ class Job:
         return instants
 
     def _check_layout(self, rows: Rows, summary: Summary) -> None:
-        if summary.rows or not rows.lines:
+        if summary.rows or not rows.numbers:
             return
-        checked = min(len(rows.lines), LAYOUT_CHECK_ROWS)
+        checked = min(len(rows.numbers), LAYOUT_CHECK_ROWS)
         if all(index in rows.bad for index in range(checked)):
             raise JobError(
                 f"line {rows.numbers[0]}: {rows.bad[0]} (no row of the first {checked} is {self.reader.form})"
             )
 
     def _count(self, rows: Rows, batch: Batch, summary: Summary) -> None:
-        summary.rows += len(rows.lines)
+        summary.rows += len(rows.numbers)
         for index in sorted({*rows.bad, *batch.invalid}):
             reason = rows.bad.get(index) or _invalid(rows.addresses[index], batch.invalid[index])
             summary.add_bad(rows.numbers[index], reason)

@@ -114,11 +114,11 @@ class Writer:
             return cells
         return "".join(self.separator + cell for cell in cells)
 
-    def rows(self, batch: Batch, rows: Rows) -> str:
-        """The text of a batch's rows (each line ending in a newline)."""
+    def _answers(self, batch: Batch) -> dict[int, Any]:
+        """This batch's answers, rendered (each answer once in a job, but fresh ones)."""
         if len(self._rendered) > MAX_KEPT:
             self._rendered.clear()
-        rendered: dict[int, Any] = {}  # this batch's answers, rendered (each answer once in a job, but fresh ones)
+        rendered: dict[int, Any] = {}
         for known, objects in batch.objects.items():
             made = self._rendered.get(known)
             if made is None:
@@ -126,6 +126,17 @@ class Writer:
                 if known not in batch.fresh:
                     self._rendered[known] = made
             rendered[known] = made
+        return rendered
+
+    def log_tails(self, batch: Batch) -> list[bytes]:
+        """For a log written as a log: what follows each row's line, as bytes (its answers and a line break)."""
+        rendered = self._answers(batch)
+        ended = {known: (more + "\n").encode("utf-8", "surrogateescape") for known, more in rendered.items()}
+        return _per_row(batch, ended, (self._empty + "\n").encode("utf-8", "surrogateescape"))
+
+    def rows(self, batch: Batch, rows: Rows) -> str:
+        """The text of a batch's rows (each line ending in a newline)."""
+        rendered = self._answers(batch)
         text = self.header()
         if self.reader.layout is not None and self.form != "log":
             return text + self._log_rows(rows, _per_row(batch, rendered, self._empty))
