@@ -6,7 +6,9 @@ loader's recipe (``--ranges``, no service):
 - the join alone: addresses already parsed, each family's arrays searched (``FamilyTable.below`` and the end check);
 - end to end through ``enrichment.job.Job``: one address a line (uniform over IPv4: every address its own piece, the
   worst case; and log-like: Zipf-distributed clients), and gzip ALB access logs (lines made from AWS's documented
-  example, clients Zipf-distributed) written as gzip CSV;
+  example, clients Zipf-distributed) written as a gzip log (``--out-format log``, zlib level 1: read as bytes, and
+  read as text, ``Job(lean=False)``, in the same run) and as gzip CSV (zlib level 4), each form's median of
+  ``--enrich-alb-runs``;
 - beside them, the same addresses through ``POST /lookup`` (the lookup app in process, 100 a call, over the
   loader's items held in memory: no HTTP and no DynamoDB, so faster than any deployment), ``maxminddb``'s C reader
   over the version's MaxMind DB export, and DuckDB's join ``ip BETWEEN start AND end`` over its CSV export;
@@ -94,7 +96,8 @@ def child_join(v4_file: Path, v6_file: Path, count: int) -> dict[str, Any]:
     return out
 
 
-def _job(ranges: Path, form: str, fields: str | None = None) -> Any:
+def _job(ranges: Path | Any, form: str, out: str = "csv", *, lean: bool = True) -> Any:
+    """A job answering from the ranges file (or a source already built from it), ``data`` fields."""
     from fencepost.enrichment.engine import Enricher
     from fencepost.enrichment.inputs import Reader
     from fencepost.enrichment.job import Job
@@ -103,12 +106,13 @@ def _job(ranges: Path, form: str, fields: str | None = None) -> Any:
     from fencepost.enrichment.shape import Shape, parse_fields
     from fencepost.reading.answers import Mode
 
-    source = _source("geo", ranges)
+    source = _source("geo", ranges) if isinstance(ranges, Path) else ranges
     resolver = Resolver("geo", source)
     info = source.info(source.live("geo"))
-    shape = Shape(("geo",), Mode.ALL, parse_fields(fields), {"geo": info.columns})
+    shape = Shape(("geo",), Mode.ALL, parse_fields(None), {"geo": info.columns})
     reader = Reader(form)
-    return Job(reader, Writer("csv", reader, shape.columns()), Enricher(shape, [resolver], errors_shown=False))
+    enricher = Enricher(shape, [resolver], errors_shown=False)
+    return Job(reader, Writer(out, reader, shape.columns()), enricher, lean=lean)
 
 
 def child_lines(ranges: Path, count: int) -> dict[str, Any]:
@@ -120,14 +124,36 @@ def child_lines(ranges: Path, count: int) -> dict[str, Any]:
     return out
 
 
-def child_alb(ranges: Path, count: int) -> dict[str, Any]:
-    body = gzip.compress(("\n".join(ALB_LINE.format(client=c) for c in clients(count, zipf=True)) + "\n").encode(), 6)
-    job = _job(ranges, "alb")
-    sink = io.BytesIO()
-    with gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=4) as out:
-        summary = job.run(io.BytesIO(body), "alb.log.gz", out.write)
-    raw = len(gzip.decompress(body))
-    return {"lines": count, "seconds": summary.seconds, "gzip_megabytes": len(body) / 1e6, "megabytes": raw / 1e6}
+ALB_FORMS = {  # the figure's name: the output form, the bytes path or not, the zlib level of the output
+    "log": ("log", True, 1),
+    "log_text": ("log", False, 1),
+    "csv": ("csv", True, 4),
+}
+
+
+def child_alb(ranges: Path, count: int, runs: int) -> dict[str, Any]:
+    """A gzip ALB log enriched into each form of ``ALB_FORMS``, ``runs`` times, the forms taking turns (the CSV
+    form over a fifth of the lines): each form's median seconds."""
+    lines = [ALB_LINE.format(client=c) for c in clients(count, zipf=True)]
+    bodies = {"all": gzip.compress(("\n".join(lines) + "\n").encode(), 6)}
+    bodies["fifth"] = gzip.compress(("\n".join(lines[: count // 5]) + "\n").encode(), 6)
+    source = _source("geo", ranges)
+    seconds: dict[str, list[float]] = {name: [] for name in ALB_FORMS}
+    for _ in range(runs):
+        for name, (out, lean, level) in ALB_FORMS.items():
+            body = bodies["fifth" if out == "csv" else "all"]
+            with gzip.GzipFile(fileobj=io.BytesIO(), mode="wb", compresslevel=level) as sink:
+                summary = _job(source, "alb", out, lean=lean).run(io.BytesIO(body), "alb.log.gz", sink.write)
+            seconds[name].append(summary.seconds)
+    raw = len(gzip.decompress(bodies["all"]))
+    return {
+        "lines": count,
+        "csv_lines": count // 5,
+        "runs": runs,
+        "forms": {name: {"seconds": float(np.median(found)), "all": found} for name, found in seconds.items()},
+        "gzip_megabytes": len(bodies["all"]) / 1e6,
+        "megabytes": raw / 1e6,
+    }
 
 
 def _rss_mb() -> float:
@@ -207,7 +233,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         return {
             "join": _run("join", str(V4_FILE), str(V6_FILE), str(args.enrich_addresses)),
             "lines": _run("lines", str(V4_FILE), str(args.enrich_addresses)),
-            "alb": _run("alb", str(V4_FILE), str(args.enrich_alb_lines)),
+            "alb": _run("alb", str(V4_FILE), str(args.enrich_alb_lines), str(args.enrich_alb_runs)),
             "compare": _run("compare", str(V4_FILE), str(args.enrich_compare), folder),
             "memory": _run("memory", str(V4_FILE), str(args.enrich_memory_mb)),
         }
@@ -216,6 +242,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--enrich-addresses", type=int, default=2_000_000, help="addresses joined, and lines enriched")
     parser.add_argument("--enrich-alb-lines", type=int, default=500_000, help="gzip ALB log lines enriched")
+    parser.add_argument("--enrich-alb-runs", type=int, default=3, help="runs of each ALB form (medians quoted)")
     parser.add_argument("--enrich-compare", type=int, default=100_000, help="addresses through the other ways")
     parser.add_argument("--enrich-memory-mb", type=int, default=2000, help="MB of input for the memory figure")
 

@@ -92,3 +92,22 @@ def test_ranges_a_load_would_refuse(files: Path, capsys: pytest.CaptureFixture[s
     assert (
         capsys.readouterr().err == "error: the ranges of 'geo' cannot be loaded: the file has a header but no ranges\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "flag"),
+    [(["--out-format", "log"], 4), (["--out-format", "log", "--gzip-level", "9"], 2), (["--out-format", "csv"], 0)],
+)
+def test_a_gzip_output_at_its_level(files: Path, options: list[str], flag: int) -> None:
+    """A log written as a log is compressed at level 1 unless told (the gzip header's XFL: 4 fastest, 2 best, 0
+    between)."""
+    line = "http 2018-07-02T22:23:00.186641Z app/lb/50dc 1.1.1.1:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366"
+    (files / "alb.log").write_text(f'{line} "GET http://a/ HTTP/1.1" "curl/7.46.0"\n')
+    out = files / "out.gz"
+    status = main(
+        [str(files / "alb.log"), "--format", "alb", "--ranges", f"geo={files / 'geo.tsv'}", "--out", str(out),
+         "--quiet", *options]
+    )  # fmt: skip
+    assert status == 0
+    assert out.read_bytes()[8] == flag
+    assert b"Cloudflare" in gzip.decompress(out.read_bytes())
