@@ -3,8 +3,9 @@ formatted in Python, each batch's address field found for all its lines at once.
 
 The fields before ``request`` are never quoted, so the address field (``client:port``, or ``target:port``) is the
 text between a line's ``at``-th and ``at + 1``-th spaces when every byte before that is a printable ASCII character
-other than ``"`` and the fields are one space apart. numpy finds those spaces in the first ``HEAD`` bytes of every
-line (the lines' heads joined), the ``:port`` is cut off at the field's last colon (a port of 1-5 digits), and the
+other than ``"`` and the fields are one space apart. numpy finds those spaces in the first bytes of every line
+(the heads taken at once as the rows of one array: first as wide as an IPv4 field needs, then ``HEAD`` bytes for
+the lines that need more), the ``:port`` is cut off at the field's last colon (a port of 1-5 digits), and the
 brackets of ``[2001:db8::7]:2817`` taken off (``core.logs.alb.address``); IPv6 clients, written without brackets
 (``2001:db8::7:2817``), are cut the same way. ``-`` gives no address.
 
@@ -19,11 +20,11 @@ return dropped, as the text path drops it) and its answers after it, rendered on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 from fencepost.core.logs import alb
 from fencepost.enrichment.engine import Batch
@@ -31,6 +32,7 @@ from fencepost.enrichment.inputs import Reader, Rows
 from fencepost.enrichment.outputs import Writer
 
 HEAD: Final = 192  # at most, the bytes of each line searched for its first fields
+_PADDING: Final = b"\n" + bytes(HEAD)  # after the last line: a head of any line is within the data
 V4_WIDEST: Final = len("255.255.255.255:65535 ")  # an IPv4 address field, and its space
 PORT_DIGITS: Final = 5
 _SPACE, _COLON, _DASH, _OPEN, _CLOSE = b" :-[]"
@@ -67,10 +69,14 @@ def addresses(lines: Sequence[bytes], at: int) -> tuple[list[str], npt.NDArray[n
     are searched again in their first ``HEAD`` bytes."""
     if not lines:
         return [], np.zeros(0, dtype=np.intp)
-    texts, ok = _found(lines, at, _head(lines[0], at))
+    data = np.frombuffer(b"\n".join(lines) + _PADDING, dtype=np.uint8)  # every line's head within it
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    starts = np.zeros(len(lines), dtype=np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    texts, ok = _found(data, starts, at, _head(lines[0], at))
     others = np.flatnonzero(~ok)
     if len(others):
-        again, found = _found([lines[index] for index in others.tolist()], at, HEAD)
+        again, found = _found(data, starts[others], at, HEAD)
         for index in np.flatnonzero(found).tolist():
             texts[int(others[index])] = again[index]
         others = others[~found]
@@ -86,21 +92,23 @@ def _head(line: bytes, at: int) -> int:
     return min(HEAD, len(line) - len(fields[at]) + V4_WIDEST)
 
 
-def _found(lines: Sequence[bytes], at: int, head: int) -> tuple[list[str], npt.NDArray[np.bool_]]:
-    """Each line's address text, searched for in its first ``head`` bytes, and which lines it was found for."""
-    count = len(lines)
-    heads = b"\n".join(map(bytes.__getitem__, lines, repeat(slice(0, head)))) + b"\n"
-    data = np.frombuffer(heads, dtype=np.uint8)
-    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=count)
-    starts = np.zeros(count, dtype=np.int64)
-    np.cumsum(np.minimum(lengths, head)[:-1] + 1, out=starts[1:])
-    # the spaces and every byte outside "#" to "~" (a quote, a control character, a non-ASCII byte, and "!", whose
-    # line is left to the reader): each head ends in one, its line break
+def _found(
+    data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], at: int, head: int
+) -> tuple[list[str], npt.NDArray[np.bool_]]:
+    """The address text of each line starting at ``starts`` in ``data``, searched for in its first ``head`` bytes
+    (taken at once, as rows of one array), and which lines it was found for."""
+    count = len(starts)
+    data = sliding_window_view(data, head)[starts].reshape(-1)
+    starts = np.arange(count, dtype=np.int64) * head
+    # the spaces and every byte outside "#" to "~" (a quote, a control character, a line break, a non-ASCII byte,
+    # and "!", whose line is left to the reader)
     marks = np.flatnonzero((data - np.uint8(0x23)) > np.uint8(0x5B))
+    if not len(marks):
+        return [""] * count, np.zeros(count, dtype=np.bool_)
     first = np.searchsorted(marks, starts)
     wanted = first[:, None] + np.arange(at + 1)
     spaces = marks[np.minimum(wanted, len(marks) - 1)]
-    ok = (wanted[:, -1] < len(marks)) & (data[spaces] == _SPACE).all(axis=1)
+    ok = (wanted[:, -1] < len(marks)) & (data[spaces] == _SPACE).all(axis=1) & (spaces[:, -1] < starts + head)
     ok &= (spaces[:, 0] > starts) & (np.diff(spaces, axis=1) > 1).all(axis=1)  # fields of one byte or more
     begin = np.minimum(spaces[:, -2] + 1 if at else starts, spaces[:, -1])  # within the data (a line not read: 0)
     begin, end = np.where(ok, begin, 0), np.where(ok, spaces[:, -1], 0)
