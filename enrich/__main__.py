@@ -21,13 +21,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from fencepost.enrichment.csv_records import RECORD_LINES
 from fencepost.enrichment.inputs import FORMATS, InputError
 from fencepost.enrichment.job import JobError, Summary
 from fencepost.enrichment.job_spec import OUT_FORMS, assemble, cli_spec
 from fencepost.enrichment.outputs import OutputError
 from fencepost.enrichment.parquet_output import FORM as PARQUET
 from fencepost.enrichment.parquet_output import ParquetOutput
-from fencepost.enrichment.records import RECORD_LINES
 from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
 from fencepost.enrichment.sources import FileSource
 from fencepost.errors import ServiceError

@@ -17,6 +17,7 @@ from enrich.__main__ import main as enrich
 from fencepost.aws.job_objects import MultipartWriter
 from fencepost.core.space.addresses import format_address, parse_boundary
 from fencepost.core.storage.job_keys import job_file_key, parts_prefix, summary_key
+from fencepost.enrichment.parts import plain_parts
 from tests.support import ROOT, V4_FILE, read_tsv
 from tests.support.lookups import tsv_bytes
 from tests.support.stacks import Stack
@@ -115,6 +116,42 @@ def test_a_job_cut_into_parts_writes_what_one_run_writes(stack: Stack, tmp_path:
     key = logs["outputs"][0]["output"]
     assert stack.s3.head_object(Bucket=stack.bucket, Key=key)["ContentType"] == "application/gzip"
     assert stack.s3.head_object(Bucket=stack.bucket, Key=outputs["a.csv"]["output"])["ContentType"] == "text/csv"
+
+
+def _quoted(addresses: list[str]) -> tuple[bytes, list[tuple[int, int]], int]:
+    """A CSV whose notes hold line breaks (CRLF rows, LF and CRLF inside the quotes), one quote never closed: its
+    bytes, each record's byte range, and the line of the unclosed quote."""
+    text, ranges, stray, middle = "n,ip,note\r\n", [], 0, len(addresses) // 2
+    for n, ip in enumerate(addresses):
+        start = len(text.encode())
+        if n == middle:
+            stray = text.count("\n") + 1
+            text += f'{n},{ip},"no closing quote\r\n'
+        else:
+            lines = 1 if middle < n < middle + 5 else n % 4 + 1  # one line each after it: the quote stays open
+            note = "\n".join(f'line {k} of note {n}, with ""quotes""' for k in range(lines))
+            text += f'{n},{ip},"' + (note.replace("\n", "\r\n") if n % 3 else note) + '"\r\n'
+        ranges.append((start, len(text.encode())))
+    return text.encode(), ranges, stray
+
+
+@pytest.mark.parametrize("stack", [SMALL_PARTS], indirect=True)
+def test_a_csv_with_quoted_line_breaks_cut_into_parts_writes_what_one_run_writes(stack: Stack, tmp_path: Path) -> None:
+    addresses = [ip for ip in _addresses(_load(stack), 3_000, random.Random(11)) if ip and ip != "not an address"]
+    body, records, stray = _quoted(addresses)
+    cuts = [start for start, _ in plain_parts(len(body), 64 << 10)[1:]]
+    assert any(start < cut < end for cut in cuts for start, end in records)  # a cut in bytes alone splits records
+
+    summary = _run(stack, "quoted", {"notes.csv": body}, {"datasets": ["geo"], "record_lines": 4})
+
+    assert summary["state"] == "done", summary
+    assert summary["parts"] >= 4
+    assert summary["rows"] == len(addresses)
+    expected = _expected(tmp_path, "notes.csv", body, "--record-lines", "4")
+    assert _output(stack, summary["outputs"][0]["output"]) == expected
+    assert expected.count(b"\n") == body.count(b"\n")  # every row's line breaks, and no more
+    assert summary["bad_rows"] == 1  # numbered by its line in the file, though a later part reads it
+    assert [(bad["line"], "no line closes" in bad["reason"]) for bad in summary["first_bad_rows"]] == [(stray, True)]
 
 
 @pytest.mark.parametrize("stack", [SMALL_PARTS], indirect=True)

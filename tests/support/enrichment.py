@@ -9,7 +9,7 @@ from typing import Any
 
 from fencepost.enrichment.engine import Enricher
 from fencepost.enrichment.inputs import Reader
-from fencepost.enrichment.job import Job, Summary
+from fencepost.enrichment.job import BATCH_ROWS, Job, Summary
 from fencepost.enrichment.outputs import Writer
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Shape, parse_fields
@@ -33,10 +33,12 @@ def ranges_source(folder: Path, text: str) -> FileSource:
 
 def enrich(source: FileSource, form: str, text: str, out: str = "csv", **reading: Any) -> tuple[str, Summary]:
     raw = reading.pop("raw", False)
+    batch_rows = reading.pop("batch_rows", BATCH_ROWS)
     reader = Reader(form, **reading)
     shape = Shape(("geo",), Mode.ALL, parse_fields(None), {"geo": ("col3", "col4", "col5")})
     writer = Writer(out, reader, shape.columns(), raw=raw)
-    job = Job(reader, writer, Enricher(shape, [Resolver("geo", source)], errors_shown=out == "jsonl"))
+    enricher = Enricher(shape, [Resolver("geo", source)], errors_shown=out == "jsonl")
+    job = Job(reader, writer, enricher, batch_rows=batch_rows)
     written: list[bytes] = []
     summary = job.run(io.BytesIO(text.encode()), "input", written.append)
     return b"".join(written).decode(), summary

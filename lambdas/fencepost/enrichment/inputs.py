@@ -9,6 +9,9 @@ rows are answered as of their own time) its time text.
 
 A line that cannot be read (too few fields, not JSON, no such field) is still a row: kept, with no address, and the
 reason counted (``Rows.bad``). Header and comment lines are no rows.
+
+A CSV or TSV row is a record, which a quoted field's line breaks make span lines (``enrichment.csv_records``); the other
+formats have one row a line (a JSON line holds a line break only as the escape ``\\n``, a log line none).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from typing import Any, Final
 
 from fencepost.core.logs.aws_layouts import LAYOUTS
 from fencepost.core.logs.layout import LayoutError, LogLayout
-from fencepost.enrichment import log_heads
+from fencepost.enrichment import csv_records, log_heads
+from fencepost.enrichment.csv_records import RECORD_LINES
 
 _SPACES: Final = " \t\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what ``str.strip`` takes off ASCII text (but line breaks)
 PLAIN: Final = ("lines", "csv", "tsv", "jsonl")
@@ -36,7 +40,8 @@ class InputError(ValueError):
 
 @dataclass(slots=True)
 class Rows:
-    """One batch of data lines: ``lines[i]`` (as read, no line ending) is the file's line ``numbers[i]``."""
+    """One batch of data lines: ``lines[i]`` (as read, no line ending) is the file's line ``numbers[i]`` (a CSV or TSV
+    record: its lines from that one, joined by their line breaks)."""
 
     lines: list[str] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
@@ -48,9 +53,18 @@ class Rows:
 
 class Reader:
     """Reads one file's lines in its format; ``column`` names the address (a column, a field path, a log field),
-    ``time``: the column or field path of each row's time, or ``"log"`` for a log layout's own."""
+    ``time``: the column or field path of each row's time, or ``"log"`` for a log layout's own; ``record_lines``: the
+    lines a CSV or TSV record may span."""
 
-    def __init__(self, form: str, *, column: str | None = None, time: str | None = None, header: bool = True) -> None:
+    def __init__(
+        self,
+        form: str,
+        *,
+        column: str | None = None,
+        time: str | None = None,
+        header: bool = True,
+        record_lines: int = RECORD_LINES,
+    ) -> None:
         if form not in FORMATS:
             raise InputError(f"unknown input format {form!r}: the formats are {', '.join(FORMATS)}")
         self.form, self.column, self.time, self.header = form, column, time, header
@@ -67,13 +81,18 @@ class Reader:
         self._time_index: int | None = None
         self._positions: tuple[list[str], tuple[str, int | None, tuple[int | None, ...], int]] | None = None
         self.whole_fields = True  # a log's rows carry all their fields (``Rows.fields``): what a CSV output writes
+        self.record_lines = record_lines
+        self.spans_lines = form in ("csv", "tsv")  # rows are records (read with each line's "\r", if any, kept)
+        self.held: list[str] = []  # the lines of a record the next batch may close
+        self._held_from = 0
 
     @property
     def separator(self) -> str:
         return "\t" if self.form == "tsv" else ","
 
-    def read(self, lines: Sequence[str], first: int) -> Rows:
-        """The rows of ``lines``, the first of which is the file's line ``first`` (1-based)."""
+    def read(self, lines: Sequence[str], first: int, *, more: bool = False) -> Rows:
+        """The rows of ``lines``, the first of which is the file's line ``first`` (1-based); ``more``: lines follow, so
+        a CSV or TSV record still open at the end waits for them (``held``)."""
         if self.form == "lines":  # every line a row: no step per line but the strip, where any line needs it
             kept = list(lines)
             addresses = [line.strip() for line in kept] if _spaced("\n".join(kept)) else kept
@@ -82,10 +101,13 @@ class Reader:
             lean = self._lean_log(lines, first)
             if lean is not None:
                 return lean
+        numbers: Sequence[int] = range(first, first + len(lines))
+        unclosed: dict[int, str] = {}
+        if self.spans_lines:
+            lines, numbers, unclosed = self._records(lines, first, more=more)
         rows = Rows(times=[] if self.time else None, fields=[] if self.layout and self.whole_fields else None)
-        for offset, line in enumerate(lines):
-            number = first + offset
-            if self.form in ("csv", "tsv") and self.header and self.header_line is None:
+        for line, number in zip(lines, numbers, strict=True):
+            if self.spans_lines and self.header and self.header_line is None:
                 self._read_header(line, number)
                 continue
             if self.layout is not None and self._log_header(line):
@@ -93,6 +115,8 @@ class Reader:
             rows.lines.append(line)
             rows.numbers.append(number)
             try:
+                if unclosed and number in unclosed:
+                    raise InputError(unclosed[number])
                 address, time = self._row(line, rows)
             except (LayoutError, InputError) as error:
                 rows.bad[len(rows.lines) - 1] = str(error)
@@ -103,6 +127,20 @@ class Reader:
             if rows.times is not None:
                 rows.times.append(time)
         return rows
+
+    def _records(self, lines: Sequence[str], first: int, *, more: bool) -> tuple[list[str], list[int], dict[int, str]]:
+        """The CSV or TSV records of the lines held and ``lines``: their texts, first lines' numbers, and the reasons
+        of the lines whose quote no line closes."""
+        if self.held:
+            lines, first = [*self.held, *lines], self._held_from
+        whole = "\n".join(lines)
+        if '"' not in whole:  # no quote: a record a line
+            self.held = []
+            kept = [line[:-1] if line.endswith("\r") else line for line in lines] if "\r" in whole else list(lines)
+            return kept, list(range(first, first + len(kept))), {}
+        texts, numbers, unclosed, rest = csv_records.joined(lines, first, self.record_lines, end=not more)
+        self.held, self._held_from = list(lines[rest:]), first + rest
+        return texts, numbers, unclosed
 
     def _lean_log(self, lines: Sequence[str], first: int) -> Rows | None:
         """A log's batch read for its addresses (and times) alone, when every line allows it."""

@@ -108,8 +108,9 @@ def _blocks(stream: Any, size: int, name: str) -> Iterator[Any]:
         yield block
 
 
-def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
-    """The lines of a byte stream, a block at a time (no line endings), gunzipped when it starts as gzip does."""
+def text_lines(source: _Counted, name: str, *, cr: bool = False) -> Iterator[list[str]]:
+    """The lines of a byte stream, a block at a time (no line endings; ``cr``: a line's ``\\r`` kept), gunzipped when
+    it starts as gzip does."""
     text = io.TextIOWrapper(_opened(source, name), encoding="utf-8", errors="surrogateescape", newline="")
     rest, count = "", 0
     for block in _blocks(text, BLOCK_CHARS, name):
@@ -119,9 +120,9 @@ def text_lines(source: _Counted, name: str) -> Iterator[list[str]]:
         count += len(lines)
         if len(rest) > MAX_LINE_CHARS:
             raise JobError(f"{name}: a line runs past {MAX_LINE_CHARS:,} characters (after line {count:,})")
-        yield [line[:-1] if line.endswith("\r") else line for line in lines] if crlf else lines
+        yield [line[:-1] if line.endswith("\r") else line for line in lines] if crlf and not cr else lines
     if rest:
-        yield [rest[:-1] if rest.endswith("\r") else rest]
+        yield [rest[:-1] if rest.endswith("\r") and not cr else rest]
 
 
 def byte_lines(source: _Counted, name: str) -> Iterator[list[bytes]]:
@@ -195,13 +196,13 @@ class Job:
     ) -> int:
         number = 1
         pending: list[str] = []
-        for lines in text_lines(source, name):
+        for lines in text_lines(source, name, cr=self.reader.spans_lines):
             pending += lines
             while len(pending) >= self.batch_rows:
-                number = self._batch(pending[: self.batch_rows], number, summary, write)
+                number = self._batch(pending[: self.batch_rows], number, summary, write, more=True)
                 del pending[: self.batch_rows]
             summary.seconds = time.perf_counter() - started
-        if pending:
+        if pending or self.reader.held:
             number = self._batch(pending, number, summary, write)
         return number
 
@@ -228,8 +229,10 @@ class Job:
                     self.progress(summary)
         return number
 
-    def _batch(self, lines: list[str], number: int, summary: Summary, write: Callable[[bytes], Any]) -> int:
-        rows = self.reader.read(lines, number)
+    def _batch(
+        self, lines: list[str], number: int, summary: Summary, write: Callable[[bytes], Any], *, more: bool = False
+    ) -> int:
+        rows = self.reader.read(lines, number, more=more)
         instants = self._instants(rows)
         batch = self.enricher.enrich(rows.addresses, instants, fixed=self.as_of)
         self._check_layout(rows, summary)

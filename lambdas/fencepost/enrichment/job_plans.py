@@ -14,6 +14,7 @@ from typing import Any
 
 from fencepost.core.storage.job_keys import inputs_prefix, job_file_key, output_key
 from fencepost.core.versions.history import InstantError, format_instant, parse_instant
+from fencepost.enrichment.csv_records import record_cuts
 from fencepost.enrichment.inputs import InputError, Reader
 from fencepost.enrichment.job import JobError
 from fencepost.enrichment.job_files import JobFiles, PlannedInput
@@ -91,6 +92,9 @@ class JobPlanner:
             parts = gzip_parts(read, self.part_bytes, in_time=lambda: self.monotonic() < deadline)
         else:
             parts = cut_plain(ref.size, self.part_bytes)
+            if len(parts) > 1 and spec.form_of(ref.key) in ("csv", "tsv"):  # no part starts inside a record
+                in_time = lambda: self.monotonic() < deadline  # noqa: E731
+                parts = record_cuts(self.read(ref.key, 0, ref.etag), parts, spec.record_lines, in_time=in_time)
         head = b""
         if len(parts) > 1:
             read = self.read(ref.key, 0, ref.etag)
@@ -125,7 +129,8 @@ def _first(chunks: Any) -> list[bytes]:
 
 def _rows_from(spec: JobSpec, key: str) -> Callable[[list[str]], int]:
     def first_row(lines: list[str]) -> int:
-        reader = Reader(spec.form_of(key), column=spec.column, time=spec.time, header=spec.header)
+        form = spec.form_of(key)
+        reader = Reader(form, column=spec.column, time=spec.time, header=spec.header, record_lines=spec.record_lines)
         rows = reader.read(lines, 1)
         return rows.numbers[0] - 1 if rows.numbers else len(lines)
 

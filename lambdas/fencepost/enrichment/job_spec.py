@@ -8,7 +8,8 @@ A job file is a JSON object; only ``datasets`` is required::
 
 ``as_of`` (an RFC 3339 instant) answers every row as of then; ``time`` each row as of its own (``log``, or a column
 or field); ``column`` names the address; ``header: false`` reads a CSV or TSV with no header line; ``raw_cells``
-leaves cells a spreadsheet would run as formulas as they are; ``gzip`` compresses the output (default: as the input).
+leaves cells a spreadsheet would run as formulas as they are; ``gzip`` compresses the output (default: as the input);
+``record_lines`` is how many lines a CSV or TSV record may span (``enrichment.csv_records``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import PurePosixPath
 from typing import Any, Final
 
 from fencepost.core.versions.history import InstantError, parse_instant
+from fencepost.enrichment.csv_records import MOST_RECORD_LINES, RECORD_LINES
 from fencepost.enrichment.engine import Enricher
 from fencepost.enrichment.inputs import FORMATS, InputError, Reader
 from fencepost.enrichment.job import Job, Summary
@@ -49,6 +51,7 @@ class JobSpec:
     out_format: str | None = None  # None: as the input (a log: csv)
     raw_cells: bool = False
     gzip: bool | None = None  # None: as the input
+    record_lines: int = RECORD_LINES  # the lines a CSV or TSV record may span (its quoted fields' line breaks)
 
     def form_of(self, name: str) -> str:
         return self.format or SUFFIXES.get(PurePosixPath(name.removesuffix(".gz")).suffix, "lines")
@@ -92,15 +95,18 @@ class JobSpec:
             raise InputError(f"unknown mode {self.mode!r}: all or first")
         if self.as_of is not None and self.time is not None:
             raise InputError("give as_of (one instant for every row) or time (each row's own), not both")
+        if not 1 <= self.record_lines <= MOST_RECORD_LINES:
+            raise InputError(f"record_lines is from 1 to {MOST_RECORD_LINES:,}, not {self.record_lines}")
 
 
-_TYPES: Final[Mapping[str, type]] = {"header": bool, "raw_cells": bool, "gzip": bool}
+_TYPES: Final[Mapping[str, type]] = {"header": bool, "raw_cells": bool, "gzip": bool, "record_lines": int}
+_WHAT: Final[Mapping[type, str]] = {bool: "true or false", int: "whole number", str: "string"}
 
 
 def _checked(name: str, value: Any) -> Any:
     expected = _TYPES.get(name, str)
-    if not isinstance(value, expected):
-        raise InputError(f"{name} in a job file is a {'true or false' if expected is bool else 'string'}")
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise InputError(f"{name} in a job file is a {_WHAT[expected]}")
     if isinstance(value, str) and len(value) > 1000:
         raise InputError(f"{name} in a job file is too long")
     return value
@@ -120,7 +126,7 @@ def assemble(
     settings it cannot use, and the service's errors (``UNRESOLVED``) for a dataset with no version to answer from."""
     spec.check()
     form = spec.form_of(name)
-    reader = Reader(form, column=spec.column, time=spec.time, header=spec.header)
+    reader = Reader(form, column=spec.column, time=spec.time, header=spec.header, record_lines=spec.record_lines)
     resolvers = [Resolver(dataset, source_of(dataset)) for dataset in spec.datasets]
     as_of = None
     if spec.as_of is not None:
@@ -173,4 +179,5 @@ def cli_spec(args: Any, datasets: Sequence[str]) -> JobSpec:
         as_of=args.as_of,
         out_format=args.out_format,
         raw_cells=args.raw_cells,
+        record_lines=args.record_lines,
     )

@@ -1,5 +1,5 @@
-"""Cutting an input into parts (``enrichment.parts``): every line in exactly one part whatever the cuts, gzip cut at
-its members, and a broken gzip refused with the reason."""
+"""Cutting an input into parts (``enrichment.parts``): every line in exactly one part whatever the cuts, every CSV
+record too (``enrichment.csv_records``), gzip cut at its members, and a broken gzip refused with the reason."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fencepost.enrichment import parts as parts_module
+from fencepost.enrichment.csv_records import joined, record_cuts
 from fencepost.enrichment.parts import (
     PartError,
     PartStream,
@@ -110,3 +111,44 @@ def test_the_head_is_the_lines_before_the_first_row_and_is_read_before_a_part() 
     stream = PartStream(head, iter([b"2024-01-02 ", b"2.2.2.2\n"]))
     assert io.BufferedReader(stream).read() == head + b"2024-01-02 2.2.2.2\n"
     assert stream.text == len(b"2024-01-02 2.2.2.2\n")
+
+
+_FIELDS = st.sampled_from(["a", "1.1.1.1", '"x\ny"', '"x\r\ny"', '"a ""b""\n\nc"', '"', 'x"y', '""', '"\n"', ""])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rows=st.lists(st.lists(_FIELDS, min_size=1, max_size=3).map(",".join), max_size=25),
+    crlf=st.booleans(),
+    ending=st.booleans(),
+    target=st.integers(1, 60),
+    limit=st.integers(1, 5),
+)
+def test_the_parts_records_are_the_files_records_whatever_the_cuts(
+    rows: list[str], crlf: bool, ending: bool, target: int, limit: int
+) -> None:
+    # quoted line breaks, doubled quotes, and quotes no line closes (within ``limit`` lines, or by the end)
+    text = ("\r\n" if crlf else "\n").join(rows) + ("\n" if ending and rows else "")
+    data = text.encode()
+    whole = _records(data, 1, limit)
+    ranges = record_cuts(_reader(data, 0), plain_parts(len(data), target), limit)
+
+    assert ranges[0][0] == 0
+    assert ranges[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+    pieces = [b"".join(owned_lines(_reader(data, max(start - 1, 0)), start, end)) for start, end in ranges]
+    assert b"".join(pieces) == data
+    found: list[tuple[str, int, str | None]] = []
+    for at, piece in enumerate(pieces):
+        found += _records(piece, b"".join(pieces[:at]).count(b"\n") + 1, limit)
+    assert found == whole
+
+
+def _records(data: bytes, first: int, limit: int) -> list[tuple[str, int, str | None]]:
+    """Each record's text, first line and reason (an unclosed quote), as ``python -m enrich`` reads them."""
+    lines = data.decode().split("\n")
+    if data.endswith(b"\n") or not data:
+        lines.pop()
+    texts, numbers, bad, rest = joined(lines, first, limit, end=True)
+    assert rest == len(lines)
+    return [(text, number, bad.get(number)) for text, number in zip(texts, numbers, strict=True)]
