@@ -23,6 +23,7 @@ from fencepost.enrichment.parts import BLOCK, PartError, Read
 RECORD_LINES: Final = 100  # the lines a record may span by default (``record_lines`` of a job, ``--record-lines``)
 MOST_RECORD_LINES: Final = 10_000
 
+_NEITHER: Final = bytes(range(256)).translate(None, b'"\n')  # every byte but the quote and the line break
 Span = tuple[int, int, bool]  # a record's first line, the line after its last, and whether it is an unclosed quote
 
 
@@ -52,9 +53,18 @@ def spans(odd: Sequence[int], count: int, limit: int, *, end: bool) -> tuple[lis
     return found, count
 
 
-def odd_lines(lines: Sequence[str] | Sequence[bytes], quote: str | bytes) -> list[int]:
-    """The indexes of the lines with an odd number of ``quote``."""
-    return [index for index, line in enumerate(lines) if quote in line and line.count(quote) & 1]
+def odd_lines(text: bytes) -> list[int]:
+    """The indexes of the lines of ``text`` (split at ``\\n``) with an odd number of ``"``: all but the quotes and line
+    breaks deleted, then quotes two by two, in C; what is left is a quote on each line with an odd number."""
+    left = text.translate(None, _NEITHER).replace(b'""', b"")
+    found: list[int] = []
+    line = seen = 0
+    at = left.find(b'"')
+    while at >= 0:
+        line += left.count(b"\n", seen, at)
+        found.append(line)
+        seen, at = at, left.find(b'"', at + 1)
+    return found
 
 
 def record_cuts(
@@ -94,7 +104,7 @@ def _inside(read: Read, until: int, limit: int, in_time: Callable[[], bool]) -> 
             if block or data.endswith(b"\n"):
                 lines.pop()  # what follows the last line break
             starts = _starts(lines, position)
-            records, rest = spans(odd_lines(lines, b'"'), len(lines), limit, end=not block)
+            records, rest = spans(odd_lines(data[:cut]), len(lines), limit, end=not block)
             found += [(starts[first], starts[stop]) for first, stop, bad in records if not bad and stop - first > 1]
             held, position = data[starts[rest] - position :], starts[rest]
         if not block or position >= until:
@@ -110,13 +120,16 @@ def _starts(lines: Sequence[bytes], position: int) -> list[int]:
 
 
 def joined(
-    lines: Sequence[str], first: int, limit: int, *, end: bool
+    lines: Sequence[str], first: int, limit: int, *, end: bool, odd: Sequence[int] | None = None
 ) -> tuple[list[str], list[int], dict[int, str], int]:
     """The records of ``lines`` (the input's lines from ``first``, at a record start, each without its ``\\n``): each
     record's text (its lines and the line breaks between them as they were, a ``\\r`` ending the last taken off), its
     first line's number, the reasons of the lines whose quote is not closed (by number), and the index of the first
-    line not read into a record (``spans``)."""
-    found, rest = spans(odd_lines(lines, '"'), len(lines), limit, end=end)
+    line not read into a record (``spans``); ``odd``: the lines with an odd number of quotes (``odd_lines``), if
+    known."""
+    if odd is None:
+        odd = odd_lines("\n".join(lines).encode("utf-8", "surrogateescape"))
+    found, rest = spans(odd, len(lines), limit, end=end)
     texts: list[str] = []
     numbers: list[int] = []
     bad: dict[int, str] = {}
@@ -132,3 +145,30 @@ def joined(
                 bad[first + start] = unclosed(limit)
         at = stop
     return texts, numbers, bad, rest
+
+
+class Records:
+    """A CSV or TSV file's records, a batch of lines at a time: a record still open at a batch's end is held for the
+    next."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held: list[str] = []  # the lines of a record the next batch may close
+        self._held_from = 0
+
+    def read(
+        self, lines: Sequence[str], first: int, *, more: bool
+    ) -> tuple[Sequence[str], Sequence[int], dict[int, str]]:
+        """The records of the lines held and ``lines`` (the first the file's line ``first``), as ``joined`` gives
+        them; ``more``: lines follow, so a record open at the end is held."""
+        if self.held:
+            lines, first = [*self.held, *lines], self._held_from
+        whole = "\n".join(lines)
+        odd = odd_lines(whole.encode("utf-8", "surrogateescape")) if '"' in whole else []
+        if not odd:  # no line opens a quote it does not close: a record a line
+            self.held = []
+            kept = [line[:-1] if line.endswith("\r") else line for line in lines] if "\r" in whole else lines
+            return kept, range(first, first + len(kept)), {}
+        texts, numbers, unclosed, rest = joined(lines, first, self.limit, end=not more, odd=odd)
+        self.held, self._held_from = list(lines[rest:]), first + rest
+        return texts, numbers, unclosed

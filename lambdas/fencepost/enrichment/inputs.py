@@ -26,8 +26,8 @@ from typing import Any, Final
 
 from fencepost.core.logs.aws_layouts import LAYOUTS
 from fencepost.core.logs.layout import LayoutError, LogLayout
-from fencepost.enrichment import csv_records, log_heads
-from fencepost.enrichment.csv_records import RECORD_LINES
+from fencepost.enrichment import log_heads
+from fencepost.enrichment.csv_records import RECORD_LINES, Records
 
 _SPACES: Final = " \t\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what ``str.strip`` takes off ASCII text (but line breaks)
 PLAIN: Final = ("lines", "csv", "tsv", "jsonl")
@@ -81,10 +81,13 @@ class Reader:
         self._time_index: int | None = None
         self._positions: tuple[list[str], tuple[str, int | None, tuple[int | None, ...], int]] | None = None
         self.whole_fields = True  # a log's rows carry all their fields (``Rows.fields``): what a CSV output writes
-        self.record_lines = record_lines
-        self.spans_lines = form in ("csv", "tsv")  # rows are records (read with each line's "\r", if any, kept)
-        self.held: list[str] = []  # the lines of a record the next batch may close
-        self._held_from = 0
+        self.records = Records(record_lines) if form in ("csv", "tsv") else None
+        self.spans_lines = self.records is not None  # rows are records (read with each line's "\r", if any, kept)
+
+    @property
+    def held(self) -> list[str]:
+        """The lines of a CSV or TSV record the next batch may close."""
+        return self.records.held if self.records is not None else []
 
     @property
     def separator(self) -> str:
@@ -103,8 +106,8 @@ class Reader:
                 return lean
         numbers: Sequence[int] = range(first, first + len(lines))
         unclosed: dict[int, str] = {}
-        if self.spans_lines:
-            lines, numbers, unclosed = self._records(lines, first, more=more)
+        if self.records is not None:
+            lines, numbers, unclosed = self.records.read(lines, first, more=more)
         rows = Rows(times=[] if self.time else None, fields=[] if self.layout and self.whole_fields else None)
         for line, number in zip(lines, numbers, strict=True):
             if self.spans_lines and self.header and self.header_line is None:
@@ -127,20 +130,6 @@ class Reader:
             if rows.times is not None:
                 rows.times.append(time)
         return rows
-
-    def _records(self, lines: Sequence[str], first: int, *, more: bool) -> tuple[list[str], list[int], dict[int, str]]:
-        """The CSV or TSV records of the lines held and ``lines``: their texts, first lines' numbers, and the reasons
-        of the lines whose quote no line closes."""
-        if self.held:
-            lines, first = [*self.held, *lines], self._held_from
-        whole = "\n".join(lines)
-        if '"' not in whole:  # no quote: a record a line
-            self.held = []
-            kept = [line[:-1] if line.endswith("\r") else line for line in lines] if "\r" in whole else list(lines)
-            return kept, list(range(first, first + len(kept))), {}
-        texts, numbers, unclosed, rest = csv_records.joined(lines, first, self.record_lines, end=not more)
-        self.held, self._held_from = list(lines[rest:]), first + rest
-        return texts, numbers, unclosed
 
     def _lean_log(self, lines: Sequence[str], first: int) -> Rows | None:
         """A log's batch read for its addresses (and times) alone, when every line allows it."""
