@@ -18,6 +18,8 @@ import bisect
 from collections.abc import Callable, Sequence
 from typing import Final
 
+import numpy as np
+
 from fencepost.enrichment.parts import BLOCK, PartError, Read
 
 RECORD_LINES: Final = 100  # the lines a record may span by default (``record_lines`` of a job, ``--record-lines``)
@@ -100,23 +102,20 @@ def _inside(read: Read, until: int, limit: int, in_time: Callable[[], bool]) -> 
         if data.find(b'"', 0, cut) < 0:  # no quote: every line is a record of its own
             held, position = data[cut:], position + cut
         else:
-            lines = data[:cut].split(b"\n")
-            if block or data.endswith(b"\n"):
-                lines.pop()  # what follows the last line break
-            starts = _starts(lines, position)
-            records, rest = spans(odd_lines(data[:cut]), len(lines), limit, end=not block)
+            starts = _starts(data[:cut], position)
+            records, rest = spans(odd_lines(data[:cut]), len(starts) - 1, limit, end=not block)
             found += [(starts[first], starts[stop]) for first, stop, bad in records if not bad and stop - first > 1]
             held, position = data[starts[rest] - position :], starts[rest]
         if not block or position >= until:
             return found
 
 
-def _starts(lines: Sequence[bytes], position: int) -> list[int]:
-    """Each line's offset in the file (the first at ``position``), and the offset after the last (its line break)."""
-    starts = [position]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-    return starts
+def _starts(text: bytes, position: int) -> list[int]:
+    """The offsets in the file of the lines of ``text`` (the first at ``position``), then the offset after the last
+    line's line break (one it would have, at the file's end)."""
+    breaks = np.flatnonzero(np.frombuffer(text, np.uint8) == ord("\n")) + (position + 1)
+    ends: list[int] = breaks.tolist()
+    return [position, *ends] if text.endswith(b"\n") else [position, *ends, position + len(text) + 1]
 
 
 def joined(
