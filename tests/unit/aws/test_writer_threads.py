@@ -1,5 +1,5 @@
 """Writes of one container running at once (``make run``'s workers share a writer) share its pacer: no two threads
-are ever inside it at once, and every item is written once."""
+are ever inside it at once, and every item is written once; a thread that fails ends its write at once."""
 
 from __future__ import annotations
 
@@ -83,3 +83,37 @@ def test_concurrent_writes_through_one_writer_never_share_the_pacer_at_once(monk
     assert inside.most == 1
     assert [outcome.unfinished for outcome in outcomes] == [[]] * 3
     assert sorted(client.written.values()) == [1] * 15_000
+
+
+class _FailsOnce(_Quick):
+    """BatchWriteItem whose third call fails with an error the writer does not handle (as a bug or a lost
+    connection pool would); the others write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def batch_write_item(self, RequestItems: dict[str, list[Any]]) -> dict[str, Any]:  # noqa: N803 - boto3's name
+        with self.lock:
+            self.calls += 1
+            if self.calls == 3:
+                raise RuntimeError("the connection pool is gone")
+        return super().batch_write_item(RequestItems=RequestItems)
+
+
+def test_a_thread_that_fails_ends_the_whole_write_at_once_not_at_its_deadline() -> None:
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:  # time passes only as the threads wait
+        clock[0] += seconds
+
+    client = _FailsOnce()
+    writer = BulkWriter(_Table(client), threads=4, clock=lambda: clock[0], sleep=sleep)  # type: ignore[arg-type]
+    items = [{"PK": {"S": f"geo#1#4/{n % 50}"}, "SK": {"N": str(n)}} for n in range(5_000)]
+
+    with pytest.raises(RuntimeError, match="connection pool"):
+        writer.put(items, deadline=900.0)
+
+    # The other threads stopped: they did not wait for the failed thread's batch until the deadline
+    assert clock[0] < 60.0
+    assert sum(client.written.values()) < len(items)

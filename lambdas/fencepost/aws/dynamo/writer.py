@@ -129,12 +129,22 @@ class _Run:
         self.outcome = WriteOutcome()
         self.keys = Backoff()
         self.lock = writer.lock
+        self.failed = False  # a thread raised: its batch never comes back, and the others stop
 
     def thread(self) -> None:
+        """Send batches until the work is done or the deadline; an error ends every thread of the run at once (the
+        others would otherwise wait for the failed thread's batch until the deadline)."""
+        try:
+            self._send_batches()
+        except BaseException:
+            self.failed = True
+            raise
+
+    def _send_batches(self) -> None:
         clock, sleep, deadline = self.writer.clock, self.writer.sleep, self.deadline
         held: list[dict[str, Any]] = []  # pacing off: the batch this thread sends again, as before pacing
         attempt = 0
-        while True:
+        while not self.failed:
             with self.lock:
                 now = clock()
                 if now >= deadline:
