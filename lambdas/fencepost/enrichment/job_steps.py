@@ -213,5 +213,6 @@ def _parts(job: str, plan: dict[str, Any]) -> list[EnrichPart]:
 
 
 def _in_flight(plan: dict[str, Any]) -> int:
-    """The job's parts on the queue at once, as fixed when it was planned."""
-    return max(1, int(plan.get("in_flight", 1)))
+    """The job's parts on the queue at once, as fixed when it was planned (a plan made before the window existed
+    sent every part at once: none is left to send, and each part looks for the join as it then did)."""
+    return max(1, int(plan.get("in_flight", plan["parts"])))
