@@ -15,6 +15,7 @@ from typing import Any, Final
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
 from fencepost.declared import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, Setting
 from fencepost.settings import CacheLimits, origins
+from infra.athena import AthenaSettings
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
 from infra.table_capacity import TableCapacity, table_capacity
@@ -62,6 +63,7 @@ class DeploySettings:
     loader: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOADER))
     fetch: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, FETCH))
     source_secret_prefix: str = SOURCE_SECRET_PREFIX  # the secrets a _source.json may name (infra.fetcher)
+    athena: AthenaSettings = field(default_factory=AthenaSettings)  # the tables' workgroup (infra.athena)
 
     @property
     def tracing(self) -> bool:
@@ -143,6 +145,7 @@ class DeploySettings:
                 "the start of secret names",
             ),
             loader_limits=_loader_limits(get),
+            athena=AthenaSettings.from_context(get),
         )
 
 

@@ -14,6 +14,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from infra import nag
+from infra.athena import Athena
 from infra.fetcher import Sources
 from infra.loader import Loader
 from infra.lookup_api import LookupApi
@@ -60,6 +61,7 @@ class FencepostStack(cdk.Stack):
             asset=lambda_asset,
             settings=settings,
         )
+        self.athena = Athena(self, "Athena", bucket=self.storage.bucket, settings=settings.athena)
         self.lookup_api.allow_exports(self.loader.data_queue, self.storage.bucket)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()

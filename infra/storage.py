@@ -19,6 +19,7 @@ from fencepost.core.storage.keys import PK, SK
 from fencepost.core.storage.objects import REPORTS_PREFIX
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, sustained
+from infra.athena import results_rule
 from infra.settings import DeploySettings
 from infra.table_capacity import Capacity, TableCapacity
 
@@ -77,6 +78,7 @@ class Storage(Construct):
             lifecycle_rules=[
                 s3.LifecycleRule(id="expire-load-reports", prefix=REPORTS_PREFIX, expiration=REPORTS_EXPIRE_AFTER),
                 s3.LifecycleRule(id="expire-enrichment-jobs", prefix=JOBS_PREFIX, expiration=JOBS_EXPIRE_AFTER),
+                results_rule(settings.athena),
                 s3.LifecycleRule(
                     id="expire-old-versions",
                     noncurrent_version_expiration=NONCURRENT_EXPIRE_AFTER,
