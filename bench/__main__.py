@@ -34,6 +34,7 @@ from bench import (
     reverse,
     several,
     soak,
+    tables,
     workload,
 )
 from bench.lookups import quiet_stdout
@@ -141,14 +142,15 @@ def run(args: argparse.Namespace) -> Report:
 
 
 def _soak_and_enrichment(args: argparse.Namespace) -> list[str]:
-    """Sections 13 (left out with ``--soak-rows 0``), 14 and 14b (left out with ``--jobs-megabytes 0``)."""
+    """Sections 13 (left out with ``--soak-rows 0``), 14, 14b (left out with ``--jobs-megabytes 0``) and 15."""
     say("Soaking: the IPv4 file loaded twice, looked up throughout, under injected faults...")
     soaked = soak.run(args)
     say(f"Enriching {args.enrich_addresses:,} addresses and {args.enrich_alb_lines:,} ALB log lines, one core...")
     sections = [*([] if soaked is None else [soaked]), enrichment.section(args)]
     say(f"Enriching {args.jobs_megabytes:,} MB of ALB log as a job in the bucket, under make run...")
     jobs = enrichment_jobs.section(args)
-    return sections + ([] if jobs is None else [jobs])
+    say(f"Writing versions as Parquet tables, and joining {args.tables_addresses:,} addresses in DuckDB...")
+    return [*sections, *([] if jobs is None else [jobs]), tables.section(args)]
 
 
 # As deployed (metric lines once a minute); the range cache off, every call makes its Query; on, every call after the
@@ -282,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     soak.add_arguments(parser)
     enrichment.add_arguments(parser)
     enrichment_jobs.add_arguments(parser)
+    tables.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     started = time.monotonic()

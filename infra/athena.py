@@ -1,6 +1,5 @@
 """Athena over the datasets' tables: a workgroup whose queries write their results under the bucket's ``_athena/``
-(expired by a lifecycle rule) and may scan at most a set number of bytes each, and the saved queries that enrich
-the logs users keep in S3 with a dataset (``infra.athena_queries``).
+(expired by a lifecycle rule) and may scan at most a set number of bytes each.
 
 The workgroup enforces its own configuration (a client cannot send results elsewhere or lift the limit) and
 publishes its metrics; its results are encrypted as the bucket's objects are (SSE-S3).
