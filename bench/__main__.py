@@ -12,7 +12,6 @@ import itertools
 import logging
 import random
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,7 +39,7 @@ from bench import (
 from bench.lookups import quiet_stdout
 from bench.processes import RESULTS
 from bench.report import Report
-from bench.timing import median, percentile
+from bench.timing import median, percentile, say
 from capacity import prices
 from fencepost.declared import CHUNK_ITEMS, WRITE_THREADS
 from infra import packaging
@@ -54,14 +53,6 @@ from tests.support import V4_FILE, read_tsv
 LOADER_WORKERS = 2  # loader invocations at once
 # The lookup function's environment as the template deploys it, where it changes what a warm call costs.
 DEPLOYED = DeploySettings().lookup_environment()
-
-
-_STARTED = time.monotonic()
-
-
-def say(text: str) -> None:
-    """A step of the run on stderr, after the seconds since the bench started (where a run spends its time)."""
-    print(f"[{time.monotonic() - _STARTED:5.0f} s] {text}", file=sys.stderr, flush=True)
 
 
 def _slice(rows: int) -> list[bytes]:
