@@ -1,16 +1,27 @@
 """DuckDB over a version's table (``fencepost.tables``): a connection with the join's macros, and the join run over a
-list of address texts, shared by the table tests."""
+list of address texts; a version's table built from both shared files, addresses of every kind to look up in it, and
+the enrichment engine's answers for them: shared by the table tests and the Spark test."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
 from fencepost.core.space.addresses import MAPPED_FIRST, TOP, V4, V6, format_address
+from fencepost.enrichment.engine import Enricher
+from fencepost.enrichment.resolving import Resolver
+from fencepost.enrichment.shape import Shape, parse_fields
+from fencepost.enrichment.sources import FileSource
+from fencepost.enrichment.table import VersionTable
+from fencepost.reading.answers import Mode
 from fencepost.tables.join_sql import MACROS, enrichment_query
+from fencepost.tables.parquet_table import Written, write_table
+from tests.support import V4_FILE, V6_FILE, read_tsv
 
 
 def connection() -> duckdb.DuckDBPyConnection:
@@ -37,3 +48,53 @@ def joined(
     rows = con.sql(f"SELECT {names} FROM ({query}) ORDER BY n").fetchall()
     con.unregister("fp_addresses")
     return rows
+
+
+def build_version(
+    folder: Path, name: str, rows: Sequence[Sequence[str]], numeric: Sequence[str] = ()
+) -> tuple[FileSource, VersionTable, Path, Written]:
+    """A dataset ``name`` of ``rows`` (start, end, data...) as the loader's recipe builds it, and its table's file."""
+    ranges = folder / f"{name}.tsv"
+    ranges.write_text("".join("\t".join(row) + "\n" for row in rows))
+    source = FileSource(name, [ranges])
+    table = source.table(source.info(source.live(name)))
+    written = write_table(table, folder / f"{name}.parquet", numeric=numeric)
+    return source, table, folder / f"{name}.parquet", written
+
+
+def shared_rows() -> list[list[str]]:
+    """Both shared files' rows as one dataset's (IPv4 country rows padded to the IPv6 file's columns), every 25th
+    range left out so that gaps are many."""
+    v4 = [[start, end, "", country, ""] for start, end, country in read_tsv(V4_FILE)]
+    return [row for at, row in enumerate([*v4, *read_tsv(V6_FILE)]) if at % 25 != 7]
+
+
+def mixed_addresses(table: VersionTable, count: int, seed: int = 20261128) -> list[str]:
+    """Random IPv4 and IPv6 (in the allocated space, and anywhere), the edges of pieces and the addresses either side
+    (in gaps too), and IPv4-mapped IPv6, in equal shares."""
+    chosen = random.Random(seed)
+    edges = [
+        (family, min(max(value, 0), TOP[family]))
+        for family, pieces in table.families.items()
+        for start, end in map(pieces.span, chosen.sample(range(len(pieces)), min(5_000, len(pieces))))
+        for value in (start - 1, start, end, end + 1)
+    ]
+    allocated = [0x2001, 0x2400, 0x2A00, 0x2C0F, 0x3FFF, 0xFE80]
+    makers = [
+        lambda: format_address(V4, chosen.getrandbits(32)),
+        lambda: format_address(*chosen.choice(edges)),
+        lambda: format_address(V6, chosen.choice(allocated) << 112 | chosen.getrandbits(chosen.choice([16, 64, 112]))),
+        lambda: "::ffff:" + format_address(V4, chosen.getrandbits(32)),
+        lambda: format_address(V6, chosen.getrandbits(128)),
+    ]
+    return [makers[at % len(makers)]() for at in range(count)]
+
+
+def engine_answers(
+    name: str, source: FileSource, table: VersionTable, addresses: Sequence[str], fields: str
+) -> list[dict[str, Any]]:
+    """The enrichment engine's answer for each address from dataset ``name`` (``{}`` where none)."""
+    shape = Shape((name,), Mode.ALL, parse_fields(fields), {name: table.columns})
+    batch = Enricher(shape, [Resolver(name, source)], errors_shown=False).enrich(list(addresses))
+    assert not batch.invalid
+    return [batch.objects[known][name] for known in batch.ids.tolist()]

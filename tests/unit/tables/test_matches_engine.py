@@ -5,23 +5,24 @@ every 25th range left out so that gaps are many."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fencepost.core.space.addresses import TOP, V4, V6, format_address
-from fencepost.enrichment.engine import Enricher
-from fencepost.enrichment.resolving import Resolver
-from fencepost.enrichment.shape import Shape, parse_fields
+from fencepost.core.space.addresses import V4, V6
 from fencepost.enrichment.sources import FileSource
 from fencepost.enrichment.table import VersionTable
-from fencepost.reading.answers import Mode
 from fencepost.tables.buckets import LEVELS, MAX_COPIES
-from fencepost.tables.parquet_table import write_table
-from tests.support import V4_FILE, V6_FILE, read_tsv
-from tests.support.tables import address_text, connection, joined
+from tests.support.tables import (
+    address_text,
+    build_version,
+    connection,
+    engine_answers,
+    joined,
+    mixed_addresses,
+    shared_rows,
+)
 
 COUNT = 100_000
 SELECTED = ["ip_start", "ip_end", "ip_network", "col3", "col4", "col5"]
@@ -29,39 +30,11 @@ SELECTED = ["ip_start", "ip_end", "ip_network", "col3", "col4", "col5"]
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[FileSource, VersionTable, Path]:
-    folder = tmp_path_factory.mktemp("tables")
-    v4 = [[start, end, "", country, ""] for start, end, country in read_tsv(V4_FILE)]
-    rows = [row for at, row in enumerate([*v4, *read_tsv(V6_FILE)]) if at % 25 != 7]
-    ranges = folder / "geo.tsv"
-    ranges.write_text("".join("\t".join(row) + "\n" for row in rows))
-    source = FileSource("geo", [ranges])
-    table = source.table(source.info(source.live("geo")))
-    written = write_table(table, folder / "geo.parquet", numeric=["col3"])
+    source, table, path, written = build_version(tmp_path_factory.mktemp("tables"), "geo", shared_rows(), ["col3"])
     pieces = sum(len(each) for each in table.families.values())
     assert written.pieces == pieces
     assert pieces < written.rows <= MAX_COPIES * pieces
-    return source, table, folder / "geo.parquet"
-
-
-def _addresses(table: VersionTable, count: int) -> list[str]:
-    """Random IPv4 and IPv6 (in the allocated space, and anywhere), the edges of pieces and the addresses either side
-    (in gaps too), and IPv4-mapped IPv6, in equal shares."""
-    chosen = random.Random(20261128)
-    edges = [
-        (family, min(max(value, 0), TOP[family]))
-        for family, pieces in table.families.items()
-        for start, end in map(pieces.span, chosen.sample(range(len(pieces)), 5_000))
-        for value in (start - 1, start, end, end + 1)
-    ]
-    allocated = [0x2001, 0x2400, 0x2A00, 0x2C0F, 0x3FFF, 0xFE80]
-    makers = [
-        lambda: format_address(V4, chosen.getrandbits(32)),
-        lambda: format_address(*chosen.choice(edges)),
-        lambda: format_address(V6, chosen.choice(allocated) << 112 | chosen.getrandbits(chosen.choice([16, 64, 112]))),
-        lambda: "::ffff:" + format_address(V4, chosen.getrandbits(32)),
-        lambda: format_address(V6, chosen.getrandbits(128)),
-    ]
-    return [makers[at % len(makers)]() for at in range(count)]
+    return source, table, path
 
 
 def _expected_data(data: dict[str, str]) -> tuple[Any, ...]:
@@ -70,15 +43,12 @@ def _expected_data(data: dict[str, str]) -> tuple[Any, ...]:
 
 
 def _engine(source: FileSource, table: VersionTable, addresses: list[str], fields: str) -> list[dict[str, Any]]:
-    shape = Shape(("geo",), Mode.ALL, parse_fields(fields), {"geo": table.columns})
-    batch = Enricher(shape, [Resolver("geo", source)], errors_shown=False).enrich(addresses)
-    assert not batch.invalid
-    return [batch.objects[known]["geo"] for known in batch.ids.tolist()]
+    return engine_answers("geo", source, table, addresses, fields)
 
 
 def test_duckdb_over_the_table_answers_100_000_addresses_as_the_engine(built: Any) -> None:
     source, table, path = built
-    addresses = _addresses(table, COUNT)
+    addresses = mixed_addresses(table, COUNT)
     found = joined(connection(), addresses, f"read_parquet('{path}')", SELECTED)
     kinds = {"v4": 0, "v6": 0, "mapped": 0, "miss": 0}
     for address, want, row in zip(addresses, _engine(source, table, addresses, "data"), found, strict=True):
