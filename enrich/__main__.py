@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from fencepost.enrichment.csv_records import RECORD_LINES
+from fencepost.enrichment.input_lines import JobError
 from fencepost.enrichment.inputs import FORMATS, InputError
-from fencepost.enrichment.job import JobError, Summary
+from fencepost.enrichment.job import Summary
 from fencepost.enrichment.job_spec import OUT_FORMS, assemble, cli_spec
 from fencepost.enrichment.outputs import OutputError
 from fencepost.enrichment.parquet_output import FORM as PARQUET

@@ -13,7 +13,7 @@ import pytest
 from botocore.client import BaseClient
 
 from fencepost.core.storage.job_keys import job_file_key, parts_prefix, summary_key
-from fencepost.enrichment.job import MAX_LINE_CHARS
+from fencepost.enrichment.input_lines import MAX_LINE_CHARS
 from tests.support import V4_FILE, read_tsv
 from tests.support.lookups import tsv_bytes
 from tests.support.stacks import Stack

@@ -15,8 +15,8 @@ from typing import Any
 from fencepost.core.storage.job_keys import inputs_prefix, job_file_key, output_key
 from fencepost.core.versions.history import InstantError, format_instant, parse_instant
 from fencepost.enrichment.csv_records import record_cuts
+from fencepost.enrichment.input_lines import JobError
 from fencepost.enrichment.inputs import InputError, Reader
-from fencepost.enrichment.job import JobError
 from fencepost.enrichment.job_files import JobFiles, PlannedInput
 from fencepost.enrichment.job_spec import JobSpec, assemble
 from fencepost.enrichment.outputs import OutputError

@@ -12,8 +12,8 @@ brackets of ``[2001:db8::7]:2817`` taken off (``core.logs.alb.address``); IPv6 c
 A line that does not fit (a tab, a quote or a non-ASCII byte among its first fields, too few fields, a field too
 long for its head, an address field ``core.logs.alb.address`` refuses or may read otherwise) is read by the reader
 alone, decoded as the text path decodes it: the rows, their bad reasons and the bytes written are those of the text
-path (``enrichment.job.text_lines`` and ``Reader.read``). Each row's line is written as read (a trailing carriage
-return dropped, as the text path drops it) and its answers after it, rendered once per distinct answer
+path (``enrichment.input_lines.text_lines`` and ``Reader.read``). Each row's line is written as read (a trailing
+carriage return dropped, as the text path drops it) and its answers after it, rendered once per distinct answer
 (``Writer.log_tails``).
 """
 

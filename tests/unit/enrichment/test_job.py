@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from fencepost.enrichment import job as job_module
+from fencepost.enrichment import input_lines
 from fencepost.enrichment.engine import Enricher
+from fencepost.enrichment.input_lines import JobError
 from fencepost.enrichment.inputs import Reader
-from fencepost.enrichment.job import Job, JobError, Summary
+from fencepost.enrichment.job import Job, Summary
 from fencepost.enrichment.outputs import Writer
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Shape, parse_fields
@@ -80,7 +81,7 @@ def test_a_gzip_cut_short(geo: FileSource, cut: int) -> None:
 def test_crlf_reads_as_lf_wherever_blocks_are_cut(
     geo: FileSource, monkeypatch: pytest.MonkeyPatch, block: int, last_newline: bool
 ) -> None:
-    monkeypatch.setattr(job_module, "BLOCK_CHARS", block)
+    monkeypatch.setattr(input_lines, "BLOCK_CHARS", block)
     text = PLAIN if last_newline else PLAIN[:-1]
     lf, _ = enrich(geo, "csv", text)
     crlf, summary = enrich(geo, "csv", text.replace(b"\n", b"\r\n"))
