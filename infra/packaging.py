@@ -18,7 +18,15 @@ comparing the source's modification time (which on Lambda comes from the zip, an
 every file) or re-hashing the source; the asset is rebuilt whenever a source file changes, so the two never
 disagree. Tracebacks name the files where Lambda puts them (``/var/task/...``).
 
-Run ``python -m infra.packaging`` (``make build-lambda``) to build it by hand; ``app.py`` builds it before each synth.
+The tables function (``handlers/tables.py``: each version written as Parquet) has an asset of its own,
+``build/lambda-tables/``: the same package and pins plus pyarrow (``requirements/tables.txt``), which alone would take
+the functions' asset past Lambda's 250 MiB unzipped. pyarrow is trimmed of what writing Parquet never loads
+(``TABLES_TRIM``: its C++ headers and sources, Cython files, tests, Arrow Flight, the S3, GCS, Azure and HDFS file
+systems, ORC, and the duplicate names of its Python bindings' libraries; what ``pyarrow.parquet`` links is kept:
+``libarrow_substrait`` too, which ``pyarrow.lib`` needs).
+
+Run ``python -m infra.packaging`` (``make build-lambda``) to build both by hand; ``app.py`` builds them before each
+synth.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import glob
 import hashlib
 import os
 import shutil
@@ -41,6 +50,37 @@ REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 REQUIREMENTS: Final = REPO_ROOT / "requirements" / "lambda.txt"
 SOURCE: Final = REPO_ROOT / "lambdas" / "fencepost"
 ASSET_DIR: Final = REPO_ROOT / "build" / "lambda"
+TABLES_REQUIREMENTS: Final = REPO_ROOT / "requirements" / "tables.txt"
+TABLES_ASSET_DIR: Final = REPO_ROOT / "build" / "lambda-tables"
+# What the tables function's pyarrow never loads (globs under the asset's root): with ``pyarrow.parquet`` importing
+# and writing with the rest (checked on this machine's wheel by tests/infra/test_packaging_tables.py).
+TABLES_TRIM: Final = (
+    "pyarrow/include",
+    "pyarrow/src",
+    "pyarrow/tests",
+    "pyarrow/**/*.pxd",
+    "pyarrow/**/*.pyx",
+    "pyarrow/**/*.pxi",
+    "pyarrow/**/*.h",
+    "pyarrow/libarrow_flight.so*",
+    "pyarrow/libarrow_python_flight.so*",
+    "pyarrow/_flight.*.so",
+    "pyarrow/libarrow_s3.so*",
+    "pyarrow/_s3fs.*.so",
+    "pyarrow/_gcsfs.*.so",
+    "pyarrow/_azurefs.*.so",
+    "pyarrow/_hdfs.*.so",
+    "pyarrow/_orc.*.so",
+    "pyarrow/_dataset_orc.*.so",
+    "pyarrow/_pyarrow_cpp_tests.*.so",
+    "pyarrow/libarrow_python.so",
+    "pyarrow/libarrow_python.so.*.*",
+    "pyarrow/libarrow_python_parquet_encryption.so",
+    "pyarrow/libarrow_python_parquet_encryption.so.*.*",
+    "pyarrow/*gandiva*",
+)
+# Lambda's limit on a function's code, unzipped (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html)
+UNZIPPED_LIMIT_BYTES: Final = 250 * 1024 * 1024
 
 # The Lambda runtime both functions use; infra.functions pins the same runtime and architecture.
 # Lambda's python3.12 runs on Amazon Linux 2023 (glibc 2.34): wheels for glibc 2.17 (manylinux2014) and for glibc
@@ -79,19 +119,21 @@ def build(
     out: Path = ASSET_DIR,
     deps: Path | None = None,
     force: bool = False,
+    trim: tuple[str, ...] = (),
 ) -> Path:
     """Build the asset into ``out`` unless it is already up to date; return ``out``.
 
-    ``deps`` is where the pip-installed dependencies are cached (default: ``.<out name>-deps`` beside ``out``).
+    ``deps`` is where the pip-installed dependencies are cached (default: ``.<out name>-deps`` beside ``out``);
+    ``trim``: globs of the dependencies' files left out.
     """
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    digest = inputs_digest(requirements, source)
+    digest = inputs_digest(requirements, source, trim)
     stamp = out.parent / f".{out.name}.inputs"
     with _locked(out.parent / f".{out.name}.lock"):
         if not force and out.is_dir() and stamp.is_file() and stamp.read_text() == digest:
             return out
-        installed = _dependencies(requirements, deps or out.parent / f".{out.name}-deps", force=force)
+        installed = _dependencies(requirements, deps or out.parent / f".{out.name}-deps", force=force, trim=trim)
         staging = out.parent / f".{out.name}.staging"
         shutil.rmtree(staging, ignore_errors=True)
         shutil.copytree(installed, staging, ignore=shutil.ignore_patterns(".inputs"))
@@ -110,9 +152,19 @@ def build(
     return out
 
 
-def inputs_digest(requirements: Path = REQUIREMENTS, source: Path = SOURCE) -> str:
-    """What the asset is made of: the pip flags, the requirements and every source file (path and bytes)."""
-    sha = hashlib.sha256(_requirements_digest(requirements).encode())
+def build_tables(*, force: bool = False) -> Path:
+    """The tables function's asset (``TABLES_ASSET_DIR``), built unless up to date."""
+    return build(requirements=TABLES_REQUIREMENTS, out=TABLES_ASSET_DIR, force=force, trim=TABLES_TRIM)
+
+
+def tree_bytes(root: Path) -> int:
+    """The bytes of every file under ``root``: what Lambda counts against its unzipped limit."""
+    return sum(path.stat().st_size for path in root.rglob("*") if path.is_file())
+
+
+def inputs_digest(requirements: Path = REQUIREMENTS, source: Path = SOURCE, trim: tuple[str, ...] = ()) -> str:
+    """What the asset is made of: the pip flags, the requirements, what is trimmed and every source file."""
+    sha = hashlib.sha256(_requirements_digest(requirements, trim).encode())
     for path in _source_files(source):
         sha.update(path.relative_to(source).as_posix().encode() + b"\0")
         sha.update(hashlib.sha256(path.read_bytes()).digest())
@@ -129,16 +181,34 @@ def tree_digest(root: Path) -> str:
     return sha.hexdigest()
 
 
-def _requirements_digest(requirements: Path) -> str:
+def _requirements_digest(requirements: Path, trim: tuple[str, ...] = ()) -> str:
     sha = hashlib.sha256(LAYOUT_VERSION.encode())
     sha.update("\0".join(PIP_ARGS).encode())
     sha.update(requirements.read_bytes())
+    if trim:  # the functions' asset keeps the digest it always had
+        sha.update("\0".join(("trim", *trim)).encode())
     return sha.hexdigest()
 
 
-def _dependencies(requirements: Path, cache: Path, *, force: bool) -> Path:
-    """The pip-installed dependencies, reused while the requirements file and pip flags stay the same."""
-    digest = _requirements_digest(requirements)
+def trim_tree(root: Path, patterns: tuple[str, ...]) -> list[str]:
+    """Delete the files and folders under ``root`` that ``patterns`` match; return their paths, sorted."""
+    gone: set[str] = set()
+    for pattern in patterns:
+        for name in glob.glob(pattern, root_dir=root, recursive=True):
+            path = root / name
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            elif path.exists() or path.is_symlink():
+                path.unlink()
+            else:
+                continue  # inside a folder already deleted
+            gone.add(name)
+    return sorted(gone)
+
+
+def _dependencies(requirements: Path, cache: Path, *, force: bool, trim: tuple[str, ...] = ()) -> Path:
+    """The pip-installed dependencies, reused while the requirements file, pip flags and trim stay the same."""
+    digest = _requirements_digest(requirements, trim)
     stamp = cache / ".inputs"
     if not force and stamp.is_file() and stamp.read_text() == digest:
         return cache
@@ -154,6 +224,7 @@ def _dependencies(requirements: Path, cache: Path, *, force: bool) -> Path:
     # Console scripts carry this machine's interpreter path and are never run on Lambda. The lines of the wheels'
     # RECORD files that name them go too: they hold the scripts' hashes, so that path as well.
     shutil.rmtree(cache / "bin", ignore_errors=True)
+    trim_tree(cache, trim)
     for record in cache.glob("*.dist-info/RECORD"):
         lines = record.read_text().splitlines(keepends=True)
         record.write_text("".join(line for line in lines if not line.startswith("../")))
@@ -204,17 +275,20 @@ def _locked(path: Path) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m infra.packaging", description="Build the Lambda asset (arm64, CPython 3.12) into build/lambda/."
+        prog="python -m infra.packaging",
+        description="Build the Lambda assets (arm64, CPython 3.12) into build/lambda/ and build/lambda-tables/.",
     )
     parser.add_argument("--force", action="store_true", help="rebuild even when the cached asset is up to date")
     parser.add_argument("--out", type=Path, default=ASSET_DIR, help=f"output directory (default: {ASSET_DIR})")
     args = parser.parse_args(argv)
     try:
-        out = build(out=args.out, force=args.force)
+        built = [("Lambda asset", build(out=args.out, force=args.force))]
+        built.append(("Tables function's asset", build_tables(force=args.force)))
     except PackagingError as error:
         print(error, file=sys.stderr)
         return 1
-    print(f"Lambda asset ready: {out} ({tree_digest(out)[:12]})")
+    for what, out in built:
+        print(f"{what} ready: {out} ({tree_digest(out)[:12]}, {tree_bytes(out) / 2**20:.1f} MiB unzipped)")
     return 0
 
 

@@ -42,12 +42,17 @@ def test_dev_holds_every_pin_of_run_at_the_same_version() -> None:
     } == {}
 
 
-@pytest.mark.parametrize("name", ["run.txt", "dev.txt", "lambda.txt", "scan.txt"])
+@pytest.mark.parametrize("name", ["run.txt", "dev.txt", "lambda.txt", "tables.txt", "scan.txt"])
 def test_each_pin_file_is_pip_compiles_output_without_an_index(name: str) -> None:
     text = (REQUIREMENTS / name).read_text()
     command = f"pip-compile --no-emit-find-links --no-emit-index-url --output-file=requirements/{name} requirements/"
     assert command + name.replace(".txt", ".in") in text
     assert re.search(r"^\s*-*(index-url|extra-index-url|find-links)\b", text, re.M) is None
+
+
+def test_the_tables_functions_pins_are_the_functions_and_make_runs_pyarrow() -> None:
+    functions, tables, running = pins("lambda.txt"), pins("tables.txt"), pins("run.txt")
+    assert tables == {**functions, "pyarrow": running["pyarrow"]}
 
 
 def _runtime_imports(folder: Path) -> set[str]:
