@@ -78,10 +78,10 @@ def _runtime_imports(folder: Path) -> set[str]:
 
 
 def test_run_txt_provides_every_package_the_local_stack_and_the_functions_import() -> None:
-    # make run runs local/ (with the capacity model) and the functions; make plan runs the planner
-    ran = (ROOT / "local", ROOT / "capacity", ROOT / "planner", ROOT / "lambdas" / "fencepost")
+    # make run runs local/ (with the capacity model) and the functions; make plan the planner; make sql sql/
+    ran = (ROOT / "local", ROOT / "capacity", ROOT / "planner", ROOT / "lambdas" / "fencepost", ROOT / "sql")
     imported = set().union(*(_runtime_imports(folder) for folder in ran))
-    own = {"fencepost", "capacity", "planner", "local", "infra", "bench", "tests", "__future__"}
+    own = {"fencepost", "capacity", "planner", "local", "infra", "bench", "sql", "tests", "__future__"}
     third_party = sorted(imported - set(sys.stdlib_module_names) - own)
     providers = importlib.metadata.packages_distributions()
     running = pins("run.txt")
