@@ -1,0 +1,144 @@
+"""Spark (local mode), through the Glue job's join (``spark/enrich_job.py``: the Spark SQL form of
+``tables.join_sql``), answers what DuckDB's form and the enrichment engine answer (which is what ``GET /lookup``
+answers: tests/unit/enrichment/test_matches_lookup.py), for 100,000 addresses (IPv4, IPv6, IPv4-mapped IPv6, piece
+edges, gaps and misses) over versions' Parquet tables built by the loader's recipe: one dataset from both shared files
+(every 25th range left out), through the job's arguments and files, and two datasets in one query.
+
+One SparkSession for the module: ``local[2]``, 4 shuffle partitions, no UI, log4j quiet."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import SparkSession
+
+from fencepost.enrichment.sources import FileSource
+from fencepost.enrichment.table import VersionTable
+from fencepost.tables.dialects import DUCKDB
+from fencepost.tables.join_sql import Joined, enrichments_query
+from spark.enrich_job import Dataset, enrich, main
+from tests.support import SMALL_FILE, V6_FILE, read_tsv
+from tests.support.tables import build_version, connection, engine_answers, mixed_addresses, shared_rows
+
+COUNT = 100_000
+GEO = ("ip_start", "ip_end", "ip_network", "col3", "col4", "col5")
+ASN = ("ip_start", "ip_network", "col3", "col5")
+JAVA_17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")  # Spark 3.5 runs on Java 8, 11 or 17
+Built = tuple[FileSource, VersionTable, Path]
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    quiet = tmp_path_factory.mktemp("log4j") / "log4j2.properties"
+    quiet.write_text(
+        "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\nappender.console.type = Console\n"
+        "appender.console.name = console\nappender.console.target = SYSTEM_ERR\n"
+        "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %p %c{1}: %m%n\n"
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        if JAVA_17.is_dir():
+            patch.setenv("JAVA_HOME", str(JAVA_17))
+        patch.setenv("PYSPARK_PYTHON", sys.executable)
+        patch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("fencepost-test")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={quiet}")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        yield session
+        session.stop()
+
+
+@pytest.fixture(scope="module")
+def geo(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    source, table, path, _ = build_version(tmp_path_factory.mktemp("geo"), "geo", shared_rows(), ["col3"])
+    return source, table, path
+
+
+@pytest.fixture(scope="module")
+def asn(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """A second dataset over both families: the small IPv4 file, and two in three of the IPv6 file's ranges."""
+    rows = read_tsv(SMALL_FILE) + [row for at, row in enumerate(read_tsv(V6_FILE)) if at % 3]
+    source, table, path, _ = build_version(tmp_path_factory.mktemp("asn"), "asn", rows, ["col3"])
+    return source, table, path
+
+
+def _duckdb(addresses: list[str], tables: list[Joined]) -> list[tuple[Any, ...]]:
+    con = connection()
+    con.register("fp_addresses", pa.table({"n": range(len(addresses)), "ip": addresses}))
+    query = enrichments_query(DUCKDB, "fp_addresses", "ip", tables)
+    return con.sql(f"SELECT * EXCLUDE (n, ip) FROM ({query}) ORDER BY n").fetchall()
+
+
+def _engine_data(built: Built, name: str, addresses: list[str]) -> list[tuple[Any, ...] | None]:
+    """The engine's data for each address as the table holds it (``col3`` numeric), None where it has none."""
+    source, table, _ = built
+    return [
+        (int(data["col3"]) if data["col3"] else None, *[data[column] for column in ("col4", "col5")])
+        if (data := answer.get("data"))
+        else None
+        for answer in engine_answers(name, source, table, addresses, "data")
+    ]
+
+
+def _plain(row: Any) -> tuple[Any, ...]:
+    return tuple(bytes(value) if isinstance(value, bytearray) else value for value in row)
+
+
+def _hits(rows: list[tuple[Any, ...]], at: int, columns: slice) -> list[tuple[Any, ...] | None]:
+    """Each row's ``columns`` where the piece's start (at ``at``) is there, else None."""
+    return [row[columns] if row[at] is not None else None for row in rows]
+
+
+def test_the_job_enriches_a_csv_of_100_000_addresses_as_duckdb_and_the_engine(
+    spark: SparkSession, geo: Built, tmp_path: Path
+) -> None:
+    addresses = mixed_addresses(geo[1], COUNT)
+    with (tmp_path / "rows.csv").open("w", newline="") as handle:
+        csv.writer(handle).writerows([("n", "client", "ip"), *[(n, "c", ip) for n, ip in enumerate(addresses)]])
+    output = tmp_path / "enriched"
+    args = ["--input", str(tmp_path / "rows.csv"), "--format", "csv", "--address_column", "ip"]
+    main(["enrich_job.py", *args, "--datasets", f"geo={geo[2]}", "--output", str(output)])
+    read = spark.read.parquet(str(output))
+    assert read.columns == ["n", "client", "ip", "geo.ip_network", "geo.col3", "geo.col4", "geo.col5"]
+    found = [tuple(row[3:]) for row in read.orderBy(read.n.cast("int")).collect()]
+    expected = _duckdb(addresses, [Joined(f"read_parquet('{geo[2]}')", GEO, "geo.")])
+    assert found == [row[2:] for row in expected]  # the job's columns: the network and the data
+    engine = _engine_data(geo, "geo", addresses)
+    assert _hits(expected, 0, slice(3, 6)) == engine
+    assert sum(data is None for data in engine) > 5_000
+    assert sum(data is not None for data in engine) > 50_000
+
+
+def test_two_datasets_in_one_query_answer_100_000_addresses_as_duckdb_and_the_engine(
+    spark: SparkSession, geo: Built, asn: Built, tmp_path: Path
+) -> None:
+    addresses = mixed_addresses(asn[1], COUNT, seed=20261129)
+    pq.write_table(pa.table({"n": range(COUNT), "ip": addresses}), tmp_path / "rows.parquet")
+    rows = spark.read.parquet(str(tmp_path / "rows.parquet"))
+    datasets = [Dataset("geo", str(geo[2]), GEO), Dataset("asn", str(asn[2]), ASN)]
+    found = [_plain(row[2:]) for row in enrich(spark, rows, "ip", datasets).orderBy("n").collect()]
+    tables = [Joined(f"read_parquet('{each.path}')", each.columns or (), f"{each.name}.") for each in datasets]
+    assert found == _duckdb(addresses, tables)
+    assert _hits(found, 0, slice(3, 6)) == _engine_data(geo, "geo", addresses)
+    asn_data = _engine_data(asn, "asn", addresses)
+    assert _hits(found, len(GEO), slice(len(GEO) + 2, len(GEO) + 4)) == [
+        data and (data[0], data[2]) for data in asn_data
+    ]
+    kinds = {"v4": 0, "v6": 0, "mapped": 0}
+    for address, row in zip(addresses, found, strict=True):
+        if row[0] is not None and row[len(GEO)] is not None:  # both datasets hold it
+            kinds["mapped" if address.startswith("::ffff:") else "v6" if ":" in address else "v4"] += 1
+    assert min(kinds.values()) > 20, kinds
