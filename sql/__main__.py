@@ -2,9 +2,9 @@
 versions (``<name>_versions``) and their periods live (``<name>_history``), the address macros and the enrichment
 table macros (``sql.session``); a prompt, or ``--query`` printed and done.
 
-Where the datasets come from (``sql.catalog``): ``--ranges [NAME=]FILE`` (no service), else the stack ``TABLE_NAME``
-and ``BUCKET_NAME`` name, else the local stack ``make run`` started. Each version's table is written once into
-``--cache`` (``var/tables/``) and reused by the sessions after.
+Where the datasets come from (``sql.local_tables``): ``--ranges [NAME=]FILE`` (no service), else the stack
+``TABLE_NAME`` and ``BUCKET_NAME`` name, else the local stack ``make run`` started. Each version's table is written
+once into ``--cache`` (``var/tables/``) and reused by the sessions after.
 Exit status: 0 done, 1 a query DuckDB refused or datasets that cannot be had (one line on stderr), 2 usage.
 """
 
@@ -19,7 +19,7 @@ import duckdb
 
 from fencepost.errors import ServiceError
 from local.state import data_dir
-from sql.catalog import CatalogError, file_datasets, service_datasets
+from sql.local_tables import CatalogError, file_datasets, service_datasets
 from sql.session import describe, open_session
 from sql.shell import FORMATS, QueryError, repl, run
 

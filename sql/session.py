@@ -1,4 +1,4 @@
-"""A DuckDB connection with every dataset attached (``sql.catalog``): for each, under its SQL name
+"""A DuckDB connection with every dataset attached (``sql.local_tables``): for each, under its SQL name
 (``sql.naming``),
 
 - ``<name>``: its live version's table (a view over the cached Parquet file, ``tables.schema``'s layout);
@@ -25,7 +25,7 @@ import duckdb
 from fencepost.errors import ServiceError
 from fencepost.tables.join_sql import MACROS, enrichment_query
 from fencepost.tables.schema import FORMAT, LAYOUT_COLUMNS, NETWORK
-from sql.catalog import Dataset, Version, cached_table
+from sql.local_tables import Dataset, Version, cached_table
 from sql.naming import sql_names
 
 _SOURCE, _COLUMN, _TIME = "{fp_source}", "{fp_column}", "{fp_time}"
@@ -106,16 +106,22 @@ def _live_sql(table: Attached) -> str:
 
 
 def _as_of_sql(table: Attached) -> str:
-    parts = []
+    """Each version's rows (those whose time falls in one of its periods) joined with it; the rows no kept version
+    answers (a time before the first, in a version no longer kept, or NULL) with NULL columns."""
+    within = "a.fp_at >= h.live_from AND (h.live_until IS NULL OR a.fp_at < h.live_until)"
+    parts = [
+        f"SELECT a.* EXCLUDE (fp_address, fp_at) FROM {_addresses(time=True)} AS a WHERE NOT EXISTS "
+        f'(SELECT 1 FROM "{table.name}_history" AS h WHERE {within})'
+    ]
     for number in table.versions:
         rows = (
-            f'(SELECT a.* FROM {_addresses(time=True)} AS a JOIN "{table.name}_history" AS h ON h.version = {number}'
-            " AND a.fp_at >= h.live_from AND (h.live_until IS NULL OR a.fp_at < h.live_until))"
+            f'(SELECT a.* FROM {_addresses(time=True)} AS a JOIN "{table.name}_history" AS h '
+            f"ON h.version = {number} AND {within})"
         )
         version = f'(SELECT * FROM "{table.name}_versions" WHERE version = {number})'
         query = enrichment_query(rows, "fp_address", version, (NETWORK, *table.columns), prefix=f"{table.name}_")
         parts.append(f"SELECT * EXCLUDE (fp_address, fp_at), {number} AS {table.name}_version FROM ({query})")
-    return " UNION ALL ".join(parts)
+    return " UNION ALL BY NAME ".join(parts)
 
 
 def _dispatch(attached: Sequence[Attached], sql_of: dict[str, str]) -> str:
@@ -149,6 +155,7 @@ def open_session(
 ) -> tuple[duckdb.DuckDBPyConnection, list[Attached]]:
     """A connection with ``datasets`` attached, their tables written to ``folder`` where not cached yet."""
     con = duckdb.connect(database)
+    con.execute("SET TimeZone = 'UTC'")  # a time without a zone is UTC, as GET /lookup's as_of reads it
     con.execute(MACROS)
     keywords = [row[0] for row in con.execute("SELECT keyword_name FROM duckdb_keywords()").fetchall()]
     names = sql_names([dataset.name for dataset in datasets], keywords)
