@@ -24,7 +24,7 @@ import duckdb
 
 from fencepost.errors import ServiceError
 from fencepost.tables.join_sql import MACROS, enrichment_query
-from fencepost.tables.schema import FORMAT, LAYOUT_COLUMNS, NETWORK
+from fencepost.tables.schema import FORMAT, LAYOUT_COLUMNS, NETWORK, LayoutError
 from sql.local_tables import Dataset, Version, cached_table
 from sql.naming import sql_names
 
@@ -60,6 +60,8 @@ def _tables(versions: Sequence[Version], folder: Path) -> dict[int, Path]:
             found[version.version] = cached_table(version, folder)
         except ServiceError as error:
             print(f"sql: {version.dataset} version {version.version} left out: {error.message}", file=sys.stderr)
+        except LayoutError as error:  # a version the layout cannot hold yet (a MaxMind DB file's aliases)
+            print(f"sql: {version.dataset} version {version.version} left out: {error}", file=sys.stderr)
     return found
 
 
@@ -156,6 +158,7 @@ def open_session(
     """A connection with ``datasets`` attached, their tables written to ``folder`` where not cached yet."""
     con = duckdb.connect(database)
     con.execute("SET TimeZone = 'UTC'")  # a time without a zone is UTC, as GET /lookup's as_of reads it
+    con.execute("SET python_enable_replacements = false")  # a name is a table or a file, never a Python variable
     con.execute(MACROS)
     keywords = [row[0] for row in con.execute("SELECT keyword_name FROM duckdb_keywords()").fetchall()]
     names = sql_names([dataset.name for dataset in datasets], keywords)

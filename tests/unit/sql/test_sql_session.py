@@ -106,7 +106,9 @@ def test_names_are_made_sql_names() -> None:
     }
 
 
-def test_datasets_are_queried_by_their_sql_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_datasets_are_queried_by_their_sql_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     build_version(tmp_path, "a", ROWS)
     ranges = [f"{name}={tmp_path / 'a.tsv'}" for name in ("my-geo", "2024.asn", "order")]
     args = [arg for given in ranges for arg in ("--ranges", given)]
@@ -116,8 +118,9 @@ def test_datasets_are_queried_by_their_sql_names(tmp_path: Path, capsys: pytest.
     counts = out.splitlines()[1].split(",")
     assert len(set(counts)) == 1
     assert int(counts[0]) >= len(ROWS)
-    requests = _addresses(tmp_path)
-    code, out, err = _query(tmp_path, capsys, *args, "--query", f"FROM fp_enrich('{requests}', 'client', 'my-geo')")
+    _addresses(tmp_path)
+    monkeypatch.chdir(tmp_path)  # a file named relative to where make sql runs
+    code, out, err = _query(tmp_path, capsys, *args, "--query", "FROM fp_enrich('requests.csv', 'client', 'my-geo')")
     assert code == 0, err
     assert "my_geo_col3" in out.splitlines()[0]
 
