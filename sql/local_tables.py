@@ -128,7 +128,7 @@ def service_datasets() -> list[Dataset]:
         raise CatalogError("BUCKET_NAME names the stack's bucket, where each version keeps its table file")
     tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
     source = source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
-    stack = "|".join([os.environ.get("AWS_ENDPOINT_URL", ""), settings.table.table_name, settings.bucket])
+    stack = f"{settings.table.table_name}|{settings.bucket}"  # with the version's build time: the version's key
     found = []
     try:
         for record in tables.list_datasets():

@@ -1,6 +1,6 @@
 """Dataset names as SQL names a user types unquoted: lower case, each character outside ``[a-z0-9_]`` as ``_``, ``ds_``
-before a name that starts with a digit or is one of DuckDB's keywords, and ``_2``, ``_3``... after a name another
-dataset (or another's ``_versions`` or ``_history``) already took."""
+before a name that starts with a digit or is one of DuckDB's reserved keywords (``select``, ``order``, ``table``...),
+and ``_2``, ``_3``... after a name another dataset (or another's ``_versions`` or ``_history``) already took."""
 
 from __future__ import annotations
 

@@ -160,7 +160,8 @@ def open_session(
     con.execute("SET TimeZone = 'UTC'")  # a time without a zone is UTC, as GET /lookup's as_of reads it
     con.execute("SET python_enable_replacements = false")  # a name is a table or a file, never a Python variable
     con.execute(MACROS)
-    keywords = [row[0] for row in con.execute("SELECT keyword_name FROM duckdb_keywords()").fetchall()]
+    reserved = "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category = 'reserved'"
+    keywords = [row[0] for row in con.execute(reserved).fetchall()]
     names = sql_names([dataset.name for dataset in datasets], keywords)
     attached = []
     for dataset in datasets:
