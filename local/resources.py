@@ -47,6 +47,17 @@ def create_queues(
     return Queues(control, data)
 
 
+def create_tables_queue(sqs: Any, name: str, *, visibility: int = VISIBILITY_TIMEOUT) -> Queue:
+    """``<name>-tables``, the tables function's queue (each version to write as Parquet and register in Glue), with
+    its dead-letter queue."""
+    return _create_queue(sqs, f"{name}-tables", visibility, MAX_RECEIVES)
+
+
+def create_glue_database(glue: Any, name: str) -> None:
+    """The Glue database the datasets' tables are registered in (as the CDK stack's ``glue.CfnDatabase``)."""
+    glue.create_database(DatabaseInput={"Name": name, "Description": "Fencepost's datasets as tables"})
+
+
 def _create_queue(sqs: Any, name: str, visibility: int, max_receives: int) -> Queue:
     dlq_url = sqs.create_queue(QueueName=f"{name}-dlq")["QueueUrl"]
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]

@@ -196,6 +196,12 @@ FETCH: Final[dict[str, Setting[Any]]] = {
     "tracing": TRACING,
 }
 
+# The tables function (handlers/tables.py): each live version as Parquet, registered in the Glue Data Catalog.
+TABLES: Final[dict[str, Setting[Any]]] = {
+    "glue_database": Setting("GLUE_DATABASE", "fencepost", doc="the Glue database the datasets' tables are in"),
+    "tracing": TRACING,
+}
+
 # No warm lookup may still read a version it cached: an old version goes the TTL plus this long after its switch.
 DELETE_GRACE: Final = Setting("DELETE_GRACE_SECONDS", 0.0, 0.0, 86_400.0, "seconds after a switch an old version goes")
 DELETE_MARGIN: Final = 15 * 60.0

@@ -46,6 +46,7 @@ NAMESPACE = "Fencepost"
 LOOKUP_SERVICE = "fencepost-lookup"
 LOADER_SERVICE = "fencepost-loader"
 FETCH_SERVICE = "fencepost-fetch"
+TABLES_SERVICE = "fencepost-tables"
 METRICS_FILE_ENV = "METRICS_FILE"
 LAMBDA_LOG_LEVEL_ENV = "AWS_LAMBDA_LOG_LEVEL"
 

@@ -5,6 +5,7 @@ two agree)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from fencepost.declared import (
     FETCH,
     LOADER,
     LOOKUP,
+    TABLES,
     Setting,
     SettingsError,
 )
@@ -81,6 +83,7 @@ class LookupSettings:
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (CORS_ORIGINS, comma separated)
     bucket: str | None = None  # where builds keep what diffs, reverse lookups and exports read (BUCKET_NAME)
     export_queue: str | None = None  # where exports are asked for: the loader's data queue (EXPORT_QUEUE_URL)
+    tables_queue: str | None = None  # where Parquet exports are asked for: the tables function's (TABLES_QUEUE_URL)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LookupSettings:
@@ -96,6 +99,7 @@ class LookupSettings:
             cors_origins=origins(env.get("CORS_ORIGINS", "")),
             bucket=env.get("BUCKET_NAME", "").strip() or None,
             export_queue=env.get("EXPORT_QUEUE_URL", "").strip() or None,
+            tables_queue=env.get("TABLES_QUEUE_URL", "").strip() or None,
             **values,
         )
 
@@ -136,6 +140,7 @@ class LoaderSettings:
     parts_in_flight: int = LOADER["parts_in_flight"].default
     delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
+    tables_queue: str | None = None  # the tables function's queue: each version going live (TABLES_QUEUE_URL)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LoaderSettings:
@@ -150,8 +155,30 @@ class LoaderSettings:
             # Unless set (local runs), an old version goes no sooner than the TTL plus 15 minutes.
             delete_grace=DELETE_GRACE.parse(grace, DELETE_GRACE.env) if grace else values["cache_ttl"] + DELETE_MARGIN,
             limits=loader_limits(env),
+            tables_queue=env.get("TABLES_QUEUE_URL", "").strip() or None,
             **values,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class TablesSettings:
+    """The tables function's settings (``TABLES``), its table and bucket."""
+
+    table: TableSettings
+    bucket: str
+    glue_database: str = TABLES["glue_database"].default
+    tracing: bool = TABLES["tracing"].default
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TablesSettings:
+        env = os.environ if env is None else env
+        values = _read(TABLES, env)
+        if not re.fullmatch(r"[a-z0-9_]{1,255}", values["glue_database"]):
+            raise SettingsError(
+                f"GLUE_DATABASE {values['glue_database'][:80]!r} is not a Glue name: lowercase letters, digits, _"
+            )
+        bucket = _required(env, "BUCKET_NAME", "the bucket that holds the range files")
+        return cls(TableSettings.from_env(env), bucket, **values)
 
 
 @dataclass(frozen=True, slots=True)

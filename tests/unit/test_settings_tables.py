@@ -9,8 +9,15 @@ from typing import Any
 
 import pytest
 
-from fencepost.declared import CACHES, FETCH, LOADER, LOOKUP, Setting, SettingsError
-from fencepost.settings import CacheLimits, FetchSettings, LoaderSettings, LookupSettings, TableSettings
+from fencepost.declared import CACHES, FETCH, LOADER, LOOKUP, TABLES, Setting, SettingsError
+from fencepost.settings import (
+    CacheLimits,
+    FetchSettings,
+    LoaderSettings,
+    LookupSettings,
+    TableSettings,
+    TablesSettings,
+)
 
 STRUCTURE = {
     "table",
@@ -18,6 +25,7 @@ STRUCTURE = {
     "control_queue_url",
     "data_queue_url",
     "export_queue",
+    "tables_queue",
     "caches",
     "cors_origins",
     "limits",
@@ -29,6 +37,7 @@ OWNERS: list[tuple[type[Any], dict[str, Setting[Any]]]] = [
     (CacheLimits, CACHES),
     (LoaderSettings, LOADER),
     (FetchSettings, FETCH),
+    (TablesSettings, TABLES),
 ]
 
 
@@ -44,7 +53,7 @@ def test_each_dataclass_holds_exactly_its_tables_settings_with_their_defaults(
 
 
 def test_no_two_settings_share_a_variable_or_a_context_key() -> None:
-    settings = {id(s): s for table in (LOOKUP, CACHES, LOADER, FETCH) for s in table.values()}.values()
+    settings = {id(s): s for table in (LOOKUP, CACHES, LOADER, FETCH, TABLES) for s in table.values()}.values()
     variables = [s.env for s in settings]
     keys = [s.context for s in settings if s.context]
     assert len(variables) == len(set(variables))

@@ -7,6 +7,7 @@ deletions. Each message goes to its lane's queue, so a control message never wai
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -93,3 +94,18 @@ class Queues(Generic[M]):
             self.client.change_message_visibility(
                 QueueUrl=url, ReceiptHandle=receipt_handle, VisibilityTimeout=max(0, min(43_200, int(seconds)))
             )
+
+
+class TableRequests:
+    """Asks the tables function (its queue) to write a version's Parquet and bring the catalog up to date: the body
+    ``{"dataset": ..., "version": ...}``. ``client`` makes the SQS client (called at each send: cache it)."""
+
+    def __init__(self, client: Callable[[], SQSClient], url: str) -> None:
+        self.client, self.url = client, url
+
+    def __call__(self, dataset: str, version: int) -> None:
+        body = json.dumps({"dataset": dataset, "version": version})
+        try:
+            self.client().send_message(QueueUrl=self.url, MessageBody=body)
+        except (ClientError, BotoCoreError) as error:
+            raise QueueUnavailable(f"the tables queue refused a message: {error}") from error

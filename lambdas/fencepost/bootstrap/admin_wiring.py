@@ -15,3 +15,15 @@ def admin_tables(env: Mapping[str, str] | None = None) -> Tables:
     """The table's records, read consistently by a person at a terminal: a few retries, a short timeout."""
     settings = TableSettings.from_env(os.environ if env is None else env)
     return Tables.connect(make_client(retries=3, read_timeout=10), settings.table_name)
+
+
+def tell_tables(env: Mapping[str, str], dataset: str, version: int) -> bool:
+    """Ask the tables function (``TABLES_QUEUE_URL``, when set) to move the dataset's Glue tables to its live
+    version; whether it was asked."""
+    url = env.get("TABLES_QUEUE_URL", "").strip()
+    if not url:
+        return False
+    from fencepost.aws.sqs import TableRequests, make_sqs_client
+
+    TableRequests(make_sqs_client, url)(dataset, version)
+    return True

@@ -18,7 +18,7 @@ from fencepost.aws.dynamo import Tables, make_client
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.aws.s3 import Bucket, make_s3_client
-from fencepost.aws.sqs import Queues, make_sqs_client
+from fencepost.aws.sqs import Queues, TableRequests, make_sqs_client
 from fencepost.loading.delivery import Delivery, HandBack
 from fencepost.loading.dispatch import Step
 from fencepost.loading.messages import Command, EnrichPart, JoinJob, Message, PlanJob, dump
@@ -90,9 +90,10 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
     bulk_client = make_client(pool=settings.write_threads + 4, retries=1, read_timeout=10, validate=False)
     tables = Tables.connect(client, settings.table.table_name)
     bulk = Table(bulk_client, settings.table.table_name)
-    queues = Queues[Command](
-        make_sqs_client(), control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump
-    )
+    sqs = make_sqs_client()
+    queues = Queues[Command](sqs, control_url=settings.control_queue_url, data_url=settings.data_queue_url, encode=dump)
+    tables_queue = settings.tables_queue
+    tables_requests = None if tables_queue is None else TableRequests(lambda: sqs, tables_queue)
     s3: Any = OnFirstUse(make_s3_client)
     bucket = Bucket(s3, settings.bucket, settings.limits)
     writer = BulkWriter(bulk, threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing)
@@ -107,6 +108,7 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
         outbox=queues,
         telemetry=obs,
         billing_mode=tables.table.billing_mode,
+        tables=tables_requests,
         more_steps=_on_first_job(lambda: _job_steps(tables, bucket, s3=s3, queues=queues, obs=obs, settings=settings)),
     )
     return LoaderFunction(settings, obs, tables, bulk, queues, bucket, service)

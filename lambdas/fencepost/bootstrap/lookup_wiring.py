@@ -54,15 +54,21 @@ def _job_reads(bucket: Callable[[], Bucket]) -> JobBucket:
     return JobReads(bucket())
 
 
-def _export_requests(url: str) -> ExportRequests:
-    """Asks for exports on the loader's data queue; its SQS client made on the first request that asks."""
-    from fencepost.aws.sqs import Queues, make_sqs_client
+def _export_requests(url: str, tables_url: str | None) -> ExportRequests:
+    """Asks for exports on the loader's data queue, Parquet on the tables function's queue; the SQS client made on
+    the first request that asks."""
+    from fencepost.aws.sqs import Queues, TableRequests, make_sqs_client
     from fencepost.loading.messages import Command, ExportVersion, dump
 
-    queues = functools.cache(lambda: Queues[Command](make_sqs_client(), control_url=url, data_url=url, encode=dump))
+    client = functools.cache(make_sqs_client)
+    queues = functools.cache(lambda: Queues[Command](client(), control_url=url, data_url=url, encode=dump))
+    tables = None if tables_url is None else TableRequests(client, tables_url)
 
     def request(dataset: str, version: int, form: str) -> None:
-        queues().send(ExportVersion(dataset, version, form))
+        if form == "parquet" and tables is not None:
+            tables(dataset, version)
+        else:
+            queues().send(ExportVersion(dataset, version, form))
 
     return request
 
@@ -81,7 +87,7 @@ def lookup_function(env: Mapping[str, str] | None = None) -> LookupFunction:
     files = None if bucket is None else functools.cache(functools.partial(_bucket, bucket))
     jobs = None if files is None else functools.cache(functools.partial(_job_reads, files))
     lookup = Lookup(tables, settings.cache_ttl, limits=settings.caches)
-    exports = None if settings.export_queue is None else _export_requests(settings.export_queue)
+    exports = None if settings.export_queue is None else _export_requests(settings.export_queue, settings.tables_queue)
     return LookupFunction(
         settings, obs, tables, create_app(settings, lookup, tables, obs, files=files, exports=exports, jobs=jobs)
     )

@@ -3,7 +3,8 @@
 The table comes from ``TABLE_NAME`` (and, for the local stack, ``AWS_ENDPOINT_URL_DYNAMODB``); ``fetch`` also needs the
 bucket (``BUCKET_NAME``) and checks the folder's source at once, as the fetch function's schedule would; ``accept``
 the bucket and the loader's queues (``CONTROL_QUEUE_URL``, ``DATA_QUEUE_URL``), and builds what the folder holds now
-past its gates, once (after a person looked at the refused build's diff).
+past its gates, once (after a person looked at the refused build's diff). ``rollback`` tells the tables function
+(``TABLES_QUEUE_URL``, when set), whose Glue table of the live version follows.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fencepost.bootstrap.admin_wiring import admin_tables
+from fencepost.bootstrap.admin_wiring import admin_tables, tell_tables
 from fencepost.bootstrap.fetch_wiring import source_checker
 from fencepost.bootstrap.loader_wiring import loader_function
 from fencepost.core.formats.base import FileError
@@ -56,13 +57,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.dataset}: version {record.live} is live; version {record.previous} is the rollback target")
             if record.held is not None:
                 print(f"{args.dataset}: it stays live until the folder changes (its objects or _settings.json)")
+            if record.live is not None and tell_tables(os.environ, args.dataset, record.live):
+                print(f"{args.dataset}: its Glue tables follow (the tables function was told)")
         else:
             found = datasets.get(args.dataset, consistent=True)
             if found is None:
                 print(f"error: no dataset named {args.dataset!r}", file=sys.stderr)
                 return 1
             print(json.dumps(found.to_api(), indent=2))
-    except (Conflict, StoreUnavailable) as error:
+    except (Conflict, StoreUnavailable, DependencyUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -118,6 +118,7 @@ class Rare:
             ranges_of=lambda dataset, version: next(
                 (build.ranges for build in self.builds(dataset) if build.build == version), None
             ),
+            parquet=self.settings.tables_queue is not None,
         )
 
 

@@ -1,5 +1,5 @@
-"""``GET /datasets/{name}/export?format=csv|cidr|mmdb[&version=N]``: a whole version as a file
-(``core.versions.exports``).
+"""``GET /datasets/{name}/export?format=csv|cidr|mmdb|parquet[&version=N]``: a whole version as a file
+(``core.versions.exports``). Parquet is asked of the tables function (its queue), the others of the loader.
 
 The first request for a version and format puts its marker in the bucket (only if there is none: S3's conditional
 write), asks the loader to write it (one message on its data queue) and answers ``202`` with ``Retry-After``; while
@@ -15,8 +15,15 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Final, Protocol
 
-from fencepost.core.storage.objects import building_key, export_key
-from fencepost.core.versions.exports import FORMATS, LINK_SECONDS, REQUESTED, Marker, should_ask
+from fencepost.core.versions.exports import (
+    FORMATS,
+    LINK_SECONDS,
+    REQUESTED,
+    Marker,
+    export_object,
+    marker_object,
+    should_ask,
+)
 from fencepost.errors import (
     ExportTooLarge,
     InvalidRequest,
@@ -55,8 +62,10 @@ class Exports:
         kept: Callable[[str, int], bool] = lambda _dataset, _version: False,
         ranges_of: Callable[[str, int], int | None] = lambda _dataset, _version: None,
         clock: Callable[[], float] = time.time,
+        parquet: bool = False,
     ) -> None:
         self.record, self.files, self.requests, self.clock = record, files, requests, clock
+        self.parquet = parquet  # whether a tables function writes Parquet here (TABLES_QUEUE_URL)
         self.max_mmdb_ranges, self.kept, self.ranges_of = max_mmdb_ranges, kept, ranges_of
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> HttpResponse:
@@ -70,6 +79,8 @@ class Exports:
             raise InvalidRequest(f"invalid version {asked[:20]!r}: a version number, such as 3")
         if self.files is None or self.requests is None:
             raise Unavailable("exports are not set up here (BUCKET_NAME and EXPORT_QUEUE_URL)")
+        if chosen.name == "parquet" and not self.parquet:
+            raise Unavailable("Parquet exports are not set up here (TABLES_QUEUE_URL: the tables function)")
         record = self.record(dataset)
         if record is None or record.retired or record.live is None:
             raise UnknownDataset(f"no dataset named {dataset!r} is being served")
@@ -85,14 +96,15 @@ class Exports:
                 f"{self.max_mmdb_ranges:,} (MMDB_EXPORT_MAX_RANGES: the loader builds it in memory): export csv or cidr"
             )
         files = self.files()
-        key = export_key(dataset, version, chosen.extension)
+        key = export_object(dataset, version, chosen)
         body = {"dataset": dataset, "version": version, "format": chosen.name}
         if files.modified(key) is not None:
             link = files.presigned(key, LINK_SECONDS)
             return json_response(303, {**body, "status": "READY", "url": link}, {**NO_STORE, "Location": link})
-        marker = files.marker(building_key(key))
+        marker_key = marker_object(dataset, version, chosen)
+        marker = files.marker(marker_key)
         if should_ask(marker, self.clock()) and files.claim(
-            building_key(key), REQUESTED, replacing=None if marker is None else marker.etag
+            marker_key, REQUESTED, replacing=None if marker is None else marker.etag
         ):
             self.requests(dataset, version, chosen.name)
         headers = {**NO_STORE, "Retry-After": str(RETRY_AFTER)}

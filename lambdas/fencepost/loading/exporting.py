@@ -1,6 +1,9 @@
 """Exporting a version as a file (``core.versions.exports``): asked for by ``GET /datasets/{name}/export``, written once
 per version and format into the bucket (``core.storage.objects.export_key``), and deleted with the version.
 
+Parquet is written by the tables function (``handlers/tables.py``), not here: a request for it is passed on to its
+queue once the version is kept and live.
+
 A folder's ``"exports"`` asks for them as each version is built: the message waits (sent again every
 ``WAIT_FOR_LIVE`` seconds) until the version is live, and is dropped if it never goes live. The version's pieces
 are read from the table in address order, a page at a time. CSV and CIDR exports are
@@ -26,7 +29,7 @@ from fencepost.core.versions.exports import FORMATS, WRITING, Marker, cidr_lines
 from fencepost.core.versions.history import Timeline
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import ExportVersion
-from fencepost.loading.ports import Clock, KeptFiles, Outbox, Telemetry
+from fencepost.loading.ports import Clock, KeptFiles, Outbox, TableRequests, Telemetry
 from fencepost.model import DatasetRecord, LoadStatus, VersionInfo
 
 PART_BYTES: Final = 8 << 20  # a multipart upload's part (S3 takes 5 MiB and more)
@@ -64,6 +67,7 @@ class Exporter:
     outbox: Outbox
     telemetry: Telemetry
     clock: Clock
+    tables: TableRequests | None = None
 
     def on_export(self, message: ExportVersion, delivery: Delivery) -> None:  # noqa: ARG002 - one invocation
         dataset, version = message.dataset, message.version
@@ -73,6 +77,9 @@ class Exporter:
             log.warning("an export of an unknown format was dropped", extra={"format": message.format[:20]})
             return
         if not self._served(message):
+            return
+        if chosen.name == "parquet":
+            self._pass_on(message)
             return
         key = export_key(dataset, version, chosen.extension)
         marker = self.files.marker(building_key(key))
@@ -116,6 +123,17 @@ class Exporter:
             extension = FORMATS[message.format].extension
             self.files.delete_files([building_key(export_key(message.dataset, message.version, extension))])
         return False
+
+    def _pass_on(self, message: ExportVersion) -> None:
+        """A Parquet export, asked of the tables function (which writes it, or finds it written)."""
+        if self.tables is None:
+            self.telemetry.logger.warning(
+                "a Parquet export was asked for, and no tables function is set up (TABLES_QUEUE_URL): dropped",
+                extra={"dataset": message.dataset, "version": message.version},
+            )
+            self.files.delete_files([building_key(export_key(message.dataset, message.version, "parquet"))])
+            return
+        self.tables(message.dataset, message.version)
 
     def _raw(self, dataset: str) -> bool:
         """Whether the folder asks for cells as written (``export_raw_cells``); unreadable settings ask for none."""

@@ -14,7 +14,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.versions.history import keep_until
 from fencepost.loading.failing import Failures, LoadEnds, Scheduler
-from fencepost.loading.ports import BuildStates, Clock, Telemetry
+from fencepost.loading.ports import BuildStates, Clock, TableRequests, Telemetry
 from fencepost.loading.reports import Reports, iso
 from fencepost.model import BuildRecord, BuildState, LoadStatus, ObjectRef, Phase, Switch, Switched
 
@@ -55,6 +55,7 @@ class GoLive:
     delete_grace: float
     billing_mode: BillingMode
     backfill: Placing
+    tables: TableRequests | None = None  # the tables function, told of each version going live
 
     def finalize(self, dataset: str, build: int) -> None:
         record = self.builds.get(dataset, build)
@@ -94,6 +95,8 @@ class GoLive:
         self.reports.update(record, LoadStatus.READY)
         if switched.result is Switch.SWITCHED:
             self.backfill.resume(dataset)  # dated folders wait while live files load
+            if self.tables is not None:  # its Parquet written, and the live table moved to it
+                self.tables(dataset, build)
         # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
         if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             return  # another invocation finished it first, and counted it

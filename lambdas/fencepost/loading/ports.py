@@ -46,6 +46,12 @@ class Outbox(Protocol):
     def send_all(self, messages: Iterable[Command]) -> int: ...
 
 
+class TableRequests(Protocol):
+    """Asks the tables function to write a version's Parquet file and bring the dataset's Glue tables up to date."""
+
+    def __call__(self, dataset: str, version: int) -> None: ...
+
+
 class Documents(Protocol):
     """JSON documents in the bucket: load reports and rejection notes."""
 

@@ -19,7 +19,16 @@ from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import BillingMode, GoLive, LiveSwitch
 from fencepost.loading.indexing import Indexer, IndexFiles
 from fencepost.loading.messages import Message
-from fencepost.loading.ports import Clock, Documents, Folder, LoadProgress, Outbox, Telemetry, Writer
+from fencepost.loading.ports import (
+    Clock,
+    Documents,
+    Folder,
+    LoadProgress,
+    Outbox,
+    TableRequests,
+    Telemetry,
+    Writer,
+)
 from fencepost.loading.publishing import BuildStarts, Publisher, VersionWrites
 from fencepost.loading.reading import Reader
 from fencepost.loading.reports import Reports
@@ -57,6 +66,7 @@ class Ports:
     billing_mode: BillingMode
     clock: Clock
     monotonic: Clock
+    tables: TableRequests | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +119,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
         billing_mode=p.billing_mode,
         telemetry=p.telemetry,
         clock=p.clock,
+        tables=p.tables,
     )
     chunks = ChunkWriter(
         builds=p.builds,
@@ -167,6 +178,18 @@ def _builder(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
     )
 
 
+def _exporter(p: Ports) -> Exporter:
+    return Exporter(
+        versions=p.versions,
+        datasets=p.datasets,
+        files=p.bucket,
+        outbox=p.outbox,
+        telemetry=p.telemetry,
+        clock=p.clock,
+        tables=p.tables,
+    )
+
+
 class LoadingService:
     """Every step, each given only what it uses."""
 
@@ -186,11 +209,11 @@ class LoadingService:
         clock: Clock = time.time,
         monotonic: Clock = time.monotonic,
         more_steps: Mapping[type[Message], Step] | None = None,
+        tables: TableRequests | None = None,
     ) -> None:
         s = settings
-        p = Ports(
-            datasets, history, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock, monotonic
-        )
+        ports = (datasets, history, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock)
+        p = Ports(*ports, monotonic, tables)
         reports = Reports(documents=bucket, clock=clock)
         self.changes = Changes(
             datasets=datasets,
@@ -206,9 +229,7 @@ class LoadingService:
             builder=_builder(p, s, reports, done),
             writer=done.chunks,
             deletions=done.deletions,
-            exporter=Exporter(
-                versions=versions, datasets=datasets, files=bucket, outbox=outbox, telemetry=telemetry, clock=clock
-            ),
+            exporter=_exporter(p),
             failures=done.failures,
             telemetry=telemetry,
             max_receives=s.max_receives,

@@ -73,10 +73,18 @@ def test_the_mmdb_answers_each_address_with_its_piece_and_network(tmp_path: Path
     assert (only.metadata().ip_version, only.get("0.0.0.7")) == (4, {"asn": 13335})
 
 
-@pytest.mark.parametrize("form", list(FORMATS))
+@pytest.mark.parametrize("form", [name for name in FORMATS if name != "parquet"])
 def test_every_format_is_deleted_with_its_version(form: str) -> None:
     assert f"_exports/geo/3.{FORMATS[form].extension}" in kept_keys("geo", 3)
     assert f"_exports/geo/3.{FORMATS[form].extension}.building" in kept_keys("geo", 3)
+
+
+def test_the_parquet_file_is_kept_in_its_tables_folder_and_deleted_with_its_version_and_its_marker() -> None:
+    kept = kept_keys("geo", 3)
+    assert "_tables/geo/version=3/geo-3.parquet" in kept
+    assert "_tables/geo/version=3/_columns.json" in kept
+    assert "_exports/geo/3.parquet.building" in kept  # the marker stays out of the table's folder
+    assert not any(key.startswith("_tables/geo/version=3/") and key.endswith(".building") for key in kept)
 
 
 FORMULAS = [

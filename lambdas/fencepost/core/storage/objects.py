@@ -23,6 +23,9 @@ KEPT_PREFIX = "_kept/"  # what a version is read from later: no lifecycle rule c
 FETCHED_FOLDER = "_fetched"  # <dataset>/_fetched/<name>: the objects a folder's _source.json fetches
 RELEASE_NAME = "_release.json"  # <dataset>/_fetched/_release.json: what the source's last release wrote, written last
 EXPORTS_PREFIX = "_exports/"
+# Each version as a Parquet table (handlers/tables.py): ``_tables/<dataset>/`` is the location of the dataset's Glue
+# tables, one folder a version (``version=<n>/``); under ``_`` so that it is never a dataset's folder of data.
+TABLES_PREFIX = "_tables/"
 # The files a build keeps for its version, under ``KEPT_PREFIX``, all deleted with their version. The lookup function
 # reads the changes (the latest build's diff), the pieces (diffs between any two kept versions, and the next build's
 # baseline) and the value indexes (reverse lookups); enrichment reads the table file (``core.storage.table_files``).
@@ -169,6 +172,22 @@ def legacy_key(key: str) -> str | None:
 def export_key(dataset: str, version: int, extension: str) -> str:
     """Where a version's export of a format (``core.versions.exports.FORMATS``) is kept until the version is deleted."""
     return f"{EXPORTS_PREFIX}{dataset}/{version}.{extension}"
+
+
+def tables_location(dataset: str) -> str:
+    """The folder of a dataset's versions as Parquet (the location of its ``<name>_versions`` Glue table)."""
+    return f"{TABLES_PREFIX}{dataset}/"
+
+
+def parquet_key(dataset: str, version: int) -> str:
+    """Where a version's Parquet file is kept until the version is deleted: one file in its partition's folder."""
+    return f"{tables_location(dataset)}version={version}/{dataset}-{version}.parquet"
+
+
+def parquet_columns_key(dataset: str, version: int) -> str:
+    """The columns of a version's Parquet file as JSON, written after it (its presence says the file is whole); a
+    name starting with ``_``, which Athena and Spark skip in the table's folder."""
+    return f"{tables_location(dataset)}version={version}/_columns.json"
 
 
 def building_key(export: str) -> str:

@@ -14,6 +14,10 @@ return before one) as a formula: ``=HYPERLINK(...)`` in a publisher's data would
 cell is written with a ``'`` before it, as OWASP's "CSV Injection" advises, unless it is a plain number (``-33.86``
 is a latitude, not a formula); a folder's ``"export_raw_cells": true`` writes every cell as it is.
 
+- ``parquet``: the version in the table layout (``tables.schema``), written by the tables function
+  (``handlers/tables.py``) to ``_tables/<dataset>/version=<n>/`` (``core.storage.objects.parquet_key``), where the
+  dataset's Glue tables read it; its marker stays under ``_exports/``, out of the table's folder.
+
 An export is asked for once: whoever asks first (the API, or the loader for a folder's ``"exports"``) puts a marker
 beside it, only if there is none (``Marker``); the writer takes it over before writing, and deletes it once written.
 """
@@ -29,7 +33,7 @@ from typing import Final
 
 from fencepost.core.space.addresses import format_address
 from fencepost.core.space.networks import cidrs
-from fencepost.core.storage.objects import building_key, export_key
+from fencepost.core.storage.objects import building_key, export_key, parquet_columns_key, parquet_key
 
 Piece = tuple[int, int, int, Sequence[str]]  # family, first, last, values
 STALE_MARKER_SECONDS: Final = 900  # a marker older than this is a request lost or a writer that died: asked again
@@ -78,13 +82,27 @@ FORMATS: Final = {
     "csv": ExportFormat("csv", "csv", "text/csv; charset=utf-8"),
     "cidr": ExportFormat("cidr", "tsv", "text/tab-separated-values; charset=utf-8"),
     "mmdb": ExportFormat("mmdb", "mmdb", "application/octet-stream"),
+    "parquet": ExportFormat("parquet", "parquet", "application/vnd.apache.parquet"),
 }
+
+
+def export_object(dataset: str, version: int, chosen: ExportFormat) -> str:
+    """Where a version's export of ``chosen`` is kept."""
+    if chosen.name == "parquet":
+        return parquet_key(dataset, version)
+    return export_key(dataset, version, chosen.extension)
+
+
+def marker_object(dataset: str, version: int, chosen: ExportFormat) -> str:
+    """The marker beside an export while it is asked for or written (under ``_exports/`` for every format)."""
+    return building_key(export_key(dataset, version, chosen.extension))
 
 
 def kept_keys(dataset: str, version: int) -> list[str]:
     """Every object a version's exports may have left in the bucket (deleted with the version)."""
-    keys = [export_key(dataset, version, chosen.extension) for chosen in FORMATS.values()]
-    return [*keys, *map(building_key, keys)]
+    keys = [export_object(dataset, version, chosen) for chosen in FORMATS.values()]
+    markers = [marker_object(dataset, version, chosen) for chosen in FORMATS.values()]
+    return [*keys, *markers, parquet_columns_key(dataset, version)]
 
 
 def csv_lines(columns: Sequence[str], pieces: Iterable[Piece], *, raw: bool = False) -> Iterator[str]:

@@ -1,0 +1,100 @@
+"""A dataset's two tables in the Glue Data Catalog, as Glue's ``TableInput`` (pure: the adapter is
+``aws.glue_catalog``).
+
+- ``<name>_versions``: every kept version whose Parquet file is written, partitioned by ``version`` with partition
+  projection (an ``enum`` of those versions: no crawler, no partition to add), at ``_tables/<dataset>/``.
+- ``<name>``: the live version alone, its location the live version's folder (``_tables/<dataset>/version=<n>/``).
+
+``<name>`` is ``glue_name(dataset)``: Glue and Athena names are lowercase letters, digits and ``_``, so a dataset's
+name is lowercased and each ``.`` or ``-`` becomes ``_`` (``GeoIP-v2.lite`` is ``geoip_v2_lite``). Two datasets can
+map to one name (``a-b`` and ``a_b``): each table says whose it is (its ``OWNER`` parameter), and a
+dataset never takes over another's. A data column is declared by the same rule when its name is already lowercase
+letters, digits and ``_`` only, else left out of the catalog (the Parquet file keeps it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from fencepost.core.storage.objects import tables_location
+
+VERSIONS_SUFFIX: Final = "_versions"
+OWNER: Final = "fencepost.dataset"  # the table parameter naming the dataset a table is of
+LIVE: Final = "fencepost.live_version"
+PARTITION: Final = "version"
+# The table layout's types (tables.schema, pyarrow's names) as Glue's (Hive's) types
+GLUE_TYPES: Final = {
+    "int8": "tinyint",
+    "int64": "bigint",
+    "double": "double",
+    "float64": "double",
+    "binary": "binary",
+    "string": "string",
+}
+_COLUMN: Final = re.compile(r"[a-z_][a-z0-9_]{0,254}")
+_PARQUET: Final = {
+    "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+    "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+    "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"},
+}
+
+
+def glue_name(dataset: str) -> str:
+    """The Glue table name of a dataset (``core.storage.keys.DATASET_NAME_PATTERN``): lowercase, ``.`` and ``-``
+    as ``_``."""
+    return dataset.lower().replace(".", "_").replace("-", "_")
+
+
+def glue_columns(columns: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """The Parquet file's columns (name, pyarrow type name) that Glue can declare, as Glue columns."""
+    declared = []
+    for name, kind in columns:
+        if _COLUMN.fullmatch(name) is None or kind not in GLUE_TYPES:
+            continue
+        declared.append({"Name": name, "Type": GLUE_TYPES[kind]})
+    return declared
+
+
+def left_out(columns: Sequence[tuple[str, str]]) -> list[str]:
+    """The columns ``glue_columns`` leaves out."""
+    kept = {column["Name"] for column in glue_columns(columns)}
+    return [name for name, _ in columns if name not in kept]
+
+
+def versions_table(
+    dataset: str, bucket: str, columns: Sequence[tuple[str, str]], versions: Sequence[int], live: int | None
+) -> dict[str, Any]:
+    """``<name>_versions``: ``versions`` (written, kept) as the projected partitions of one table."""
+    location = f"s3://{bucket}/{tables_location(dataset)}"
+    values = ",".join(str(version) for version in sorted(versions))
+    return {
+        "Name": glue_name(dataset) + VERSIONS_SUFFIX,
+        "Description": f"Every kept version of dataset {dataset}, partitioned by version (Fencepost)",
+        "TableType": "EXTERNAL_TABLE",
+        "Parameters": {
+            "classification": "parquet",
+            "EXTERNAL": "TRUE",
+            "projection.enabled": "true",
+            f"projection.{PARTITION}.type": "enum",
+            f"projection.{PARTITION}.values": values,
+            "storage.location.template": f"{location}{PARTITION}=${{{PARTITION}}}/",
+            OWNER: dataset,
+            LIVE: "" if live is None else str(live),
+        },
+        "PartitionKeys": [{"Name": PARTITION, "Type": "int"}],
+        "StorageDescriptor": {"Columns": glue_columns(columns), "Location": location, **_PARQUET},
+    }
+
+
+def live_table(dataset: str, bucket: str, columns: Sequence[tuple[str, str]], live: int) -> dict[str, Any]:
+    """``<name>``: the live version's folder, what ``GET /lookup`` answers from."""
+    location = f"s3://{bucket}/{tables_location(dataset)}{PARTITION}={live}/"
+    return {
+        "Name": glue_name(dataset),
+        "Description": f"The live version of dataset {dataset} (Fencepost): version {live}",
+        "TableType": "EXTERNAL_TABLE",
+        "Parameters": {"classification": "parquet", "EXTERNAL": "TRUE", OWNER: dataset, LIVE: str(live)},
+        "StorageDescriptor": {"Columns": glue_columns(columns), "Location": location, **_PARQUET},
+    }

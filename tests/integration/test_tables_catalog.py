@@ -1,0 +1,132 @@
+"""Each version as a Parquet table in the Glue Data Catalog, through the real handlers (moto's S3, SQS and Glue,
+DynamoDB Local): a load writes the version's file and registers ``<name>`` and ``<name>_versions``; DuckDB over the
+file, with the join's SQL, answers as the lookup does; a rollback and a roll-forward move ``<name>``; the export route
+answers ``format=parquet`` as it answers the other formats."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from fencepost.core.storage.objects import parquet_key
+from fencepost.handlers import admin
+from tests.support.catalogs import TablesStack, with_tables
+from tests.support.lookups import batch_lookup, request_export
+from tests.support.stacks import Stack
+from tests.support.tables import connection, joined
+
+ROWS = """start,end,country,asn
+1.0.0.0,1.0.0.255,AU,13335
+2.0.0.0,2.0.0.255,FR,3215
+2001:db8::,2001:db8::ffff,AU,64496
+"""
+PROBES = ["1.0.0.7", "2.0.0.255", "2001:db8::5", "::ffff:1.0.0.1", "9.9.9.9", "2001:db9::"]
+
+
+@pytest.fixture
+def tables(stack: Stack, moto_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> TablesStack:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    return with_tables(stack, moto_server, monkeypatch, scratch)
+
+
+def _location(tables: TablesStack, name: str) -> str:
+    return str(tables.table(name)["StorageDescriptor"]["Location"])
+
+
+def test_a_load_writes_the_parquet_file_registers_both_tables_and_duckdb_answers_as_the_lookup(
+    tables: TablesStack, tmp_path: Path
+) -> None:
+    stack = tables.stack
+    stack.put("geo/ranges.csv", ROWS)
+    tables.drain()
+
+    live, versions = tables.table("geo"), tables.table("geo_versions")
+    assert live["StorageDescriptor"]["Location"] == f"s3://{stack.bucket}/_tables/geo/version=1/"
+    parameters = versions["Parameters"]
+    assert versions["StorageDescriptor"]["Location"] == f"s3://{stack.bucket}/_tables/geo/"
+    assert parameters["projection.enabled"] == "true"
+    assert (parameters["projection.version.type"], parameters["projection.version.values"]) == ("enum", "1")
+    assert parameters["storage.location.template"] == f"s3://{stack.bucket}/_tables/geo/version=${{version}}/"
+    assert versions["PartitionKeys"] == [{"Name": "version", "Type": "int"}]
+    columns = [(c["Name"], c["Type"]) for c in live["StorageDescriptor"]["Columns"]]
+    assert columns[:4] == [
+        ("ip_bucket", "bigint"),
+        ("ip_family", "tinyint"),
+        ("ip_start", "binary"),
+        ("ip_end", "binary"),
+    ]
+    assert columns[-2:] == [("country", "string"), ("asn", "string")]
+    assert versions["StorageDescriptor"]["Columns"] == live["StorageDescriptor"]["Columns"]
+
+    path = tables.parquet(parquet_key("geo", 1), tmp_path)
+    assert pq.read_metadata(path).num_rows >= 3
+    found = joined(connection(), PROBES, f"read_parquet('{path}')", ["country", "asn"])
+    answers = batch_lookup(stack, "geo", PROBES)
+    expected = [(a["data"]["country"], a["data"]["asn"]) if a.get("data") else (None, None) for a in answers]
+    assert found == expected
+    assert expected[:4] == [("AU", "13335"), ("FR", "3215"), ("AU", "64496"), ("AU", "13335")]
+
+
+def _rollback(dataset: str) -> None:
+    assert admin.main(["rollback", dataset]) == 0
+
+
+def test_a_rollback_and_a_roll_forward_move_the_live_table_and_an_old_message_never_does(
+    tables: TablesStack,
+) -> None:
+    stack = tables.stack
+    stack.put("geo/ranges.csv", ROWS)
+    tables.drain()
+    stack.put("geo/ranges.csv", ROWS.replace("FR", "DE"))
+    tables.drain()
+    assert _location(tables, "geo").endswith("/_tables/geo/version=2/")
+    assert tables.table("geo_versions")["Parameters"]["projection.version.values"] == "1,2"
+
+    _rollback("geo")
+    tables.drain()
+    assert _location(tables, "geo").endswith("/_tables/geo/version=1/")
+    # a message for the version no longer live changes nothing
+    stack.sqs.send_message(QueueUrl=tables.queue.url, MessageBody=json.dumps({"dataset": "geo", "version": 2}))
+    tables.drain()
+    assert _location(tables, "geo").endswith("/_tables/geo/version=1/")
+    assert tables.table("geo")["Parameters"]["fencepost.live_version"] == "1"
+
+    _rollback("geo")  # forward again
+    tables.drain()
+    assert _location(tables, "geo").endswith("/_tables/geo/version=2/")
+
+
+def test_the_export_route_answers_parquet_as_it_answers_the_other_formats(tables: TablesStack) -> None:
+    stack = tables.stack
+    stack.put("geo/_settings.json", json.dumps({"exports": ["parquet"]}))
+    stack.put("geo/ranges.csv", ROWS)
+    stack.drain()  # the loader's queues only: the tables function has not run yet
+
+    first = request_export(stack, "geo", format="parquet")
+    assert (first["statusCode"], first["headers"]["Retry-After"]) == (202, "5"), first["body"]
+    assert json.loads(first["body"]) == {
+        "dataset": "geo", "version": 1, "format": "parquet", "status": "WRITING", "retry_after": 5
+    }  # fmt: skip
+    assert request_export(stack, "geo", format="parquet")["statusCode"] == 202  # asked once, still writing
+    tables.drain()
+    ready = request_export(stack, "geo", format="parquet")
+    assert ready["statusCode"] == 303, ready["body"]
+    with urllib.request.urlopen(ready["headers"]["Location"], timeout=30) as answer:
+        body = answer.read()
+    assert body[:4] == b"PAR1"
+    assert body[-4:] == b"PAR1"
+    markers = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_exports/").get("KeyCount", 0)
+    assert markers == 0  # the marker is gone once written
+
+
+def test_a_bad_message_is_dropped_with_a_clear_log(tables: TablesStack, caplog: pytest.LogCaptureFixture) -> None:
+    stack = tables.stack
+    stack.sqs.send_message(QueueUrl=tables.queue.url, MessageBody='{"dataset": "../x", "version": 1}')
+    tables.drain()
+    assert "a tables message was dropped: invalid dataset name '../x'" in caplog.text
+    assert stack.sqs.receive_message(QueueUrl=tables.queue.dlq_url).get("Messages", []) == []
