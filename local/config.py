@@ -103,9 +103,11 @@ class Environ:
                 os.environ[name] = value
 
 
-def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) -> dict[str, str]:
+def environment(
+    config: StackConfig, dynamodb: str, aws: str, queues: Queues, tables: str | None = None
+) -> dict[str, str]:
     """What the functions find in their environment when ``make run`` runs them (the endpoints, fake
-    credentials, the resources' names, and the local settings)."""
+    credentials, the resources' names, and the local settings); ``tables``: the tables function's queue."""
     return {
         "AWS_ACCESS_KEY_ID": "local",
         "AWS_SECRET_ACCESS_KEY": "local",
@@ -115,11 +117,13 @@ def environment(config: StackConfig, dynamodb: str, aws: str, queues: Queues) ->
         "AWS_ENDPOINT_URL_S3": aws,
         "AWS_ENDPOINT_URL_SQS": aws,
         "AWS_ENDPOINT_URL_SECRETS_MANAGER": aws,
+        "AWS_ENDPOINT_URL_GLUE": aws,
         "TABLE_NAME": config.table,
         "BUCKET_NAME": config.bucket,
         "CONTROL_QUEUE_URL": queues.control.url,
         "DATA_QUEUE_URL": queues.data.url,
         "EXPORT_QUEUE_URL": queues.data.url,  # the lookup function asks the loader for exports there
+        **({"TABLES_QUEUE_URL": tables} if tables else {}),  # each live version as Parquet, in the Glue catalog
         "CACHE_TTL_SECONDS": str(config.cache_ttl),
         "DYNAMODB_READ_TIMEOUT_SECONDS": "10",  # DynamoDB Local shares this machine's CPU with everything
         "POWERTOOLS_LOG_LEVEL": config.log_level,

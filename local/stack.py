@@ -1,4 +1,5 @@
-"""The whole service on this machine: DynamoDB Local, moto's S3 and SQS, the loader worker and the HTTP front.
+"""The whole service on this machine: DynamoDB Local, moto's S3, SQS and Glue, the loader worker, the tables
+function's worker and the HTTP front.
 
 The handlers are the real ones, imported here after the environment points them at the local endpoints.
 """
@@ -23,8 +24,9 @@ from local.dynamodb import DynamoDBLocal, MotoServer, create_table, local_client
 from local.faults import REPORT_EVERY, Faults, parse_faults
 from local.fronts import check_ports, start_services
 from local.proxy import Proxy
-from local.resources import Queues, create_bucket, create_queues
+from local.resources import Queue, Queues, create_bucket, create_queues
 from local.storage import WorkingCopy, table_storage
+from local.tables_worker import create_tables_resources, start_tables_worker
 from local.worker import LambdaContext, SqsWorker
 
 CAPACITY_PATH = "/local/capacity"  # the emulator's last seconds, for the console (``LocalStack.capacity_heat``)
@@ -58,6 +60,8 @@ class LocalStack:
         self.lookup: LookupFunction | None = None
         self.fetch: FetchFunction | None = None
         self.workers: dict[str, SqsWorker] = {}  # "control" and "data"
+        self.tables_queue: Queue | None = None
+        self.tables_worker: SqsWorker | None = None  # the tables function: each live version as Parquet, in Glue
         self.http: Any = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -118,6 +122,8 @@ class LocalStack:
             self._spawn(lambda: every(self._stop, REPORT_EVERY, faults.report, "faults"), "faults")
         if worker:
             self._start_workers(lanes)
+            sqs, tables = self.client("sqs"), self.tables_queue
+            self.tables_worker = start_tables_worker(sqs, tables, config, stop=self._stop, spawn=self._spawn)
         if config.http_port is not None:
             from local.http import serve
 
@@ -157,11 +163,13 @@ class LocalStack:
             create_table(ddb, self.config.table)
         self.queues = create_queues(self.client("sqs"), self.config.queue, data_visibility=self.config.data_visibility)
         create_bucket(self.client("s3"), self.config.bucket, self.queues)
+        self.tables_queue = create_tables_resources(self.client("sqs"), self.client("glue"), self.config.queue)
 
     def _set_environment(self) -> None:
         assert self.dynamodb is not None
         assert self.queues is not None
-        self._environ.set(environment(self.config, self.dynamodb_endpoint, self.aws_endpoint, self.queues))
+        tables = None if self.tables_queue is None else self.tables_queue.url
+        self._environ.set(environment(self.config, self.dynamodb_endpoint, self.aws_endpoint, self.queues, tables))
 
     def _spawn(self, target: Any, name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
