@@ -130,12 +130,13 @@ def service_datasets() -> list[Dataset]:
     source = source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
     stack = f"{settings.table.table_name}|{settings.bucket}"  # with the version's build time: the version's key
     found = []
-    try:
-        for record in tables.list_datasets():
-            if record.live is not None and not record.retired:
-                found.append(Dataset(record.name, record.live, _versions(source, record.name, stack)))
-    except ServiceError as error:
-        raise CatalogError(error.message) from None
+    for record in tables.list_datasets():
+        if record.live is None or record.retired:
+            continue
+        try:
+            found.append(Dataset(record.name, record.live, _versions(source, record.name, stack)))
+        except ServiceError as error:  # read as it changes (a version deleted meanwhile): the others still open
+            print(f"sql: dataset {record.name} left out: {error.message}", file=sys.stderr)
     return found
 
 

@@ -32,8 +32,9 @@ from tests.walkthroughs import RETRY_SECONDS, Command, Run, as_terminal, matches
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 WALKED = [path for path in DOCS if walkthrough(path, ROOT).commands]
-LINKED = ["Makefile", "local", "lambdas", "samples", "requirements", "infra", "bench", "enrich", "tests", "events"]
-LINKED += [".venv", "node_modules", "package.json", "package-lock.json", "pyproject.toml", "app.py", "cdk.json", "docs"]
+LINKED = ["Makefile", "local", "lambdas", "samples", "requirements", "infra", "bench", "enrich", "sql", "events"]
+LINKED += ["tests", ".venv", "node_modules", "package.json", "package-lock.json", "pyproject.toml", "app.py"]
+LINKED += ["cdk.json", "docs"]
 COMMAND_SECONDS = 600  # make plan of the shared IPv4 file, on a busy machine
 
 
