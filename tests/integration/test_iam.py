@@ -18,6 +18,7 @@ import pytest
 from fencepost.core.storage.job_keys import JOBS_PREFIX
 from fencepost.core.storage.objects import REPORTS_PREFIX, changes_key, export_key, index_key, pieces_key, values_key
 from fencepost.loading.messages import ExportVersion, dump
+from infra.athena import RESULTS_PREFIX as ATHENA_RESULTS
 from tests.iam.front import PolicyFront
 from tests.iam.policy import Permissions, role_permissions
 from tests.support.stacks import Stack
@@ -81,9 +82,9 @@ def test_every_call_of_a_load_its_diffs_a_reverse_lookup_and_an_export_is_one_th
     # Nothing either function reads is expired by the bucket, but the load reports the loader reads back as it
     # writes them (each reader copes with a report gone: tests/unit/loading/test_accept_reports.py), and enrichment
     # jobs, read while they run (hours) and expired 30 days on (a job gone answers 404 UNKNOWN_JOB:
-    # tests/unit/http/test_job_statuses.py)
+    # tests/unit/http/test_job_statuses.py); and Athena's query results, which no function reads
     expiring = _expiring_prefixes(template)
-    assert expiring == [JOBS_PREFIX, REPORTS_PREFIX]
+    assert expiring == [ATHENA_RESULTS, JOBS_PREFIX, REPORTS_PREFIX]
     read = set(loader.read + lookup.read)
     assert {pieces_key("geo", 1), changes_key("geo", 2), index_key("geo", 2, 0), values_key("geo", 2, 0)} <= read
     assert sorted(k for k in read if k.startswith(tuple(expiring)) and not _a_report(k)) == []
