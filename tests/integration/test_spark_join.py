@@ -2,13 +2,16 @@
 ``tables.join_sql``), answers what DuckDB's form and the enrichment engine answer (which is what ``GET /lookup``
 answers: tests/unit/enrichment/test_matches_lookup.py), for 100,000 addresses (IPv4, IPv6, IPv4-mapped IPv6, piece
 edges, gaps and misses) over versions' Parquet tables built by the loader's recipe: one dataset from both shared files
-(every 25th range left out), through the job's arguments and files, and two datasets in one query.
+(every 25th range left out), through the job's arguments and files, and two datasets in one query; and Spark reads
+any text (addresses written every way ``inet_pton`` reads them, near misses, junk) as ``GET /lookup`` does.
 
 One SparkSession for the module: ``local[2]``, 4 shuffle partitions, no UI, log4j quiet."""
 
 from __future__ import annotations
 
 import csv
+import ipaddress
+import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +22,11 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from fencepost.core.space.addresses import MAPPED_FIRST, TOP, V4, AddressError, format_address, parse_address
 from fencepost.enrichment.sources import FileSource
 from fencepost.enrichment.table import VersionTable
-from fencepost.tables.dialects import DUCKDB
+from fencepost.tables.address_sql import ip_hex
+from fencepost.tables.dialects import DUCKDB, SPARK
 from fencepost.tables.join_sql import Joined, enrichments_query
 from spark.enrich_job import Dataset, enrich, main
 from tests.support import SMALL_FILE, V6_FILE, read_tsv
@@ -141,3 +146,35 @@ def test_two_datasets_in_one_query_answer_100_000_addresses_as_duckdb_and_the_en
         if row[0] is not None and row[len(GEO)] is not None:  # both datasets hold it
             kinds["mapped" if address.startswith("::ffff:") else "v6" if ":" in address else "v4"] += 1
     assert min(kinds.values()) > 20, kinds
+
+
+def _texts(count: int) -> list[str]:
+    """Addresses written every way ``inet_pton`` reads them, and texts that are not addresses (near misses among
+    them: a leading zero, a trailing newline, one group too many, two ``::``)."""
+    chosen = random.Random(20261129)
+    texts = ["01.2.3.4", "1.2.3.4\n", "1:2:3:4:5:6:7::8", "1::2::3", ":::", " 1.2.3.4", "1.2.3.256", "::ffff:1.2.3.4"]
+    while len(texts) < count:
+        value = chosen.getrandbits(128)
+        six, quad = ipaddress.IPv6Address(value), format_address(V4, value & TOP[V4])
+        junk = "".join(chosen.choices("0123456789abcdefABCDEF:.x %/", k=chosen.randrange(47)))
+        forms = [quad, six.compressed, six.exploded, six.compressed.upper(), "::ffff:" + quad, "::" + quad, junk]
+        texts.append(chosen.choice([*forms, ":".join(six.exploded.split(":")[:6]) + ":" + quad]))
+    return texts
+
+
+def _lookup_hex(text: str) -> str | None:
+    try:
+        family, value = parse_address(text)
+    except AddressError:
+        return None
+    return (MAPPED_FIRST + value if family == V4 else value).to_bytes(16, "big").hex()
+
+
+def test_spark_reads_any_text_as_an_address_as_the_lookup_does(spark: SparkSession) -> None:
+    texts = _texts(5_000)
+    frame = spark.createDataFrame([(n, text) for n, text in enumerate(texts)], "n INT, t STRING")
+    frame.createOrReplaceTempView("fp_texts_read")
+    read = spark.sql(f"SELECT {ip_hex(SPARK, 't')} AS h FROM fp_texts_read ORDER BY n").collect()
+    expected = [_lookup_hex(text) for text in texts]
+    assert [row.h for row in read] == expected
+    assert 300 < sum(each is None for each in expected) < 2_000  # texts that are no address, and addresses
