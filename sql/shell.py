@@ -63,8 +63,16 @@ def complete(text: str) -> bool:
     return text.rstrip().endswith(";")
 
 
+def _run_shown(con: duckdb.DuckDBPyConnection, statement: str, form: str) -> None:
+    try:
+        run(con, statement, form)
+    except QueryError as error:
+        print(f"error: {error}", file=sys.stderr)
+
+
 def repl(con: duckdb.DuckDBPyConnection, tables: str, read: Callable[[str], str] = input, form: str = "table") -> None:
-    """Statements read until ``.quit`` or the end of the input; each result printed, each error one line."""
+    """Statements read until ``.quit`` or the end of the input (which also ends a last statement without its ``;``);
+    each result printed, each error one line."""
     with contextlib.suppress(ImportError):
         import readline  # noqa: F401 - line editing and history for input(), where there is one
     pending: list[str] = []
@@ -75,6 +83,8 @@ def repl(con: duckdb.DuckDBPyConnection, tables: str, read: Callable[[str], str]
         except EOFError:
             if prompts:
                 print()
+            if "".join(pending).strip():  # the input's last statement, without its ';'
+                _run_shown(con, "\n".join(pending), form)
             return
         command = line.strip()
         if not pending and command.startswith("."):
@@ -84,8 +94,5 @@ def repl(con: duckdb.DuckDBPyConnection, tables: str, read: Callable[[str], str]
             continue
         pending.append(line)
         if complete(line):
-            try:
-                run(con, "\n".join(pending), form)
-            except QueryError as error:
-                print(f"error: {error}", file=sys.stderr)
+            _run_shown(con, "\n".join(pending), form)
             pending = []
