@@ -49,7 +49,7 @@ def test_each_row_is_answered_as_the_lookup_answers_it(
     rng = random.Random(40)
     first, now = switches[0][1], time.time()
     instants = [after + 0.001 for _, _, after in switches] + [first - 3600.0]
-    instants += [rng.uniform(first, now) for _ in range(120 - len(instants))]
+    instants += [rng.uniform(first, now) for _ in range(60 - len(instants))]
     spans = [(version.low, version.high) for version in versions.values()]
     rows = []
     for n, instant in enumerate(instants):
