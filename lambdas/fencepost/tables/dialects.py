@@ -33,6 +33,7 @@ class Dialect:
     split: Template  # (text, separator): the pieces between separators, as a list
     at: Template  # (list, index): an element, from 1; NULL out of bounds
     size: Template  # (list,)
+    one: Template  # (value,): a list of that one value
     concat: Template  # (lists...,)
     zeros: Template  # (count,): a list of ``count`` texts '0' (count >= 1)
     empty: str  # an empty list of texts
@@ -56,10 +57,7 @@ class Dialect:
     def let(self, value: str, name: str, body: str) -> str:
         """``body`` with ``name`` bound to ``value`` (the body's value for a list of one): an expression that names
         a part more than once would otherwise repeat it, and grow with each level of nesting."""
-        return self.at(self.each(self.list_of(value), name, body), "1")
-
-    def list_of(self, value: str) -> str:
-        return {"duckdb": f"[{value}]", "trino": f"ARRAY[{value}]"}.get(self.name, f"array({value})")
+        return self.at(self.each(self.one(value), name, body), "1")
 
 
 DUCKDB: Final = Dialect(
@@ -70,6 +68,7 @@ DUCKDB: Final = Dialect(
     split=lambda text, sep: f"string_split({text}, '{sep}')",
     at=lambda items, index: f"{items}[{index}]",
     size=lambda items: f"len({items})",
+    one=lambda value: f"[{value}]",
     concat=lambda *lists: f"list_concat({', '.join(lists)})",
     zeros=lambda count: f"list_transform(range({count}), lambda fp_i: '0')",
     empty="[]::VARCHAR[]",
@@ -88,6 +87,7 @@ TRINO: Final = Dialect(
     split=lambda text, sep: f"split({text}, '{sep}')",
     at=lambda items, index: f"element_at({items}, {index})",
     size=lambda items: f"cardinality({items})",
+    one=lambda value: f"ARRAY[{value}]",
     concat=lambda *lists: f"concat({', '.join(lists)})",
     zeros=lambda count: f"repeat('0', CAST({count} AS INTEGER))",
     empty="CAST(ARRAY[] AS ARRAY(VARCHAR))",
@@ -107,6 +107,7 @@ SPARK: Final = Dialect(
     split=lambda text, sep: f"split({text}, '{''.join(f'[{c}]' for c in sep)}', -1)",
     at=lambda items, index: f"element_at({items}, {index})",
     size=lambda items: f"size({items})",
+    one=lambda value: f"array({value})",
     concat=lambda *lists: f"concat({', '.join(lists)})",
     zeros=lambda count: f"array_repeat('0', {count})",
     empty="CAST(array() AS ARRAY<STRING>)",

@@ -67,10 +67,6 @@ class Joined:
     history: str | None = None
 
 
-def quoted(name: str, dialect: Dialect = DUCKDB) -> str:
-    return dialect.name_of(name)
-
-
 def _live(history: str, at: str) -> str:
     """The condition that the version of ``history`` was live at the instant ``at``."""
     return f"{history}.{LIVE_FROM} <= {at} AND ({history}.{LIVE_UNTIL} IS NULL OR {at} < {history}.{LIVE_UNTIL})"
