@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from fencepost.errors import ServiceError
+from fencepost.errors import DependencyUnavailable, ServiceError
 from local.state import data_dir
 from sql.local_tables import CatalogError, file_datasets, service_datasets
 from sql.session import describe, open_session
@@ -33,20 +33,25 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+REFUSED = (CatalogError, OSError, ValueError, ServiceError, DependencyUnavailable, duckdb.Error)
+
+
+def _message(error: BaseException) -> str:
+    """One line saying why: a service error's message, DuckDB's first line, else the error's own text (the stack's
+    DynamoDB or S3 not reached, a file that cannot be read or loaded)."""
+    if isinstance(error, ServiceError):
+        return error.message
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cache = args.cache or data_dir() / "tables"
     try:
         datasets = file_datasets(args.ranges) if args.ranges else service_datasets()
         con, attached = open_session(datasets, cache)
-    except (CatalogError, OSError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except ServiceError as error:
-        print(f"error: {error.message}", file=sys.stderr)
-        return 1
-    except duckdb.Error as error:
-        print(f"error: {str(error).strip().splitlines()[0]}", file=sys.stderr)
+    except REFUSED as error:
+        print(f"error: {_message(error)}", file=sys.stderr)
         return 1
     tables = describe(attached)
     if args.query is None:

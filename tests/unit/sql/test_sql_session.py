@@ -141,3 +141,21 @@ def test_a_second_session_reads_the_cached_tables(tmp_path: Path, capsys: pytest
     third = _query(tmp_path, capsys, *args)
     assert "writing the table" in third[2]
     assert len(list((tmp_path / "cache").glob("*.parquet"))) == 2
+
+
+def test_a_stack_that_cannot_be_reached_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in {"TABLE_NAME": "t", "BUCKET_NAME": "b", "AWS_ENDPOINT_URL": "http://127.0.0.1:9"}.items():
+        monkeypatch.setenv(name, value)  # port 9 (discard): nothing listens there
+    for name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    code, out, err = _query(tmp_path, capsys, "--query", "SELECT 1")
+    assert code == 1
+    assert out == ""
+    assert err.startswith("error: DynamoDB ")
+    assert err.count("\n") == 1
+    monkeypatch.delenv("BUCKET_NAME")
+    code, _, err = _query(tmp_path, capsys, "--query", "SELECT 1")
+    assert code == 1
+    assert err == "error: BUCKET_NAME names the stack's bucket, where each version keeps its table file\n"
