@@ -36,16 +36,19 @@ def create_app(
 ) -> tuple[cdk.App, FencepostStack]:
     """The app and its stack. ``context`` adds to cdk.json's (the CLI's ``-c`` values still win).
 
-    ``lambda_asset`` defaults to the real asset, built (or taken from its cache) by ``infra.packaging``.
+    ``lambda_asset`` defaults to the real asset, built (or taken from its cache) by ``infra.packaging``, and the
+    tables function's to its own (``packaging.build_tables``); a given ``lambda_asset`` stands for both.
     """
     app = cdk.App(context={**cdk_json_context(), **(context or {})}, outdir=outdir)
     settings = DeploySettings.from_context(app.node.try_get_context)
     asset = lambda_asset if lambda_asset is not None else packaging.build()
+    tables_asset = lambda_asset if lambda_asset is not None else packaging.build_tables()
     stack = FencepostStack(
         app,
         STACK_NAME,
         settings=settings,
         lambda_asset=asset,
+        tables_asset=tables_asset,
         description="Fencepost: serverless IP-range lookups (one DynamoDB Query per address)",
     )
     nag.add_checks(app)

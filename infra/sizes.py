@@ -19,3 +19,11 @@ LOOKUP_TIMEOUT_SECONDS: Final = 10
 LOADER_MEMORY_MB: Final = 3008
 # Lambda's maximum: planning a large folder is one invocation; chunk invocations take seconds.
 LOADER_TIMEOUT_MINUTES: Final = 15
+
+# Tables: a version's table file read into arrays (the loader's table file), its Parquet written a batch of 65,536
+# pieces at a time to /tmp, then uploaded. 1,769 MB is one full vCPU (pyarrow's zstd and the expansion into buckets
+# run on one core); /tmp holds the largest file written: the shared IPv4 file's version is 15.6 MB (docs/tables.md),
+# so 2,048 MB leaves room for versions a hundred times larger.
+TABLES_MEMORY_MB: Final = 1769
+TABLES_EPHEMERAL_MB: Final = 2048
+TABLES_TIMEOUT_MINUTES: Final = 15

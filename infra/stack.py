@@ -20,6 +20,7 @@ from infra.loader import Loader
 from infra.lookup_api import LookupApi
 from infra.settings import DeploySettings
 from infra.storage import Storage
+from infra.tables_function import Tables
 
 # The singleton Lambda that CDK adds to configure bucket notifications (s3.Bucket.add_event_notification).
 BUCKET_NOTIFICATIONS_HANDLER = "BucketNotificationsHandler050a0587b7544547bf325f094a3db834"
@@ -33,6 +34,7 @@ class FencepostStack(cdk.Stack):
         *,
         settings: DeploySettings,
         lambda_asset: Path,
+        tables_asset: Path | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -63,6 +65,10 @@ class FencepostStack(cdk.Stack):
         )
         self.athena = Athena(self, "Athena", bucket=self.storage.bucket, settings=settings.athena)
         self.lookup_api.allow_exports(self.loader.data_queue, self.storage.bucket)
+        storage = self.storage
+        asset = tables_asset or lambda_asset
+        self.tables = Tables(self, "Tables", table=storage.table, bucket=storage.bucket, asset=asset, settings=settings)
+        self.tables.told_by(self.loader.function, self.lookup_api.function, self.storage.bucket)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()
 
@@ -105,7 +111,13 @@ class FencepostStack(cdk.Stack):
 
     @property
     def alarms(self) -> list[cloudwatch.Alarm]:
-        return [*self.storage.alarms, *self.lookup_api.alarms, *self.loader.alarms, *self.sources.alarms]
+        return [
+            *self.storage.alarms,
+            *self.lookup_api.alarms,
+            *self.loader.alarms,
+            *self.sources.alarms,
+            *self.tables.alarms,
+        ]
 
     def _alarm_notifications(self, email: str | None) -> None:
         if email is None:

@@ -94,6 +94,12 @@ def _logical_ids(stack: FencepostStack) -> dict[str, str]:
         "fetch_role": lid(stack.sources.function.role),
         "fetch_logs": lid(stack.sources.function.log_group),
         "fetch_schedule": stack.get_logical_id(stack.sources.schedule),
+        "tables_function": lid(stack.tables.function),
+        "tables_role": lid(stack.tables.role),
+        "tables_logs": lid(stack.tables.function.log_group),
+        "tables_queue": lid(stack.tables.queue),
+        "tables_dead_letters": lid(stack.tables.dead_letters),
+        "glue_database": stack.get_logical_id(stack.tables.database),
     }
 
 

@@ -32,6 +32,7 @@ def test_both_assets_fit_lambdas_unzipped_limit(real_asset: Path, tables_asset: 
 def test_the_tables_asset_holds_the_service_pyarrow_for_the_runtime_and_every_pin_of_the_functions(
     real_asset: Path, tables_asset: Path
 ) -> None:
+    assert (tables_asset / "fencepost" / "handlers" / "tables.py").is_file()
     assert (tables_asset / "fencepost" / "tables" / "parquet_table.py").is_file()
     assert (tables_asset / "pyarrow" / "_parquet.cpython-312-aarch64-linux-gnu.so").is_file()
     assert (tables_asset / "pyarrow" / "libarrow_substrait.so.2600").is_file()  # pyarrow.lib links it

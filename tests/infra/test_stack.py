@@ -31,6 +31,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "TABLE_NAME": default.ref("table"),
         "BUCKET_NAME": default.ref("bucket"),
         "EXPORT_QUEUE_URL": default.ref("data_queue"),
+        "TABLES_QUEUE_URL": default.ref("tables_queue"),  # Parquet exports: the tables function writes them
         "DEFAULT_DATASET": "default",
         "CACHE_TTL_SECONDS": "60",
         "CACHE_MAX_AGE_SECONDS": "300",
@@ -78,6 +79,7 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "BUCKET_NAME": default.ref("bucket"),
         "CONTROL_QUEUE_URL": default.ref("control_queue"),
         "DATA_QUEUE_URL": default.ref("data_queue"),
+        "TABLES_QUEUE_URL": default.ref("tables_queue"),  # each version going live
         "CACHE_TTL_SECONDS": environment(default, "lookup_function")["CACHE_TTL_SECONDS"],
         "SETTLE_SECONDS": "10",
         "CHUNK_ITEMS": "5000",
@@ -118,6 +120,7 @@ def test_context_reaches_the_function_environments(options: Synth) -> None:
 def test_lookup_role_may_only_read_items_kept_files_and_jobs_ask_for_exports_and_write_its_logs(default: Synth) -> None:
     assert granted(default, "lookup_role") == (
         on(default.arn("data_queue"), "sqs:SendMessage")  # asking the loader for an export
+        | on(default.arn("tables_queue"), "sqs:SendMessage")  # and the tables function for a Parquet one
         | on(arn_join(default, "bucket", "/_exports/*"), "s3:GetObject")  # and linking to it once written
         | on(arn_join(default, "bucket", "/_exports/*.building"), "s3:PutObject")  # its marker, once
         | on(default.arn("bucket"), "s3:ListBucket")  # a missing object is then a 404, not a 403
@@ -170,6 +173,8 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | on(default.arn("table"), *table)
         | on(default.arn("control_queue"), *queue)
         | on(default.arn("data_queue"), *queue)
+        | on(default.arn("tables_queue"), "sqs:SendMessage")  # each version going live
+        | on(arn_join(default, "bucket", "/_tables/*"), "s3:DeleteObject")  # a deleted version's Parquet file
     )  # and nothing on the dead-letter queues: only SQS moves messages there
 
 
@@ -191,6 +196,8 @@ def test_loader_event_source_mappings_keep_their_logical_ids(default: Synth) -> 
         for logical_id, props in default.of_type("AWS::Lambda::EventSourceMapping").items()
     }
 
+    tables = default.ids["tables_queue"]
+    assert mappings.pop(tables) == "TablesTablesFunctionSqsEventSourceFencepostTablesQueue8764F152B9E679BD"
     assert mappings == {
         default.ids["control_queue"]: "LoaderLoaderFunctionSqsEventSourceFencepostLoaderControlQueue416981469C143D60",
         default.ids["data_queue"]: "LoaderLoaderFunctionSqsEventSourceFencepostLoaderDataQueue2B86BAFF249DE6CF",

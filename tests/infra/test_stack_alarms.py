@@ -41,10 +41,12 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
     assert set(alarms) == {
         ("ApproximateNumberOfMessagesVisible", ids["control_dead_letters"]),
         ("ApproximateNumberOfMessagesVisible", ids["data_dead_letters"]),
+        ("ApproximateNumberOfMessagesVisible", ids["tables_dead_letters"]),  # a version's Parquet or Glue tables
         ("5xx", ids["api"]),
         ("Errors", ids["lookup_function"]),
         ("Errors", ids["loader_function"]),
         ("Errors", ids["fetch_function"]),
+        ("Errors", ids["tables_function"]),
         ("ReadThrottleEvents", ids["table"]),
         ("WriteThrottleEvents", ids["table"]),
         ("LoadsFailed", LOADER_SERVICE),
