@@ -61,7 +61,8 @@ FORMAT_DESCRIPTION = (
 EXPORT_FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(EXPORTS)}
 EXPORT_DESCRIPTION = (
     "`csv` (the default): `start,end,<columns>` of the version's pieces; `cidr`: one CIDR network a line with its "
-    "columns, tab separated; `mmdb`: a MaxMind DB file readable by `maxminddb` and the other official readers."
+    "columns, tab separated; `mmdb`: a MaxMind DB file readable by `maxminddb` and the other official readers; "
+    "`parquet`: the version in the table layout of the Glue tables (written by the tables function, where deployed)."
 )
 VERSION: Mapping[str, Any] = {"type": "integer", "minimum": 1}
 AS_OF: Mapping[str, Any] = {"type": "string", "format": "date-time", "maxLength": 40}

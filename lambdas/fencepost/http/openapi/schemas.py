@@ -294,7 +294,7 @@ class ExportStatus(BaseModel):
 
     dataset: str
     version: int
-    format: Literal["csv", "cidr", "mmdb"]
+    format: Literal["csv", "cidr", "mmdb", "parquet"]
     status: Literal["WRITING", "READY"]
     url: str | None = Field(None, description="With 303: the download link, valid for 15 minutes.")
     retry_after: int | None = Field(None, description="With 202: seconds to wait before asking again.")
