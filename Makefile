@@ -37,7 +37,8 @@ help:
 	@echo "make plan FILE=path [FILE=...]  what loading these files (and LOOKUPS=<per second>) will do on AWS"
 	@echo "make enrich FILE=access.log.gz DATASET=geo[,asn] [OUT=out.csv.gz] [ARGS='--format alb --time log']"
 	@echo "                each row with the datasets' answers (the local stack, a stack on AWS, or RANGES=<file>)"
-	@echo "make sql [QUERY='SELECT ...'] [FORMAT=csv]  DuckDB with every dataset as a table (as make enrich finds them)"
+	@echo "make sql [QUERY='SELECT ...'] [FORMAT=csv] [DATASET=geo,asn]  DuckDB with every dataset as a table"
+	@echo "                (from the local stack, a stack on AWS, or RANGES=<file>, as make enrich finds them)"
 	@echo "make synth      synthesize the CloudFormation template (no AWS account needed)"
 	@echo "make lint-template  cfn-lint (with serverless rules) and checkov over the synthesized templates"
 	@echo "make deploy     deploy to the AWS account of your current credentials (see docs/deploy.md)"
@@ -140,9 +141,9 @@ enrich: $(RUN_STAMP)
 	@$(PY) -m enrich $(FILE) $(foreach name,$(subst $(comma), ,$(DATASET)),--dataset $(name)) $(if $(RANGES),--ranges $(RANGES)) $(if $(OUT),--out $(OUT)) $(ARGS)
 
 # DuckDB with every dataset's versions as tables (docs/sql.md), from where make enrich finds them (RANGES=<file>[,...]
-# without a service); QUERY prints one result (FORMAT=csv or jsonl) and exits.
+# without a service; DATASET=<name>[,...] attaches only those); QUERY prints one result (FORMAT=csv or jsonl), exits.
 sql: $(RUN_STAMP)
-	@$(PY) -m sql $(foreach file,$(subst $(comma), ,$(RANGES)),--ranges $(file)) $(if $(QUERY),--query "$$QUERY") $(if $(FORMAT),--format $(FORMAT))
+	@$(PY) -m sql $(foreach file,$(subst $(comma), ,$(RANGES)),--ranges $(file)) $(foreach name,$(subst $(comma), ,$(DATASET)),--dataset $(name)) $(if $(QUERY),--query "$$QUERY") $(if $(FORMAT),--format $(FORMAT))
 
 # Speed, memory and cost side by side, and a soak under injected faults; results in bench-results/latest.md.
 # Quicker, smaller: make bench BENCH_ARGS="--rows 20000 --lookups 500 --synthetic 1000000 --soak-rows 20000"

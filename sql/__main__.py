@@ -27,6 +27,7 @@ from sql.shell import FORMATS, QueryError, repl, run
 def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(prog="python -m sql", description=__doc__.split("\n\n")[0])
     parse.add_argument("--ranges", action="append", default=[], metavar="[NAME=]FILE", help="a dataset from FILE")
+    parse.add_argument("--dataset", action="append", default=[], help="attach only this dataset (repeat for more)")
     parse.add_argument("--query", help="run this, print its result and exit (default: a prompt)")
     parse.add_argument("--format", choices=FORMATS, default="table", help="how results are printed")
     parse.add_argument("--cache", type=Path, help="where the tables are kept (default: var/tables/, or DATA_DIR's)")
@@ -48,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cache = args.cache or data_dir() / "tables"
     try:
-        datasets = file_datasets(args.ranges) if args.ranges else service_datasets()
+        datasets = file_datasets(args.ranges, args.dataset) if args.ranges else service_datasets(args.dataset)
         con, attached = open_session(datasets, cache)
     except REFUSED as error:
         print(f"error: {_message(error)}", file=sys.stderr)

@@ -74,10 +74,17 @@ def group_files(ranges: Sequence[str]) -> dict[str, list[Path]]:
     return grouped
 
 
-def file_datasets(ranges: Sequence[str]) -> list[Dataset]:
-    """The datasets of ``--ranges``: each keyed by its files' bytes, built only if its table is not cached."""
+def file_datasets(ranges: Sequence[str], names: Sequence[str] = ()) -> list[Dataset]:
+    """The datasets of ``--ranges`` (or those of ``names``): each keyed by its files' bytes, built only if its table is
+    not cached."""
+    grouped = group_files(ranges)
+    missing = sorted(set(names) - set(grouped))
+    if missing:
+        raise CatalogError(f"no ranges are given for {', '.join(missing)}")
     found = []
-    for name, files in group_files(ranges).items():
+    for name, files in grouped.items():
+        if names and name not in names:
+            continue
         try:
             key = _digest(FORMAT, name, *(path.read_bytes() for path in files))
         except OSError as error:
@@ -115,8 +122,8 @@ def _versions(source: ServiceSource, name: str, stack: str) -> list[Version]:
     return found
 
 
-def service_datasets() -> list[Dataset]:
-    """Every dataset of the stack with a live version, and its kept versions."""
+def service_datasets(names: Sequence[str] = ()) -> list[Dataset]:
+    """Every dataset of the stack with a live version (or those of ``names``), and its kept versions."""
     _stack_environment()
     from fencepost.aws.dynamo import Tables, make_client
     from fencepost.aws.s3 import Bucket, make_s3_client
@@ -130,7 +137,11 @@ def service_datasets() -> list[Dataset]:
     source = source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
     stack = f"{settings.table.table_name}|{settings.bucket}"  # with the version's build time: the version's key
     found = []
-    for record in tables.list_datasets():
+    records = [record for record in tables.list_datasets() if not names or record.name in names]
+    missing = sorted(set(names) - {record.name for record in records})
+    if missing:
+        raise CatalogError(f"the stack has no dataset named {', '.join(missing)}")
+    for record in records:
         if record.live is None or record.retired:
             continue
         try:

@@ -73,3 +73,6 @@ def test_each_row_is_answered_as_the_lookup_answers_it(
         assert version is None or then_row["hist_version"] == version, (ip, at)
         found.add(then_row["hist_version"])
     assert {"", "1", "2", "3"} <= found  # every version answered some row, and some row was before the first
+    code = main(["--cache", str(tmp_path / "cache"), "--dataset", "nope", "--query", "SELECT 1"])
+    assert code == 1
+    assert capsys.readouterr().err == "error: the stack has no dataset named nope\n"

@@ -159,3 +159,17 @@ def test_a_stack_that_cannot_be_reached_is_one_line(
     code, _, err = _query(tmp_path, capsys, "--query", "SELECT 1")
     assert code == 1
     assert err == "error: BUCKET_NAME names the stack's bucket, where each version keeps its table file\n"
+
+
+def test_only_the_datasets_named_are_attached(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_version(tmp_path, "geo", ROWS)
+    ranges = ["--ranges", f"geo={tmp_path / 'geo.tsv'}", "--ranges", f"asn={tmp_path / 'geo.tsv'}"]
+    code, out, err = _query(tmp_path, capsys, *ranges, "--dataset", "asn", "--query", "SELECT count(*) > 0 FROM asn")
+    assert code == 0, err
+    assert out.splitlines()[1] == "True"
+    code, _, err = _query(tmp_path, capsys, *ranges, "--dataset", "asn", "--query", "SELECT count(*) FROM geo")
+    assert code == 1
+    assert "geo" in err
+    code, _, err = _query(tmp_path, capsys, *ranges, "--dataset", "nope", "--query", "SELECT 1")
+    assert code == 1
+    assert err == "error: no ranges are given for nope\n"
