@@ -100,6 +100,15 @@ def test_a_rollback_and_a_roll_forward_move_the_live_table_and_an_old_message_ne
     tables.drain()
     assert _location(tables, "geo").endswith("/_tables/geo/version=2/")
 
+    # A third version: the first is deleted, its Parquet file with it, and the versions' table no longer names it
+    stack.put("geo/ranges.csv", ROWS.replace("FR", "JP"))
+    tables.drain()
+    left = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_tables/geo/").get("Contents", [])
+    folders = sorted({item["Key"].split("/")[2] for item in left})
+    assert folders == ["version=2", "version=3"]
+    assert tables.table("geo_versions")["Parameters"]["projection.version.values"] == "2,3"
+    assert _location(tables, "geo").endswith("/_tables/geo/version=3/")
+
 
 def test_the_export_route_answers_parquet_as_it_answers_the_other_formats(tables: TablesStack) -> None:
     stack = tables.stack

@@ -28,7 +28,7 @@ from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import GoLive
 from fencepost.loading.messages import DeleteVersion
-from fencepost.loading.ports import BuildStates, Clock, KeptFiles, Outbox, Telemetry, Writer
+from fencepost.loading.ports import BuildStates, Clock, KeptFiles, Outbox, TableRequests, Telemetry, Writer
 from fencepost.model import UNFINISHED, BuildRecord, BuildState, DatasetRecord, LoadStatus, Problem, VersionInfo
 
 # The longest wait for a deletion made of delayed messages (SQS delays each by at most 15 minutes: 24 hops)
@@ -66,6 +66,7 @@ class Deletions:
     monotonic: Clock
     writer_timeout: float = 900.0  # the loader function's timeout: no invocation writes longer than this
     gone_wait: float = 960.0  # from marking a version gone to deleting its items: the lookups' grace (delete_grace)
+    tables: TableRequests | None = None  # the tables function: its versions' table forgets a deleted version
 
     def schedule(self, dataset: str, version: int, not_before: float) -> None:
         """Delete ``version`` no sooner than ``not_before``, and an abandoned build no sooner than its writers'
@@ -119,6 +120,8 @@ class Deletions:
         kept += exports.kept_keys(dataset, version)
         self.files.delete_files([*kept, *([] if latest else [changes_key(dataset, version)])])
         self.builds.delete(dataset, version)
+        if self.tables is not None:  # its Parquet file is gone: <name>_versions projects it no more
+            self.tables(dataset, version)
         self.telemetry.logger.info("old version deleted", extra={"dataset": dataset, "version": version})
 
     def _kept_or_marked(self, record: DatasetRecord, message: DeleteVersion) -> bool:

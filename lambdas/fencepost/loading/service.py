@@ -94,6 +94,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
         gone_wait=s.delete_grace,
         telemetry=p.telemetry,
         clock=p.clock,
+        tables=p.tables,
     )
     failures = Failures(
         datasets=p.datasets, builds=p.builds, reports=reports, deletions=deletions, telemetry=p.telemetry, clock=p.clock

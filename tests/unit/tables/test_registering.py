@@ -1,0 +1,151 @@
+"""The tables function's work against in-memory fakes: the catalog always ends at the dataset's state (the live
+version, the written kept versions), another dataset's table is never taken over, a file another delivery holds is
+retried, and a version without its table file is logged, not raised."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fencepost.core.storage.objects import parquet_columns_key
+from fencepost.core.versions.exports import WRITING, Marker
+from fencepost.core.versions.history import Event, Timeline
+from fencepost.model import DatasetRecord, VersionInfo
+from fencepost.tables.catalog import OWNER
+from fencepost.tables.registering import Busy, TablesPublisher
+
+COLUMNS = [["ip_bucket", "int64"], ["country", "string"]]
+
+
+class Objects:
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+        self.markers: dict[str, Marker] = {}
+
+    def read(self, key: str) -> bytes | None:
+        return self.store.get(key)
+
+    def exists(self, key: str) -> bool:
+        return key in self.store
+
+    def upload(self, key: str, path: Path, content_type: str) -> None:
+        self.store[key] = path.read_bytes()
+
+    def put_bytes(self, key: str, body: bytes) -> None:
+        self.store[key] = body
+
+    def marker(self, key: str) -> Marker | None:
+        return self.markers.get(key)
+
+    def claim(self, key: str, state: str, *, replacing: str | None) -> bool:
+        held = self.markers.get(key)
+        if (held.etag if held else None) != replacing:
+            return False
+        self.markers[key] = Marker(state, f"e{len(self.markers)}", 1000.0)
+        return True
+
+    def delete_files(self, keys: list[str]) -> None:
+        for key in keys:
+            self.markers.pop(key, None)
+            self.store.pop(key, None)
+
+
+class Catalog:
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[str, Any]] = {}
+
+    def parameters(self, name: str) -> dict[str, str] | None:
+        table = self.tables.get(name)
+        return None if table is None else dict(table["Parameters"])
+
+    def put(self, table: dict[str, Any]) -> None:
+        self.tables[table["Name"]] = table
+
+
+class Datasets:
+    def __init__(self, record: DatasetRecord, timeline: Timeline) -> None:
+        self.record, self.history = record, timeline
+
+    def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
+        return self.record if name == self.record.name else None
+
+    def timeline(self, name: str, *, consistent: bool = False) -> Timeline:
+        return self.history
+
+
+class Versions:
+    def get(self, dataset: str, version: int) -> VersionInfo | None:
+        return None  # no version's header: nothing is written in these tests
+
+
+def _publisher(record: DatasetRecord, timeline: Timeline, tmp_path: Path) -> tuple[TablesPublisher, Objects, Catalog]:
+    objects, catalog = Objects(), Catalog()
+    publisher = TablesPublisher(
+        datasets=Datasets(record, timeline),
+        versions=Versions(),
+        objects=objects,
+        catalog=catalog,
+        log=logging.getLogger("tables-test"),
+        bucket="b",
+        scratch=tmp_path,
+        clock=lambda: 1000.0,
+    )
+    return publisher, objects, catalog
+
+
+def _written(objects: Objects, *versions: int) -> None:
+    for version in versions:
+        objects.put_bytes(parquet_columns_key("geo", version), json.dumps(COLUMNS).encode())
+
+
+HISTORY = Timeline([Event(1.0, 1, gone=True), Event(2.0, 2), Event(3.0, 3)])
+
+
+def test_any_message_leaves_the_catalog_at_the_live_version_and_the_written_kept_ones(tmp_path: Path) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2, previous=3), HISTORY, tmp_path)
+    _written(objects, 1, 2, 3)
+    for version in (3, 1, 2):  # a message for the newer version, one for a deleted one, then the live one
+        publisher.on_message(json.dumps({"dataset": "geo", "version": version}))
+        assert catalog.tables["geo"]["StorageDescriptor"]["Location"] == "s3://b/_tables/geo/version=2/"
+        assert catalog.tables["geo_versions"]["Parameters"]["projection.version.values"] == "2,3"  # 1 is gone
+    declared = [column["Name"] for column in catalog.tables["geo"]["StorageDescriptor"]["Columns"]]
+    assert declared == ["ip_bucket", "country"]
+
+
+def test_a_table_of_another_dataset_is_never_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    _written(objects, 2)
+    catalog.tables["geo"] = {"Name": "geo", "Parameters": {OWNER: "GEO"}}
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert catalog.tables["geo"]["Parameters"] == {OWNER: "GEO"}
+    assert "geo_versions" not in catalog.tables
+    assert "Glue table geo is dataset 'GEO''s" in caplog.text
+
+
+def test_a_file_another_delivery_is_writing_is_retried_later(tmp_path: Path) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    objects.markers["_exports/geo/2.parquet.building"] = Marker(WRITING, "other", 990.0)
+    with pytest.raises(Busy, match="being written by another delivery"):
+        publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert catalog.tables == {}
+
+
+def test_a_version_without_its_table_file_is_logged_and_its_marker_released(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert "a version without its table file: not written" in caplog.text
+    assert objects.markers == {}
+    assert catalog.tables == {}  # nothing written: nothing to register
+
+
+def test_a_dataset_not_served_registers_nothing(tmp_path: Path) -> None:
+    publisher, _, catalog = _publisher(DatasetRecord(name="geo", live=None), Timeline([]), tmp_path)
+    publisher.on_message('{"dataset": "geo", "version": 1}')
+    assert catalog.tables == {}
