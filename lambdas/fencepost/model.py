@@ -180,6 +180,7 @@ class DatasetRecord:
     # not a change, so neither a repeated notification nor a reconcile rebuilds them over the rollback.
     held: str | None = bookkeeping(default=None)
     retain_days: int = bookkeeping(default=0)  # the folder's ``retain_days``, as last read (``core.versions.history``)
+    max_age: int = bookkeeping(default=0)  # the folder's ``max_age`` (seconds), as last read (core.folders.max_age)
     accepted: str | None = bookkeeping(default=None)  # sources a person let past the gates once (admin accept)
 
     @property

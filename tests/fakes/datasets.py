@@ -197,6 +197,12 @@ class FakeDatasets(FakeServing):
             record.retain_days = days
             self._write(record)
 
+    def set_max_age(self, name: str, seconds: int) -> None:
+        record = self._read(name)
+        if record is not None:
+            record.max_age = seconds
+            self._write(record)
+
     @port
     def keep_live(self, name: str, build: int, now: float) -> bool:
         record = self._read(name)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
+from fencepost.core.folders import max_age
 from fencepost.core.folders.backfill import Dated
 from fencepost.core.sources.schedule import Outcome, SourceState
 from fencepost.errors import UnknownDataset, check_dataset_name
@@ -47,8 +48,9 @@ class Listings:
         *,
         max_names: int = MAX_NAMES,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
-        self.store, self.ttl, self.clock = store, ttl, clock
+        self.store, self.ttl, self.clock, self.wall = store, ttl, clock, wall
         self._named: LruCache[tuple[str, str], tuple[float, object]] = LruCache(3 * max_names)  # three kinds
         self._wholes: dict[str, tuple[float, object]] = {}  # every record, every source state
         self._lock = threading.Lock()
@@ -104,7 +106,9 @@ class Listings:
         sources = self.sources()
         records = {record.name: record for record in self.all() if not record.retired}
         awaited = [_awaited(name, state) for name, state in sources.items() if name not in records]
-        shown = [_shown(record, sources) for record in sorted([*records.values(), *awaited], key=lambda r: r.name)]
+        now = self.wall()
+        listed = sorted([*records.values(), *awaited], key=lambda r: r.name)
+        shown = [_shown(record, sources, now) for record in listed]
         return json_response(200, {"datasets": shown}, NO_STORE)
 
     def answer_one(self, name: str) -> HttpResponse:
@@ -115,7 +119,7 @@ class Listings:
             record = _awaited(name, sources[name])  # a source that has not yet written a release
         if record is None or record.retired:
             raise UnknownDataset(f"no dataset named {name!r}")
-        return json_response(200, _shown(record, sources), NO_STORE)
+        return json_response(200, _shown(record, sources, self.wall()), NO_STORE)
 
 
 def _awaited(name: str, state: SourceState) -> DatasetRecord:
@@ -125,7 +129,10 @@ def _awaited(name: str, state: SourceState) -> DatasetRecord:
     return DatasetRecord(name=name, status=LoadStatus.FAILED if failed else LoadStatus.LOADING)
 
 
-def _shown(record: DatasetRecord, sources: dict[str, SourceState]) -> dict[str, Any]:
-    """A dataset as the API shows it: its record, and its folder's source (None: the folder names none)."""
+def _shown(record: DatasetRecord, sources: dict[str, SourceState], now: float) -> dict[str, Any]:
+    """A dataset as the API shows it: its record, its live version's age against its max age at ``now`` (epoch
+    seconds; ``core.folders.max_age``), and its folder's source (None: the folder names none)."""
     state = sources.get(record.name)
-    return {**record.to_api(), "source": None if state is None else state.to_api()}
+    every = None if state is None else state.every
+    fresh = max_age.shown(record.loaded_at if record.live is not None else None, record.max_age, every, now)
+    return {**record.to_api(), **fresh, "source": None if state is None else state.to_api()}

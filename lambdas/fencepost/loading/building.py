@@ -32,6 +32,7 @@ class BuildNumbers(LoadRecords, Protocol):
     def retire(self, name: str, build: int, now: float) -> DatasetRecord: ...
     def keep_live(self, name: str, build: int, now: float) -> bool: ...
     def set_retention(self, name: str, days: int) -> None: ...
+    def set_max_age(self, name: str, seconds: int) -> None: ...
     def release_hold(self, name: str, build: int, held: str) -> bool: ...
 
 
@@ -120,6 +121,8 @@ class Builder:
             raise LoadFailure(str(error)) from None
         if settings.retain_days != record.retain_days:
             self.datasets.set_retention(dataset, settings.retain_days)
+        if settings.max_age != record.max_age:
+            self.datasets.set_max_age(dataset, settings.max_age)
 
         def build_dated(date: str, objects: list[ObjectRef], folder: FolderSettings) -> bool:
             read = self._read(dataset, build, objects, folder, deadline=delivery.deadline, started=started)

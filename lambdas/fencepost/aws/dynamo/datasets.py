@@ -164,6 +164,10 @@ class DatasetTable(ServingTable):
         """The folder's ``retain_days`` as read by its latest load: deletions decide by it (``loading.cleanup``)."""
         self.table.applied(_key(name), "SET #retain_days = :days", {":days": days}, RECORD_EXISTS)
 
+    def set_max_age(self, name: str, seconds: int) -> None:
+        """The folder's ``max_age`` as read by its latest load (0: unset): listings show staleness by it."""
+        self.table.applied(_key(name), "SET #max_age = :seconds", {":seconds": seconds}, RECORD_EXISTS)
+
 
 def _load_fields(**fields: object) -> tuple[str, dict[str, Any]]:
     """``SET`` clauses for the load's fields that are given (not None), and their values."""

@@ -14,6 +14,7 @@ from fencepost.core.folders.gate_settings import NAMES as GATES
 from fencepost.core.folders.gates import Gates
 from fencepost.core.folders.joins import JoinSpec
 from fencepost.core.folders.limits import ENVIRONMENT, FolderLimits
+from fencepost.core.folders.max_age import parse_max_age
 from fencepost.core.folders.rules import MAX_RULE_ENTRIES, Pairs, parse_pairs
 from fencepost.core.formats.base import ReadOptions
 from fencepost.core.storage.objects import FolderError
@@ -42,7 +43,8 @@ class FolderSettings:
     live (``core.versions.history``; it governs keeping, not building, so it is no part of the settings digest);
     ``export_raw_cells``: CSV and CIDR exports write every cell as it is, even one a spreadsheet would run as a
     formula (``core.versions.exports.safe_cell``; it governs exports, not building, so it is no part of the digest
-    either).
+    either); ``max_age``: seconds the live version may age before the dataset is stale (0: unset, a source's default
+    applies; ``core.folders.max_age``; no part of the digest).
     """
 
     columns: tuple[str, ...] | None = None
@@ -63,6 +65,7 @@ class FolderSettings:
     numeric: tuple[str, ...] = ()
     retain_days: int = 0
     export_raw_cells: bool = False
+    max_age: int = 0
 
     @property
     def read_options(self) -> ReadOptions:
@@ -78,7 +81,7 @@ class FolderSettings:
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
         known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", "retain_days", *GATES}
-        known |= {"export_raw_cells"}
+        known |= {"export_raw_cells", "max_age"}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -119,6 +122,7 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
     found["numeric"] = _names(document.get("numeric"), where, "numeric", MAX_RULE_ENTRIES)
     found["exports"] = _names(document.get("exports"), where, "exports", len(EXPORTS))
     found["retain_days"] = _count(document.get("retain_days", 0), where, "retain_days")
+    found["max_age"] = parse_max_age(document.get("max_age"), where)
     found["export_raw_cells"] = bool(_optional_bool(document.get("export_raw_cells"), "export_raw_cells", where))
     if found["retain_days"] > MAX_RETAIN_DAYS:
         raise FolderError(f"{where}: retain_days is at most {MAX_RETAIN_DAYS:,} (ten years)")
@@ -191,7 +195,7 @@ def settings_digest(settings: FolderSettings) -> str:
     """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
     fields = dataclasses.asdict(settings)
     unset = dataclasses.asdict(FolderSettings())
-    for name in ("retain_days", "export_raw_cells"):  # how versions are kept and exported, not how they are built
+    for name in ("retain_days", "export_raw_cells", "max_age"):  # how versions are kept, exported and aged: not built
         fields.pop(name)
         unset.pop(name)
     fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document

@@ -88,14 +88,20 @@ class Source:
 
 def parse_every(value: Any, where: str, least: int) -> int:
     """``"5m"``, ``"1h"``, ``"1d"``: seconds, at least ``least`` and at most 30 days."""
+    return parse_duration(value, where, "every", least=least, most=MAX_EVERY)
+
+
+def parse_duration(value: Any, where: str, name: str, *, least: int, most: int) -> int:
+    """A duration written as a number and a unit (``"5m"``, ``"36h"``, ``"8d"``): seconds, from ``least`` to ``most``
+    (``most`` a whole number of days); every mistake a ``FolderError`` naming the setting ``name``."""
     found = re.fullmatch(r"\s*(\d{1,7})\s*([smhd])\s*", value) if isinstance(value, str) else None
     if found is None:
-        raise FolderError(f'{where}: every must be a number and a unit (s, m, h or d), e.g. "1d" or "6h"')
+        raise FolderError(f'{where}: {name} must be a number and a unit (s, m, h or d), e.g. "1d" or "6h"')
     seconds = int(found[1]) * UNITS[found[2]]
     if seconds < least:
-        raise FolderError(f"{where}: every is at least {least:,} s here ({value!r} is {seconds:,} s)")
-    if seconds > MAX_EVERY:
-        raise FolderError(f"{where}: every is at most 30d")
+        raise FolderError(f"{where}: {name} is at least {least:,} s here ({value!r} is {seconds:,} s)")
+    if seconds > most:
+        raise FolderError(f"{where}: {name} is at most {most // UNITS['d']:,}d")
     return seconds
 
 

@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS
 from fencepost.http.openapi.api_index import ApiIndex  # noqa: F401 (the routes table names it here)
+from fencepost.http.openapi.dataset_fields import FRESHNESS, SOURCE
 from fencepost.http.openapi.job_status import JobList, JobStatus  # noqa: F401 (the routes table names them here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
-from fencepost.http.openapi.source_status import SourceStatus
 from fencepost.model import DatasetRecord, DiffSummary
 from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED, Mode
 
@@ -200,8 +200,7 @@ def _served(record: type, name: str, **more: Any) -> type[BaseModel]:
     return model
 
 
-SOURCE = (SourceStatus | None, Field(description="The folder's source (`_source.json`); null when it names none."))
-Dataset = _served(DatasetRecord, "Dataset", source=SOURCE)
+Dataset = _served(DatasetRecord, "Dataset", **FRESHNESS, source=SOURCE)
 DatasetList = create_model("DatasetList", datasets=(list[Dataset], ...))  # type: ignore[valid-type]
 
 
