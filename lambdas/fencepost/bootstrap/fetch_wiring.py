@@ -1,7 +1,7 @@
 """The fetch function wired: its settings, telemetry and the check of the folders' sources (the bucket, the table's
 source states, Secrets Manager and the downloads), and the handler: the schedule's round (every source that is due;
-nothing while another round holds the lease), or one dataset's source at once (``{"dataset": "geo"}``, as the admin
-module's ``fetch`` asks)."""
+nothing while another round holds the lease, then the count of stale datasets as the ``DatasetsStale`` metric), or
+one dataset's source at once (``{"dataset": "geo"}``, as the admin module's ``fetch`` asks)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from fencepost.settings import FetchSettings
 
 if TYPE_CHECKING:
     from fencepost.sources.check import Checker
+    from fencepost.sources.staleness import DatasetsAndSources
 
 MARGIN = 30.0  # seconds kept back from the invocation's time (a tenth of a short one): the check under way is recorded
 
@@ -28,6 +29,7 @@ class FetchFunction:
     settings: FetchSettings
     obs: Observability
     checker: Checker
+    store: DatasetsAndSources | None = None  # the datasets and sources whose staleness each round counts
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         from fencepost.aws.secrets import SecretStore
@@ -45,6 +47,7 @@ class FetchFunction:
             results = [checker.check(dataset, force=True)] if isinstance(dataset, str) else checker.check_due()
         except RoundUnderWay as refused:
             self.obs.logger.info("round skipped", extra={"reason": str(refused)})
+            self.count_stale()
             return {"checked": [], "skipped": str(refused)}
         for checked in results:
             if checked.outcome is not None:
@@ -59,11 +62,31 @@ class FetchFunction:
                     },
                 )
         self.obs.metrics.add_counts(counts(results))
+        if not isinstance(dataset, str):
+            self.count_stale()
         shown = [c for c in results if c.outcome is not None or isinstance(dataset, str)]
         checked_list = [
             {"dataset": c.dataset, "outcome": c.outcome and c.outcome.value, "reason": c.reason} for c in shown
         ]
         return {"checked": checked_list}
+
+    def count_stale(self) -> None:
+        """The datasets older than their max age, as the ``DatasetsStale`` metric and, when there are any, a warning
+        naming them. A failed read is logged and writes no metric: the round's own figures still count."""
+        from aws_lambda_powertools.metrics import MetricUnit
+
+        from fencepost.sources.staleness import METRIC, stale_datasets
+
+        if self.store is None:
+            return
+        try:
+            stale = stale_datasets(self.store, time.time())
+        except Exception:  # the table unreachable or the read refused: the round is done all the same
+            self.obs.logger.warning("stale datasets not counted", exc_info=True)
+            return
+        if stale:
+            self.obs.logger.warning("datasets stale", extra={"datasets": stale})
+        self.obs.metrics.add_metric(name=METRIC, unit=MetricUnit.Count, value=len(stale))
 
     @functools.cached_property
     def handler(self) -> Any:
@@ -73,7 +96,8 @@ class FetchFunction:
 def fetch_function(env: Mapping[str, str] | None = None) -> FetchFunction:
     settings = FetchSettings.from_env(env)
     obs = Observability(service=FETCH_SERVICE, tracing=settings.tracing)
-    return FetchFunction(settings, obs, source_checker(settings))
+    tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
+    return FetchFunction(settings, obs, source_checker(settings), tables)
 
 
 def source_checker(settings: FetchSettings) -> Checker:
