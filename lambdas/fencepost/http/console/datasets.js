@@ -1,5 +1,5 @@
 // The dataset list: each dataset, its status, its live version and its latest load, as GET /datasets answers.
-import { $, el, fill, number, say, when } from "./dom.js";
+import { $, el, fill, number, say, staleMark, when } from "./dom.js";
 
 function progressOf(load) {
   if (load.phase === "writing" && load.items > 0) {
@@ -37,7 +37,9 @@ function sourceCell(source) {
 function datasetRow(dataset, selected, onSelect) {
   const button = el("button", { type: "button", class: "link", "aria-controls": "detail" }, dataset.name);
   button.addEventListener("click", () => onSelect(dataset.name));
-  const status = el("span", { class: "badge " + String(dataset.status).toLowerCase() }, dataset.status);
+  const badge = el("span", { class: "badge " + String(dataset.status).toLowerCase() }, dataset.status);
+  const stale = staleMark(dataset);
+  const status = stale ? el("span", {}, badge, " ", stale) : badge;
   const cells = [button, status, dataset.version === null ? "—" : dataset.version, number(dataset.ranges)];
   cells.push(when(dataset.loaded_at), loadCell(dataset), sourceCell(dataset.source));
   const current = dataset.name === selected ? "true" : null;

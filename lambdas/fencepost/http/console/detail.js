@@ -2,7 +2,7 @@
 // and its indexed columns' values. `state` is the page's: `datasets` (the list as last read) and `selected` (the
 // name of the dataset shown here, or null).
 import { problem, settled } from "./api.js";
-import { $, el, facts, fill, number, percent, show, when } from "./dom.js";
+import { $, duration, el, facts, fill, number, percent, show, staleMark, when } from "./dom.js";
 import { renderRate } from "./rate.js";
 
 let shown = null; // what the versions and changes were last read for: read again when it changes
@@ -106,6 +106,11 @@ function renderLoad(dataset) {
   const build = " · latest build " + (load.version === null ? "—" : load.version) + " (" + load.phase + ") · ";
   const counts = number(load.rows_read) + " rows read, " + number(load.items_written) + " items written";
   const parts = [el("p", {}, "Status ", status, build + counts)];
+  const stale = staleMark(dataset);
+  if (stale) {
+    const age = "live version built " + duration(dataset.age_seconds) + " ago";
+    parts.push(el("p", {}, stale, " " + age + ", more than its max age of " + duration(dataset.max_age_seconds)));
+  }
   if (load.report) parts.push(el("p", { class: "small" }, "Report: " + load.report));
   if (load.diff && load.diff.gate) parts.push(el("p", { class: "gate" }, "Refused by a gate: " + load.diff.gate));
   if (load.diff && load.diff.baseline !== null) parts.push(figures(load.diff));

@@ -58,3 +58,22 @@ export function when(text) {
 
 /** A shell word: the text in single quotes. */
 export const quote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
+
+/** Seconds as read: "9 d", "1 d 12 h", "5 h", "5 min", "40 s" (whole units, rounded down). */
+export function duration(seconds) {
+  if (typeof seconds !== "number") return "—";
+  if (seconds >= 86400) {
+    const hours = Math.floor((seconds % 86400) / 3600);
+    return Math.floor(seconds / 86400) + " d" + (hours ? " " + hours + " h" : "");
+  }
+  if (seconds >= 3600) return Math.floor(seconds / 3600) + " h";
+  if (seconds >= 60) return Math.floor(seconds / 60) + " min";
+  return seconds + " s";
+}
+
+/** A dataset's STALE mark (its live version older than its max age, GET /datasets' "stale"), or null. */
+export function staleMark(dataset) {
+  if (dataset.stale !== true) return null;
+  const why = "built " + duration(dataset.age_seconds) + " ago, max age " + duration(dataset.max_age_seconds);
+  return el("span", { class: "badge stale", title: why }, "STALE");
+}
