@@ -54,12 +54,17 @@ def test_stale_by_age_then_fresh_after_a_load_and_counted_by_the_fetch_round(
     assert 0 <= fresh["age_seconds"] <= MAX_AGE
     assert freshness(stack, "plain") == {"version": 1, "stale": None, "age_seconds": None, "max_age_seconds": None}
     assert stale_count(round_, metrics) == 0
+    fresh_answer = stack.get("/lookup", ip="1.0.0.7", dataset="geo")
     # When its version is older than that
     time.sleep(MAX_AGE + 1.5 - fresh["age_seconds"])
     stale = freshness(stack, "geo")
     assert (stale["version"], stale["stale"]) == (1, True)
     assert stale["age_seconds"] > MAX_AGE
-    # Then the fetch function's round counts it
+    # Then lookups answer as before, word for word (staleness is never in an answer)
+    assert stack.get("/lookup", ip="1.0.0.7", dataset="geo") == fresh_answer
+    assert (fresh_answer[0], fresh_answer[1]["version"], fresh_answer[1]["data"]) == (200, 1, {"col3": "AU"})
+    assert "stale" not in json.dumps(fresh_answer[1])
+    # And the fetch function's round counts it
     assert stale_count(round_, metrics) == 1
     # When a newer version goes live: fresh again, and no longer counted
     stack.put("geo/a.csv", "1.0.0.0,1.0.1.255,AU\n")
