@@ -12,6 +12,7 @@ from fencepost.core.folders.backfill import Dated
 from fencepost.core.sources.schedule import Outcome, SourceState
 from fencepost.core.sources.spec import parse_source
 from fencepost.http.dataset_routes import Listings
+from fencepost.http.openapi.schemas import Dataset, DatasetList
 from fencepost.model import BuildRecord, DatasetRecord
 
 BUILT = "2026-11-20T00:00:00+00:00"
@@ -95,3 +96,17 @@ def test_a_source_fed_dataset_defaults_to_three_intervals_and_others_to_none() -
     # And a folder's own max_age wins over its source's default
     store.records["drop"] = dataclasses.replace(store.records["drop"], max_age=DAY)
     assert listed(listings)["drop"] == {"stale": False, "age_seconds": 3 * HOUR + 1, "max_age_seconds": DAY}
+
+
+def test_the_answers_are_the_documents_dataset_model_exactly() -> None:
+    store, wall = Store(), Wall()
+    wall.now = BUILT_EPOCH + 9 * DAY
+    listings = Listings(store, 0.0, wall=wall)
+    answers = json.loads(listings.answer_all().body)["datasets"]
+    assert {answer["stale"] for answer in answers} == {True, None}  # stale ones, and ones without a max age
+    for answer in answers:
+        assert set(answer) == set(Dataset.model_fields)  # no field the document lacks, none it has missing
+        assert Dataset.model_validate(answer).model_dump(mode="json") == answer
+    schema = DatasetList.model_json_schema()["$defs"]["Dataset"]["properties"]
+    for name in ("stale", "age_seconds", "max_age_seconds"):
+        assert schema[name]["description"]
