@@ -1,5 +1,6 @@
 """Athena over the datasets' tables: a workgroup whose queries write their results under the bucket's ``_athena/``
-(expired by a lifecycle rule) and may scan at most a set number of bytes each.
+(expired by a lifecycle rule) and may scan at most a set number of bytes each, and its saved queries that enrich the
+logs AWS documents Athena tables for with a dataset, live and as of each line's own time (``infra.athena_queries``).
 
 The workgroup enforces its own configuration (a client cannot send results elsewhere or lift the limit) and
 publishes its metrics; its results are encrypted as the bucket's objects are (SSE-S3).
@@ -12,9 +13,12 @@ from typing import Final
 
 import aws_cdk as cdk
 from aws_cdk import aws_athena as athena
+from aws_cdk import aws_glue as glue
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from fencepost.tables.catalog import glue_name
+from infra.athena_queries import saved_queries
 from infra.context import ContextGetter, matching, whole
 
 RESULTS_PREFIX: Final = "_athena/"  # under the bucket: "_" keeps it out of the dataset folders the loader reads
@@ -22,17 +26,22 @@ ENGINE: Final = "Athena engine version 3"
 MB: Final = 1 << 20
 # Athena's own floor for a workgroup's per-query data usage control: 10 MB.
 SCAN_LIMIT_FLOOR_MB: Final = 10
+GLUE_NAME: Final = r"[a-z0-9_]{1,255}"
+COLUMNS: Final = r"[a-z_][a-z0-9_]{0,254}( *, *[a-z_][a-z0-9_]{0,254})*"  # as the tables declare them in Glue
 
 
 @dataclass(frozen=True, slots=True)
 class AthenaSettings:
     """``-c athenaScanLimitMb=...`` (bytes a query may scan, in MiB: 10 GiB by default, a table of every version of
     a large dataset is tens of MB and a day of a busy site's logs a few GB), ``-c athenaResultsDays=...`` (how long
-    query results are kept), ``-c athenaDataset=...`` (the dataset the saved queries name: edit them for another)."""
+    query results are kept), ``-c athenaDataset=...`` and ``-c athenaColumns=a,b`` (the dataset and columns the
+    saved queries name: edit a saved query for another), ``-c athenaLogsDatabase=...`` (where the log tables are)."""
 
     scan_limit_mb: int = 10 * 1024
     results_days: int = 7
     dataset: str = "geo"
+    columns: tuple[str, ...] = ("country",)
+    logs_database: str = "default"
 
     @classmethod
     def from_context(cls, get: ContextGetter) -> AthenaSettings:
@@ -41,6 +50,12 @@ class AthenaSettings:
             scan_limit_mb=whole(get, "athenaScanLimitMb", defaults.scan_limit_mb, low=SCAN_LIMIT_FLOOR_MB),
             results_days=whole(get, "athenaResultsDays", defaults.results_days, low=1, high=3650),
             dataset=matching(get, "athenaDataset", defaults.dataset, r"[a-z0-9][a-z0-9_-]{0,99}", "a dataset name"),
+            columns=tuple(
+                matching(get, "athenaColumns", ",".join(defaults.columns), COLUMNS, "column names, comma-separated")
+                .replace(" ", "")
+                .split(",")
+            ),
+            logs_database=matching(get, "athenaLogsDatabase", defaults.logs_database, GLUE_NAME, "a Glue database"),
         )
 
 
@@ -52,7 +67,15 @@ def results_rule(settings: AthenaSettings) -> s3.LifecycleRule:
 
 
 class Athena(Construct):
-    def __init__(self, scope: Construct, construct_id: str, *, bucket: s3.IBucket, settings: AthenaSettings) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        bucket: s3.IBucket,
+        database: glue.CfnDatabase,
+        settings: AthenaSettings,
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
         self.workgroup = athena.CfnWorkGroup(
@@ -75,3 +98,27 @@ class Athena(Construct):
                 ),
             ),
         )
+        name = glue_name(settings.dataset)
+        assert isinstance(database.database_input, glue.CfnDatabase.DatabaseInputProperty)
+        database_name = database.database_input.name
+        assert database_name is not None
+        self.queries = []
+        for saved in saved_queries(
+            database=database_name,
+            logs_database=settings.logs_database,
+            dataset=settings.dataset,
+            table=name,
+            columns=settings.columns,
+        ):
+            query = athena.CfnNamedQuery(
+                self,
+                saved.name,
+                name=saved.name,
+                description=saved.description,
+                database=database_name,
+                query_string=saved.sql,
+                work_group=self.workgroup.ref,
+            )
+            query.add_dependency(self.workgroup)
+            query.add_dependency(database)
+            self.queries.append(query)

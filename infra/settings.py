@@ -18,6 +18,7 @@ from fencepost.settings import CacheLimits, origins
 from infra.athena import AthenaSettings
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
+from infra.spark_job import spark_inputs
 from infra.table_capacity import TableCapacity, table_capacity
 
 # API stage throttling: steady requests per second and burst. The account default for HTTP APIs is 10,000 rps with a
@@ -64,6 +65,7 @@ class DeploySettings:
     fetch: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, FETCH))
     source_secret_prefix: str = SOURCE_SECRET_PREFIX  # the secrets a _source.json may name (infra.fetcher)
     athena: AthenaSettings = field(default_factory=AthenaSettings)  # the tables' workgroup (infra.athena)
+    spark_inputs: tuple[str, ...] = ()  # what the Glue Spark job may read rows from (infra.spark_job)
 
     @property
     def tracing(self) -> bool:
@@ -146,6 +148,7 @@ class DeploySettings:
             ),
             loader_limits=_loader_limits(get),
             athena=AthenaSettings.from_context(get),
+            spark_inputs=spark_inputs(get),
         )
 
 

@@ -19,6 +19,7 @@ from infra.fetcher import Sources
 from infra.loader import Loader
 from infra.lookup_api import LookupApi
 from infra.settings import DeploySettings
+from infra.spark_job import SparkJob
 from infra.storage import Storage
 from infra.tables_function import Tables
 
@@ -63,12 +64,15 @@ class FencepostStack(cdk.Stack):
             asset=lambda_asset,
             settings=settings,
         )
-        self.athena = Athena(self, "Athena", bucket=self.storage.bucket, settings=settings.athena)
         self.lookup_api.allow_exports(self.loader.data_queue, self.storage.bucket)
         storage = self.storage
         asset = tables_asset or lambda_asset
         self.tables = Tables(self, "Tables", table=storage.table, bucket=storage.bucket, asset=asset, settings=settings)
         self.tables.told_by(self.loader.function, self.lookup_api.function, self.storage.bucket)
+        self.athena = Athena(
+            self, "Athena", bucket=storage.bucket, database=self.tables.database, settings=settings.athena
+        )
+        self.spark_job = SparkJob(self, "SparkJob", bucket=storage.bucket, inputs=settings.spark_inputs)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()
 

@@ -100,6 +100,9 @@ def _logical_ids(stack: FencepostStack) -> dict[str, str]:
         "tables_queue": lid(stack.tables.queue),
         "tables_dead_letters": lid(stack.tables.dead_letters),
         "glue_database": stack.get_logical_id(stack.tables.database),
+        "workgroup": stack.get_logical_id(stack.athena.workgroup),
+        "spark_job": stack.get_logical_id(stack.spark_job.job),
+        "spark_role": lid(stack.spark_job.role),
     }
 
 

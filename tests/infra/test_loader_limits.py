@@ -21,7 +21,7 @@ CONTEXT = {
     "maxBuildRows": "5000",
     "maxDirectoryPartitions": "300",
 }
-BASE = {"TABLE_NAME": "t", "BUCKET_NAME": "b", "CONTROL_QUEUE_URL": "c", "DATA_QUEUE_URL": "d"}
+BASE = {"TABLE_NAME": "t", "BUCKET_NAME": "b", "CONTROL_QUEUE_URL": "c", "DATA_QUEUE_URL": "d", "TABLES_QUEUE_URL": "q"}
 
 
 def _environment(synth: Synth) -> dict[str, Any]:

@@ -49,3 +49,26 @@ def test_the_scan_limit_and_the_results_life_are_deploy_choices(synthesize: Any)
 def test_a_bad_athena_choice_names_its_key(key: str, value: str, message: str) -> None:
     with pytest.raises(SettingsError, match=message):
         DeploySettings.from_context({key: value}.get)
+
+
+def test_the_saved_queries_enrich_each_log_table_live_and_as_of_each_line_in_the_workgroup(default: Synth) -> None:
+    queries = {props["Properties"]["Name"]: props for props in default.of_type("AWS::Athena::NamedQuery").values()}
+
+    assert sorted(queries) == sorted(
+        f"fencepost-{log}-geo{form}" for log in ("alb", "cloudfront", "vpc") for form in ("", "-as-of-line")
+    )
+    for saved in queries.values():
+        props = saved["Properties"]
+        assert props["WorkGroup"] == default.ref("workgroup")
+        assert props["Database"] == "fencepost"  # the tables' Glue database
+        assert set(saved["DependsOn"]) == {default.ids["workgroup"], default.ids["glue_database"]}
+        assert '"fencepost"."geo' in props["QueryString"]
+
+
+def test_the_saved_queries_name_the_dataset_columns_and_logs_database_chosen(synthesize: Any) -> None:
+    chosen = synthesize(athenaDataset="asn-v2", athenaColumns="asn, name", athenaLogsDatabase="weblogs")
+    sql = [saved["Properties"]["QueryString"] for saved in chosen.of_type("AWS::Athena::NamedQuery").values()]
+
+    assert len(sql) == 6
+    assert all('"weblogs".' in text and '"fencepost"."asn_v2' in text for text in sql)
+    assert all('AS "asn-v2.asn"' in text and 'AS "asn-v2.name"' in text for text in sql)

@@ -54,12 +54,13 @@ def test_queue_policies_let_only_this_bucket_send_and_only_to_the_control_queue(
 
 
 def _mappings(synth: Synth) -> dict[str, dict[str, Any]]:
-    """The event source mappings by the queue they read ("control_queue", "data_queue")."""
+    """The loader's event source mappings by the queue they read ("control_queue", "data_queue")."""
     by_arn = {json.dumps(synth.arn(queue), sort_keys=True): queue for queue in (*QUEUES, *DEAD_LETTERS)}
     mappings = {}
     for mapping in synth.of_type("AWS::Lambda::EventSourceMapping").values():
         props = mapping["Properties"]
-        mappings[by_arn[json.dumps(props["EventSourceArn"], sort_keys=True)]] = props
+        if props["FunctionName"] == synth.ref("loader_function"):
+            mappings[by_arn[json.dumps(props["EventSourceArn"], sort_keys=True)]] = props
     return mappings
 
 
@@ -109,7 +110,11 @@ def test_queues_use_sse_sqs_and_each_fails_to_its_own_dead_letter_queue(
 
 
 def test_the_loader_has_two_queues_and_two_dead_letter_queues(default: Synth) -> None:
-    assert set(default.of_type("AWS::SQS::Queue")) == {default.ids[name] for name in (*QUEUES, *DEAD_LETTERS)}
+    tables = (
+        "tables_queue",
+        "tables_dead_letters",
+    )  # and the tables function its own (tests/infra/test_stack_tables.py)
+    assert set(default.of_type("AWS::SQS::Queue")) == {default.ids[name] for name in (*QUEUES, *DEAD_LETTERS, *tables)}
 
 
 def test_queues_refuse_unencrypted_transport(default: Synth) -> None:
@@ -120,7 +125,8 @@ def test_queues_refuse_unencrypted_transport(default: Synth) -> None:
         if s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     }
 
-    assert denied == {json.dumps(default.arn(q), sort_keys=True) for q in (*QUEUES, *DEAD_LETTERS)}
+    every = (*QUEUES, *DEAD_LETTERS, "tables_queue", "tables_dead_letters")  # the tables function's too
+    assert denied == {json.dumps(default.arn(q), sort_keys=True) for q in every}
 
 
 def test_sweep_invokes_the_loader_every_five_minutes(default: Synth) -> None:
