@@ -79,6 +79,8 @@ class FencepostStack(cdk.Stack):
         cdk.CfnOutput(self, "ApiUrl", value=self.lookup_api.url, description="Base URL of the lookup API")
         cdk.CfnOutput(self, "BucketName", value=self.storage.bucket.bucket_name, description="Upload range files here")
         cdk.CfnOutput(self, "TableName", value=self.storage.table.table_name, description="The ranges table")
+        cdk.CfnOutput(self, "AthenaWorkGroup", value=self.athena.workgroup.ref, description="Saved queries of the logs")
+        cdk.CfnOutput(self, "SparkJobName", value=self.spark_job.job.ref, description="aws glue start-job-run")
         loader = self.loader
         for output, queue, description in (
             ("ControlQueueUrl", loader.control_queue, "The loader's control queue: S3 notifications, build requests"),

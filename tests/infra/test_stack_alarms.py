@@ -243,7 +243,11 @@ def test_outputs_name_the_api_bucket_table_queues_and_log_groups(default: Synth)
         "LoaderLogGroup",
         "FetchFunctionName",
         "FetchLogGroup",
+        "AthenaWorkGroup",
+        "SparkJobName",
     }
+    assert outputs["AthenaWorkGroup"]["Value"] == default.ref("workgroup")
+    assert outputs["SparkJobName"]["Value"] == default.ref("spark_job")
     assert outputs["FetchLogGroup"]["Value"] == default.ref("fetch_logs")
     assert outputs["FetchFunctionName"]["Value"] == default.ref("fetch_function")
     assert outputs["LookupLogGroup"]["Value"] == default.ref("lookup_logs")

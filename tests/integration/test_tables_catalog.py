@@ -9,6 +9,7 @@ import json
 import urllib.request
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -105,9 +106,15 @@ def test_a_rollback_and_a_roll_forward_move_the_live_table_and_an_old_message_ne
     tables.drain()
     left = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_tables/geo/").get("Contents", [])
     folders = sorted({item["Key"].split("/")[2] for item in left})
-    assert folders == ["version=2", "version=3"]
+    assert folders == ["_history", "version=2", "version=3"]
     assert tables.table("geo_versions")["Parameters"]["projection.version.values"] == "2,3"
     assert _location(tables, "geo").endswith("/_tables/geo/version=3/")
+    # and the history names only those two, each with its periods live (version 2 twice: rolled back, then forward)
+    body = stack.s3.get_object(Bucket=stack.bucket, Key="_tables/geo/_history/history.parquet")["Body"].read()
+    periods = pq.read_table(pa.BufferReader(body)).to_pydict()
+    assert periods["version"] == [2, 2, 3]
+    assert periods["live_until"][-1] is None
+    assert tables.table("geo_history")["StorageDescriptor"]["Location"].endswith("/_tables/geo/_history/")
 
 
 def test_the_export_route_answers_parquet_as_it_answers_the_other_formats(tables: TablesStack) -> None:

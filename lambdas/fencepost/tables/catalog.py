@@ -1,9 +1,12 @@
-"""A dataset's two tables in the Glue Data Catalog, as Glue's ``TableInput`` (pure: the adapter is
+"""A dataset's three tables in the Glue Data Catalog, as Glue's ``TableInput`` (pure: the adapter is
 ``aws.glue_catalog``).
 
 - ``<name>_versions``: every kept version whose Parquet file is written, partitioned by ``version`` with partition
   projection (an ``enum`` of those versions: no crawler, no partition to add), at ``_tables/<dataset>/``.
 - ``<name>``: the live version alone, its location the live version's folder (``_tables/<dataset>/version=<n>/``).
+- ``<name>_history``: when each of those versions was live (``version``, ``live_from``, ``live_until``: NULL while
+  live), at ``_tables/<dataset>/_history/``: what a row is joined with to find the version live at its own time
+  (``tables.join_sql``'s as-of form).
 
 ``<name>`` is ``glue_name(dataset)``: Glue and Athena names are lowercase letters, digits and ``_``, so a dataset's
 name is lowercased and each ``.`` or ``-`` becomes ``_`` (``GeoIP-v2.lite`` is ``geoip_v2_lite``). Two datasets can
@@ -18,9 +21,11 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from fencepost.core.storage.objects import tables_location
+from fencepost.core.storage.objects import history_location, tables_location
 
 VERSIONS_SUFFIX: Final = "_versions"
+HISTORY_SUFFIX: Final = "_history"
+HISTORY_COLUMNS: Final = (("version", "bigint"), ("live_from", "timestamp"), ("live_until", "timestamp"))
 OWNER: Final = "fencepost.dataset"  # the table parameter naming the dataset a table is of
 LIVE: Final = "fencepost.live_version"
 PARTITION: Final = "version"
@@ -97,4 +102,19 @@ def live_table(dataset: str, bucket: str, columns: Sequence[tuple[str, str]], li
         "TableType": "EXTERNAL_TABLE",
         "Parameters": {"classification": "parquet", "EXTERNAL": "TRUE", OWNER: dataset, LIVE: str(live)},
         "StorageDescriptor": {"Columns": glue_columns(columns), "Location": location, **_PARQUET},
+    }
+
+
+def history_table(dataset: str, bucket: str) -> dict[str, Any]:
+    """``<name>_history``: the periods each written, kept version was live (``HISTORY_COLUMNS``)."""
+    return {
+        "Name": glue_name(dataset) + HISTORY_SUFFIX,
+        "Description": f"When each kept version of dataset {dataset} was live (Fencepost): live_until NULL while live",
+        "TableType": "EXTERNAL_TABLE",
+        "Parameters": {"classification": "parquet", "EXTERNAL": "TRUE", OWNER: dataset},
+        "StorageDescriptor": {
+            "Columns": [{"Name": name, "Type": kind} for name, kind in HISTORY_COLUMNS],
+            "Location": f"s3://{bucket}/{history_location(dataset)}",
+            **_PARQUET,
+        },
     }

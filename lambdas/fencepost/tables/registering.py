@@ -5,7 +5,8 @@ live, on a rollback or roll-forward, and by ``GET /datasets/{name}/export?format
    written: streamed to a file under the scratch folder (``/tmp`` on Lambda), uploaded (multipart), then its
    columns (``core.storage.objects.parquet_columns_key``), whose presence says the file is whole;
 2. make the dataset's Glue tables (``tables.catalog``) match its state read now (consistent) from the table: the
-   kept versions whose file is written, and the live one.
+   kept versions whose file is written, the live one, and when each of them was live (a small Parquet file of its
+   periods, written again each time).
 
 Whatever the message and the order messages arrive in, the catalog ends at the dataset's live version: a message
 for an old version writes that version's file and registers it among the versions, never moves ``<name>`` back.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from fencepost.core.storage.objects import parquet_columns_key, parquet_key, table_key
+from fencepost.core.storage.objects import history_location, parquet_columns_key, parquet_key, table_key
 from fencepost.core.versions.exports import FORMATS, WRITING, Marker, marker_object, may_write
 from fencepost.core.versions.history import Timeline
 from fencepost.enrichment.table import TableError, VersionTable
@@ -32,6 +33,7 @@ from fencepost.tables import catalog
 from fencepost.tables.schema import LayoutError
 
 PARQUET: Final = FORMATS["parquet"]
+HISTORY_FILE: Final = "history.parquet"
 
 
 class MessageError(ValueError):
@@ -129,7 +131,8 @@ class TablesPublisher:
             self.log.info("a version no longer kept: not written", extra={"dataset": dataset, "version": version})
         for wanted in sorted({version, record.live} & set(kept)):
             self.write(dataset, wanted)
-        self.register(dataset, self.datasets.get(dataset, consistent=True) or record, kept)
+        timeline = self.datasets.timeline(dataset, consistent=True)
+        self.register(dataset, self.datasets.get(dataset, consistent=True) or record, kept, timeline)
 
     def columns(self, dataset: str, version: int) -> list[tuple[str, str]] | None:
         """A written version's columns (name, type); None while its file is not written."""
@@ -174,10 +177,10 @@ class TablesPublisher:
         extra = {**_named(dataset, version), "rows": written.rows, "seconds": round(time.perf_counter() - began, 2)}
         self.log.info("version written as Parquet", extra=extra)
 
-    def register(self, dataset: str, record: DatasetRecord, kept: Sequence[int]) -> None:
-        """Both Glue tables as the dataset stands: its written versions, and the live one."""
+    def register(self, dataset: str, record: DatasetRecord, kept: Sequence[int], timeline: Timeline) -> None:
+        """The Glue tables as the dataset stands: its written versions, the live one, and their periods live."""
         name = catalog.glue_name(dataset)
-        for table in (name, name + catalog.VERSIONS_SUFFIX):
+        for table in (name, name + catalog.VERSIONS_SUFFIX, name + catalog.HISTORY_SUFFIX):
             parameters = self.catalog.parameters(table)
             owner = None if parameters is None else parameters.get(catalog.OWNER, "(a table of no dataset)")
             if owner not in (None, dataset):
@@ -198,9 +201,41 @@ class TablesPublisher:
         if left := catalog.left_out(columns):
             self.log.warning("columns left out of the catalog (not Glue names)", extra={"columns": left[:20]})
         self.catalog.put(catalog.versions_table(dataset, self.bucket, columns, versions, live))
+        self.objects.put_bytes(history_location(dataset) + HISTORY_FILE, history_parquet(timeline, versions))
+        self.catalog.put(catalog.history_table(dataset, self.bucket))
         if live is not None and written.get(live) is not None:
             self.catalog.put(catalog.live_table(dataset, self.bucket, columns, live))
             self.log.info("tables registered", extra={"dataset": dataset, "live": live, "versions": versions})
+
+
+def history_rows(timeline: Timeline, versions: Sequence[int]) -> list[tuple[int, float, float | None]]:
+    """Each period ``versions`` were live: (version, from, until: None while live), in time order."""
+    periods = timeline.periods()
+    rows = [(version, p.start, p.end) for version in versions for p in periods.get(version, [])]
+    return sorted(rows, key=lambda row: row[1])
+
+
+def history_parquet(timeline: Timeline, versions: Sequence[int]) -> bytes:
+    """``history_rows`` as a Parquet file of ``catalog.HISTORY_COLUMNS`` (instants in microseconds, UTC)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = history_rows(timeline, versions)
+    instant = pa.timestamp("us", tz="UTC")
+    table = pa.table(
+        {
+            "version": pa.array([row[0] for row in rows], pa.int64()),
+            "live_from": pa.array([round(row[1] * 1e6) for row in rows], pa.int64()).cast(instant),
+            "live_until": pa.array([None if row[2] is None else round(row[2] * 1e6) for row in rows], pa.int64()).cast(
+                instant
+            ),
+        }
+    )
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
 
 
 def _named(dataset: str, version: int) -> dict[str, Any]:

@@ -149,3 +149,27 @@ def test_a_dataset_not_served_registers_nothing(tmp_path: Path) -> None:
     publisher, _, catalog = _publisher(DatasetRecord(name="geo", live=None), Timeline([]), tmp_path)
     publisher.on_message('{"dataset": "geo", "version": 1}')
     assert catalog.tables == {}
+
+
+def test_the_history_table_holds_when_each_written_kept_version_was_live(tmp_path: Path) -> None:
+    import duckdb
+
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2, previous=3), HISTORY, tmp_path)
+    _written(objects, 1, 2, 3)
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+
+    table = catalog.tables["geo_history"]
+    assert table["StorageDescriptor"]["Location"] == "s3://b/_tables/geo/_history/"
+    assert [c["Name"] for c in table["StorageDescriptor"]["Columns"]] == ["version", "live_from", "live_until"]
+    path = tmp_path / "history.parquet"
+    path.write_bytes(objects.store["_tables/geo/_history/history.parquet"])
+    con = duckdb.connect()
+    rows = con.execute(
+        f"SELECT version, epoch(live_from), epoch(live_until) FROM read_parquet('{path}') ORDER BY live_from"
+    ).fetchall()
+    assert rows == [(2, 2.0, 3.0), (3, 3.0, None)]  # version 1 is gone: no period of it is kept
+    at = con.execute(
+        f"SELECT version FROM read_parquet('{path}') WHERE live_from <= to_timestamp(2.5) "
+        "AND (live_until IS NULL OR to_timestamp(2.5) < live_until)"
+    ).fetchall()
+    assert at == [(2,)]

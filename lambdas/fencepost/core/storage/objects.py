@@ -184,6 +184,12 @@ def parquet_key(dataset: str, version: int) -> str:
     return f"{tables_location(dataset)}version={version}/{dataset}-{version}.parquet"
 
 
+def history_location(dataset: str) -> str:
+    """The folder of a dataset's history as Parquet (its ``<name>_history`` Glue table): beside its versions' folders,
+    named with ``_`` so that an engine reading the versions' folder skips it."""
+    return f"{tables_location(dataset)}_history/"
+
+
 def parquet_columns_key(dataset: str, version: int) -> str:
     """The columns of a version's Parquet file as JSON, written after it (its presence says the file is whole); a
     name starting with ``_``, which Athena and Spark skip in the table's folder."""
