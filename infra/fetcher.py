@@ -1,4 +1,4 @@
-"""Sources: the fetch function, the schedule that starts a round of it every five minutes, and its four alarms.
+"""Sources: the fetch function, the schedule that starts a round of it every five minutes, and its five alarms.
 
 A round reads each folder's ``_source.json`` (``fencepost.sources``), checks the sources that are due, and writes a
 new release into the folder's ``_fetched/`` objects, which the bucket notifies to the loader as any upload. The
@@ -7,7 +7,8 @@ function's role holds exactly the calls a round makes:
 - the bucket: list it (its folders, and each ``_fetched/`` folder), read ``_source.json`` objects, and read, write
   and delete only ``<folder>/_fetched/*`` (``HeadObject`` after an upload, uploads in parts aborted on failure);
 - the table: the states of the sources and the rounds' lease, ``GetItem``/``Query``/``PutItem``/``DeleteItem`` of
-  the ``#sources`` partition only (``dynamodb:LeadingKeys``);
+  the ``#sources`` partition only (``dynamodb:LeadingKeys``), and ``Query`` of the ``#datasets`` partition (the
+  datasets' records, to count the stale ones);
 - the secret store: ``GetSecretValue`` and ``DescribeSecret`` (its tag ``fencepost:hosts``, the hosts it may be sent
   to) of the secrets named under ``sourceSecretPrefix`` (default ``fencepost/``), so a ``_source.json`` can only
   name secrets meant for sources, and send each only where its tag says.
@@ -16,9 +17,10 @@ A round that fails is not retried (the next is five minutes away, and a source t
 ``core.sources.schedule``). Rounds never overlap: each takes a lease in the ``#sources`` partition first
 (``fencepost.sources.rounds``), which works on any account (reserved concurrency would need room in the account's
 quota, which a new account may not have). The alarms: a source whose checks failed three times in a row, and a
-source no check found current for three of its intervals (both from the function's metrics, ``SourcesFailing`` and
-``SourcesStale``), the function failing, and the function not run for 15 minutes (from Lambda's own ``Invocations``:
-the other three come from the function itself, so a schedule that stopped would silence them too).
+source no check found current for three of its intervals, a dataset serving a version older than its ``max_age``
+(from the function's metrics, ``SourcesFailing``, ``SourcesStale`` and ``DatasetsStale``), the function failing, and
+the function not run for 15 minutes (from Lambda's own ``Invocations``: the others come from the function itself,
+so a schedule that stopped would silence them too).
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
-from fencepost.core.storage.keys import SOURCES_PK
+from fencepost.core.storage.keys import DATASETS_PK, SOURCES_PK
 from fencepost.core.storage.objects import FETCHED_FOLDER, SOURCE_NAME
 from fencepost.observability import FETCH_SERVICE
 from fencepost.sources.outcomes import FAILING
+from fencepost.sources.staleness import METRIC as STALE_METRIC
 from infra import nag
 from infra.alarms import PERIOD, any_in_period, silent
 from infra.functions import PythonFunction, own_metric
@@ -95,6 +98,14 @@ class Sources(Construct):
                 actions=["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"],
                 resources=[table.table_arn],
                 conditions={"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [SOURCES_PK]}},
+            )
+        )
+        # The datasets' records, read (never written) to count the stale ones each round (fencepost.sources.staleness)
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["dynamodb:Query"],
+                resources=[table.table_arn],
+                conditions={"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [DATASETS_PK]}},
             )
         )
         secrets = cdk.Stack.of(self).format_arn(
@@ -158,6 +169,15 @@ class Sources(Construct):
                     "GET /datasets/{name} shows the source's last check and why it failed."
                 ),
                 metric=own_metric(METRICS_SERVICE, "SourcesStale", "Maximum"),
+            ),
+            any_in_period(
+                self,
+                "DatasetsStaleAlarm",
+                description=(
+                    "A dataset serves a version older than its max_age (its _settings.json, or 3 times its source's "
+                    "interval): GET /datasets shows which, with its age. Lookups still answer from it."
+                ),
+                metric=own_metric(METRICS_SERVICE, STALE_METRIC, "Maximum"),
             ),
         ]
 

@@ -53,6 +53,7 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         ("LoadsStalled", LOADER_SERVICE),
         ("SourcesFailing", FETCH_SERVICE),
         ("SourcesStale", FETCH_SERVICE),
+        ("DatasetsStale", FETCH_SERVICE),
         ("Invocations", ids["fetch_function"]),
     }
     heartbeat = alarms.pop(("Invocations", ids["fetch_function"]))
@@ -75,9 +76,9 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
     assert "has not run for 15 minutes" in heartbeat["AlarmDescription"]
 
 
-@pytest.mark.parametrize("metric", ["SourcesFailing", "SourcesStale"])
-def test_a_failing_or_stale_source_raises_an_alarm_at_once(default: Synth, metric: str) -> None:
-    # Given the fetch function's own figure at each round (EMF: sources failing, or stale, at that round)
+@pytest.mark.parametrize("metric", ["SourcesFailing", "SourcesStale", "DatasetsStale"])
+def test_a_failing_or_stale_source_or_a_stale_dataset_raises_an_alarm_at_once(default: Synth, metric: str) -> None:
+    # Given the fetch function's own figure at each round (EMF: sources failing or stale, datasets stale)
     props = _alarms(default)[(metric, FETCH_SERVICE)]
 
     # Then one round that counts one is enough

@@ -47,6 +47,15 @@ def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_state
     assert [s["Condition"] for s in statements] == [
         {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": ["#sources"]}}
     ]
+    # but for the Query that reads the datasets' records, to count the stale ones: that partition, read only
+    reads = [
+        statement
+        for policy in default.of_type("AWS::IAM::Policy").values()
+        if default.ref("fetch_role") in policy["Properties"]["Roles"]
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if statement["Action"] == "dynamodb:Query"
+    ]
+    assert [s["Condition"] for s in reads] == [{"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": ["#datasets"]}}]
 
 
 def test_a_schedule_invokes_the_fetch_function_every_five_minutes_and_nothing_else(default: Synth) -> None:
