@@ -8,7 +8,10 @@ recipe (``--ranges``, no service):
 - DuckDB (every core), ``--tables-addresses`` uniform IPv4 addresses made in DuckDB as text, joined with the IPv4
   table by the bucketed query (``tables.join_sql.enrichment_query``): addresses a second and the process's peak
   resident set; then the naive join (``fp_ip(ip) BETWEEN ip_start AND ip_end``) over ``--tables-naive-addresses``
-  of them, stopped after ``--tables-naive-seconds`` if it has not finished (DuckDB's interrupt).
+  of them, stopped after ``--tables-naive-seconds`` if it has not finished (DuckDB's interrupt);
+- Spark 3.5 in local mode (``local[2]``), ``--tables-spark-addresses`` uniform IPv4 addresses made in Spark as text,
+  joined with the same table by the Glue job's join (``spark/enrich_job.enrich``: the query's Spark SQL form), run
+  twice in one session (the first run compiles the query's code): the session's start and each run's seconds.
 """
 
 from __future__ import annotations
@@ -124,7 +127,37 @@ def child_duckdb(table: Path, column: str, count: int, naive_count: int, naive_s
     }
 
 
-CHILDREN = {"files": child_files, "duckdb": child_duckdb}
+def child_spark(table: Path, count: int) -> dict[str, Any]:
+    """The Glue job's join of ``count`` uniform IPv4 addresses with the IPv4 table, in local mode, twice."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as f
+
+    from spark.enrich_job import Dataset, enrich
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    started = time.perf_counter()
+    builder = SparkSession.builder.master("local[2]").appName("fencepost-bench")
+    for key, value in (("spark.ui.enabled", "false"), ("spark.sql.shuffle.partitions", "4")):
+        builder = builder.config(key, value)
+    spark = builder.config("spark.ui.showConsoleProgress", "false").getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    start_seconds = time.perf_counter() - started
+    number = (f.rand(seed=15) * 4294967296).cast("long")
+    octets = [f.shiftright(number, shift).bitwiseAND(255).cast("string") for shift in (24, 16, 8, 0)]
+    rows = spark.range(count).select(f.concat_ws(".", *octets).alias("ip"))
+    runs = []
+    for _ in range(2):
+        began = time.perf_counter()
+        found = enrich(spark, rows, "ip", [Dataset("geo", str(table))]).count()
+        runs.append(time.perf_counter() - began)
+        if found != count:
+            raise RuntimeError(f"Spark's join gave {found} rows for {count} addresses")
+    spark.stop()
+    return {"addresses": count, "start_seconds": start_seconds, "first_seconds": runs[0], "seconds": runs[1]}
+
+
+CHILDREN = {"files": child_files, "duckdb": child_duckdb, "spark": child_spark}
 
 
 def _run(kind: str, *args: str) -> dict[str, Any]:
@@ -145,13 +178,17 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         counts = (args.tables_addresses, args.tables_naive_addresses, args.tables_naive_seconds)
         table, column = str(Path(folder) / "v4.parquet"), files["v4_parquet"]["column"]
         duck = _run("duckdb", table, column, *map(str, counts))
-    return {"files": files, "duckdb": duck}
+        spark = _run("spark", table, str(args.tables_spark_addresses)) if args.tables_spark_addresses else None
+    return {"files": files, "duckdb": duck, "spark": spark}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables-addresses", type=int, default=10_000_000, help="addresses joined in DuckDB")
     parser.add_argument("--tables-naive-addresses", type=int, default=100_000, help="addresses of the naive join")
     parser.add_argument("--tables-naive-seconds", type=int, default=300, help="the naive join's time limit")
+    parser.add_argument(
+        "--tables-spark-addresses", type=int, default=1_000_000, help="addresses joined in Spark (0: none)"
+    )
 
 
 def section(args: argparse.Namespace) -> str:

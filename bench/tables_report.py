@@ -11,11 +11,12 @@ MB = 1e6
 def markdown(found: dict[str, Any], args: argparse.Namespace) -> str:
     files, duck = found["files"], found["duckdb"]
     out = [
-        "### 15. Every dataset as a table: Parquet, and the join in DuckDB",
+        "### 15. Every dataset as a table: Parquet, and the join in DuckDB and Spark",
         "",
         "Fresh processes, the shared files built with the loader's recipe (`--ranges`: no service); "
         f"`--tables-addresses {args.tables_addresses}`, `--tables-naive-addresses {args.tables_naive_addresses}`, "
-        f"`--tables-naive-seconds {args.tables_naive_seconds}`.",
+        f"`--tables-naive-seconds {args.tables_naive_seconds}`, "
+        f"`--tables-spark-addresses {args.tables_spark_addresses}`.",
         "",
         "| the version as | pieces | rows | MB | seconds |",
         "|---|---:|---:|---:|---:|",
@@ -43,4 +44,12 @@ def markdown(found: dict[str, Any], args: argparse.Namespace) -> str:
         f"resident set {duck['peak_mb']:,.0f} MB ({duck['held_mb']:,.0f} MB before the join).",
         f"The naive join (`fp_ip(ip) BETWEEN ip_start AND ip_end`) of {duck['naive_addresses']:,} of them: {naive}.",
     ]
+    if (spark := found["spark"]) is not None:
+        out.append(
+            f"Spark local mode (`local[2]`, 4 shuffle partitions), {spark['addresses']:,} uniform IPv4 addresses made "
+            f"in Spark, joined with the same table by the Glue job's join (`spark/enrich_job.enrich`), counted: "
+            f"**{spark['seconds']:.1f} s, {spark['addresses'] / spark['seconds']:,.0f} addresses/s** the second "
+            f"run, {spark['first_seconds']:.1f} s the first (the query's code compiled), the session's start "
+            f"{spark['start_seconds']:.1f} s."
+        )
     return "\n".join(out) + "\n"
