@@ -3,7 +3,8 @@
 answers: tests/unit/enrichment/test_matches_lookup.py), for 100,000 addresses (IPv4, IPv6, IPv4-mapped IPv6, piece
 edges, gaps and misses) over versions' Parquet tables built by the loader's recipe: one dataset from both shared files
 (every 25th range left out), through the job's arguments and files, and two datasets in one query; and Spark reads
-any text (addresses written every way ``inet_pton`` reads them, near misses, junk) as ``GET /lookup`` does.
+any text (addresses written every way ``inet_pton`` reads them, near misses, junk) as ``GET /lookup`` does; and as of
+each row's own time (two versions and a rollback), 100,000 addresses as DuckDB's as-of form answers them.
 
 One SparkSession for the module: ``local[2]``, 4 shuffle partitions, no UI, log4j quiet."""
 
@@ -30,7 +31,17 @@ from fencepost.tables.dialects import DUCKDB, SPARK
 from fencepost.tables.join_sql import Joined, enrichments_query
 from spark.enrich_job import Dataset, enrich, main
 from tests.support import SMALL_FILE, V6_FILE, read_tsv
-from tests.support.tables import build_version, connection, engine_answers, mixed_addresses, shared_rows
+from tests.support.tables import (
+    HISTORY,
+    build_version,
+    connection,
+    engine_answers,
+    instants,
+    live_at,
+    mixed_addresses,
+    shared_rows,
+    two_versions,
+)
 
 COUNT = 100_000
 GEO = ("ip_start", "ip_end", "ip_network", "col3", "col4", "col5")
@@ -178,3 +189,31 @@ def test_spark_reads_any_text_as_an_address_as_the_lookup_does(spark: SparkSessi
     expected = [_lookup_hex(text) for text in texts]
     assert [row.h for row in read] == expected
     assert 300 < sum(each is None for each in expected) < 2_000  # texts that are no address, and addresses
+
+
+def test_as_of_each_row_s_time_spark_answers_100_000_addresses_as_duckdb(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "versions").mkdir()
+    table, _ = two_versions(tmp_path / "versions")
+    addresses = mixed_addresses(table, COUNT, seed=20261130)
+    at = instants(COUNT)
+    selected = ("ip_start", "col3", "col4")
+    pq.write_table(pa.table({"n": range(COUNT), "ip": addresses, "at": at}), tmp_path / "rows.parquet")
+    spark.read.parquet(str(tmp_path / "rows.parquet")).createOrReplaceTempView("fp_rows_then")
+    versions_read = spark.read.option("pathGlobFilter", "*.parquet").parquet(str(tmp_path / "versions"))
+    versions_read.createOrReplaceTempView("fp_versions")  # its version=<n>/ folders: a version column
+    history = spark.createDataFrame(HISTORY, "version INT, live_from TIMESTAMP_NTZ, live_until TIMESTAMP_NTZ")
+    history.createOrReplaceTempView("fp_history")
+    then = [Joined("fp_versions", selected, "asn.", "fp_history")]
+    query = enrichments_query(SPARK, "fp_rows_then", "ip", then, "at")
+    found = [_plain(row[3:]) for row in spark.sql(query).orderBy("n").collect()]
+
+    con = connection()
+    con.register("fp_rows", pa.table({"n": range(COUNT), "ip": addresses, "at": at}))
+    periods = dict(zip(["version", "live_from", "live_until"], zip(*HISTORY, strict=True), strict=True))
+    con.register("fp_history", pa.table(periods))
+    versions = f"read_parquet('{tmp_path / 'versions'}/*/*.parquet', hive_partitioning = true)"
+    query = enrichments_query(DUCKDB, "fp_rows", "ip", [Joined(versions, selected, "asn.", "fp_history")], "at")
+    expected = con.sql(f'SELECT * EXCLUDE (n, ip, "at") FROM ({query}) ORDER BY n').fetchall()
+    assert found == [_plain(row) for row in expected]
+    assert [row[0] for row in found].count(None) == sum(live_at(instant) is None for instant in at) > 10_000
+    assert {row[0] for row in found} == {None, 1, 2}

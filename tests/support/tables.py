@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from fencepost.enrichment.table import VersionTable
 from fencepost.reading.answers import Mode
 from fencepost.tables.join_sql import MACROS, enrichment_query
 from fencepost.tables.parquet_table import Written, write_table
-from tests.support import V4_FILE, V6_FILE, read_tsv
+from tests.support import SMALL_FILE, V4_FILE, V6_FILE, read_tsv
 
 
 def connection() -> duckdb.DuckDBPyConnection:
@@ -98,3 +99,34 @@ def engine_answers(
     batch = Enricher(shape, [Resolver(name, source)], errors_shown=False).enrich(list(addresses))
     assert not batch.invalid
     return [batch.objects[known][name] for known in batch.ids.tolist()]
+
+
+# Two versions of a dataset as the as-of tests hold them: version 2 live for a day, then rolled back to version 1
+T0 = datetime(2026, 11, 1)
+DAY = timedelta(days=1)
+HISTORY = [(1, T0, T0 + DAY), (2, T0 + DAY, T0 + 2 * DAY), (1, T0 + 2 * DAY, None)]
+
+
+def live_at(instant: datetime) -> int | None:
+    """The version of ``HISTORY`` live at ``instant`` (None before the first)."""
+    return next((v for v, start, end in HISTORY if start <= instant and (end is None or instant < end)), None)
+
+
+def two_versions(folder: Path) -> tuple[VersionTable, dict[int, Path]]:
+    """The small IPv4 file as version 1 and, with one country in four changed, as version 2, each written to
+    ``folder/version=<n>/`` as one table partitioned by version; the first version's table and both files."""
+    rows = read_tsv(SMALL_FILE)
+    changed = [[*row[:3], row[3] + "-2", row[4]] for at, row in enumerate(rows) if at % 4]
+    paths, first = {}, None
+    for version, version_rows in ((1, rows), (2, changed)):
+        (folder / f"version={version}").mkdir()
+        _, table, paths[version], _ = build_version(folder / f"version={version}", "part", version_rows, ["col3"])
+        first = first or table
+    assert first is not None
+    return first, paths
+
+
+def instants(count: int, seed: int = 20261129) -> list[datetime]:
+    """``count`` instants from half a day before ``HISTORY`` to a day and a half after its last change."""
+    chosen = random.Random(seed)
+    return [T0 - DAY / 2 + chosen.random() * 3.5 * DAY for _ in range(count)]

@@ -5,8 +5,6 @@ before any version was live gets NULL. The Trino and Spark forms parse."""
 
 from __future__ import annotations
 
-import random
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,29 +14,16 @@ from sqlglot import exp
 
 from fencepost.tables.dialects import DUCKDB, SPARK, TRINO, Dialect
 from fencepost.tables.join_sql import Joined, enrichments_query
-from tests.support import SMALL_FILE, read_tsv
-from tests.support.tables import build_version, connection, joined, mixed_addresses
+from tests.support.tables import HISTORY, connection, joined, live_at, mixed_addresses, two_versions
+from tests.support.tables import instants as at_instants
 
 SELECTED = ("ip_start", "col3", "col4")
-T0 = datetime(2026, 11, 1)
-DAY = timedelta(days=1)
-HISTORY = [(1, T0, T0 + DAY), (2, T0 + DAY, T0 + 2 * DAY), (1, T0 + 2 * DAY, None)]  # 2 rolled back to 1
-
-
-def _live_at(instant: datetime) -> int | None:
-    return next((v for v, start, end in HISTORY if start <= instant and (end is None or instant < end)), None)
 
 
 def test_each_row_is_answered_from_the_version_live_at_its_instant(tmp_path: Path) -> None:
-    rows = read_tsv(SMALL_FILE)
-    changed = [[*row[:3], row[3] + "-2", row[4]] for at, row in enumerate(rows) if at % 4]  # a country changed
-    paths = {}
-    for version, version_rows in ((1, rows), (2, changed)):
-        (tmp_path / f"version={version}").mkdir()
-        _, table, paths[version], _ = build_version(tmp_path / f"version={version}", "part", version_rows, ["col3"])
-    chosen = random.Random(20261129)
-    addresses = mixed_addresses(table, 20_000)
-    instants = [T0 - DAY / 2 + chosen.random() * 3.5 * DAY for _ in addresses]
+    table, paths = two_versions(tmp_path)
+    addresses = mixed_addresses(table, 100_000)
+    instants = at_instants(len(addresses))
     con = connection()
     live = {version: joined(con, addresses, f"read_parquet('{path}')", SELECTED) for version, path in paths.items()}
     con.register("fp_rows", pa.table({"n": range(len(addresses)), "ip": addresses, "at": instants}))
@@ -50,12 +35,12 @@ def test_each_row_is_answered_from_the_version_live_at_its_instant(tmp_path: Pat
     answered = con.sql(f"SELECT {names} FROM ({query}) ORDER BY n").fetchall()
     expected = []
     for at, instant in enumerate(instants):
-        then = _live_at(instant)
+        then = live_at(instant)
         expected.append((then, *live[then][at]) if then else (None,) * (1 + len(SELECTED)))
     assert answered == expected
-    met = [_live_at(instant) for instant in instants]
-    assert min(met.count(version) for version in (None, 1, 2)) > 2_000
-    assert sum(live[1][at] != live[2][at] for at in range(len(addresses))) > 500  # the versions answer differently
+    met = [live_at(instant) for instant in instants]
+    assert min(met.count(version) for version in (None, 1, 2)) > 10_000
+    assert sum(live[1][at] != live[2][at] for at in range(len(addresses))) > 2_500  # the versions answer differently
 
 
 @pytest.mark.parametrize("dialect", [TRINO, SPARK], ids=lambda d: d.name)
