@@ -4,7 +4,11 @@ several datasets' versions for the address in one of its columns, by the buckete
 Arguments, as Glue passes them (``--NAME value``), the same to ``python spark/enrich_job.py``:
 
 - ``--input``: the rows to enrich, a path or prefix (``s3://logs/alb/2026/11/``, ``samples/``);
-- ``--format``: how they are written: ``csv`` (with a header line), ``json`` (one object a line) or ``parquet``;
+- ``--format``: how they are written: ``csv`` (with a header line), ``json`` (one object a line), ``parquet``, or an
+  AWS log as AWS writes it to S3 (gzip read as it comes): ``alb`` (access logs: the client's address as
+  ``client_ip``, its ``time``), ``cloudfront`` (standard logs: ``c_ip``, ``date``, ``time``) or ``vpc`` (flow logs in
+  the default format: ``srcaddr``, ``dstaddr``, ``start``), each line kept whole as ``line``, ``-`` read as no
+  address (rows kept, answers NULL), header and comment lines left out;
 - ``--address_column``: the column holding the address text;
 - ``--datasets``: ``name=path`` pairs separated by commas, each path a version's table as ``write_table`` writes it
   (a file, or a folder of them: ``s3://bucket/tables/geo/version=12/``); the answer's columns are named
@@ -40,6 +44,13 @@ if TYPE_CHECKING:
 
 ARGUMENTS = ("input", "format", "address_column", "datasets", "output")
 FORMATS = ("csv", "json", "parquet")
+# AWS's logs: the separator, the lines to leave out (a regex), and the columns taken (name: field, 0-based), as
+# fencepost.core.logs reads them: ALB's client:port is the 4th field (IPv6 without brackets, or bracketed)
+LOGS = {
+    "alb": (" ", None, {"time": 1, "client:port": 3}),
+    "cloudfront": ("\t", "^#", {"date": 0, "time": 1, "c_ip": 4}),
+    "vpc": (" ", "^version ", {"srcaddr": 3, "dstaddr": 4, "start": 10}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +101,31 @@ def session(job_name: str, args: dict[str, str]) -> tuple[SparkSession, Callable
 
 
 def read_rows(spark: SparkSession, path: str, format_: str) -> DataFrame:
+    if format_ in LOGS:
+        return log_rows(spark, path, format_)
     if format_ not in FORMATS:
-        raise ValueError(f"--format is one of {', '.join(FORMATS)}, not {format_!r}")
+        raise ValueError(f"--format is one of {', '.join((*FORMATS, *LOGS))}, not {format_!r}")
     reader = spark.read.option("header", "true") if format_ == "csv" else spark.read
     return reader.format(format_).load(path)
+
+
+def log_rows(spark: SparkSession, path: str, format_: str) -> DataFrame:
+    """An AWS log's lines (``LOGS``), each with its named fields; ``-`` (no address) as NULL."""
+    from pyspark.sql import functions as f
+
+    separator, skipped, taken = LOGS[format_]
+    lines = spark.read.text(path)
+    if skipped is not None:
+        lines = lines.where(~f.col("value").rlike(skipped))
+    fields = f.split(f.col("value"), separator)
+    columns = [f.col("value").alias("line")]
+    for named, at in taken.items():
+        field = f.element_at(fields, at + 1)
+        if named == "client:port":  # the address is what comes before the last ':' (ALB: fencepost.core.logs.alb)
+            field = f.regexp_extract(field, r"^\[?(.*?)\]?:[0-9]+$", 1)
+        name = "client_ip" if named == "client:port" else named
+        columns.append(f.when(field.isin("-", ""), None).otherwise(field).alias(name))
+    return lines.where(f.length("value") > 0).select(*columns)
 
 
 def enrich(spark: SparkSession, rows: DataFrame, column: str, datasets: Sequence[Dataset]) -> DataFrame:

@@ -4,13 +4,15 @@ answers: tests/unit/enrichment/test_matches_lookup.py), for 100,000 addresses (I
 edges, gaps and misses) over versions' Parquet tables built by the loader's recipe: one dataset from both shared files
 (every 25th range left out), through the job's arguments and files, and two datasets in one query; and Spark reads
 any text (addresses written every way ``inet_pton`` reads them, near misses, junk) as ``GET /lookup`` does; and as of
-each row's own time (two versions and a rollback), 100,000 addresses as DuckDB's as-of form answers them.
+each row's own time (two versions and a rollback), 100,000 addresses as DuckDB's as-of form answers them; and the job
+reads ALB, CloudFront and VPC flow logs as AWS writes them (gzip, headers), every line kept with its address.
 
 One SparkSession for the module: ``local[2]``, 4 shuffle partitions, no UI, log4j quiet."""
 
 from __future__ import annotations
 
 import csv
+import gzip
 import ipaddress
 import random
 import sys
@@ -217,3 +219,53 @@ def test_as_of_each_row_s_time_spark_answers_100_000_addresses_as_duckdb(spark: 
     assert found == [_plain(row) for row in expected]
     assert [row[0] for row in found].count(None) == sum(live_at(instant) is None for instant in at) > 10_000
     assert {row[0] for row in found} == {None, 1, 2}
+
+
+LOGS = Path(__file__).resolve().parents[1] / "data" / "aws_logs"
+# Each log's sample (AWS's documented lines), its separator, the address field (0-based), and the job's column
+LOG_FORMATS = {
+    "alb": ("alb.log", " ", 3, "client_ip"),
+    "cloudfront": ("cloudfront.log", "\t", 4, "c_ip"),
+    "vpc": ("vpc_flow.log", " ", 3, "srcaddr"),
+}
+
+
+def _log_lines(format_: str, addresses: list[str]) -> tuple[list[str], list[str | None]]:
+    """The sample's first line again and again, its address field each of ``addresses`` (ALB's with a port, an IPv6
+    one bracketed one time in two), headers and comments kept; and the address each line holds (None for ``-``)."""
+    sample, separator, at, _ = LOG_FORMATS[format_]
+    lines = (LOGS / sample).read_text().splitlines()
+    head = [line for line in lines if line.startswith(("#", "version "))]
+    fields = next(line for line in lines if line not in head).split(separator)
+    out, held = list(head), []
+    for n, address in enumerate(addresses):
+        field = address
+        if format_ == "alb" and address != "-":
+            field = f"[{address}]:{n}" if ":" in address and n % 2 else f"{address}:{n}"
+        out.append(separator.join([*fields[:at], field, *fields[at + 1 :]]))
+        held.append(None if address == "-" else address)
+    return out, held
+
+
+@pytest.mark.usefixtures("spark")
+@pytest.mark.parametrize("format_", sorted(LOG_FORMATS))
+def test_the_job_reads_each_aws_log_as_aws_writes_it(format_: str, geo: Built, tmp_path: Path) -> None:
+    addresses = [*mixed_addresses(geo[1], 3_000, seed=sorted(LOG_FORMATS).index(format_)), "-", "-"]
+    lines, held = _log_lines(format_, addresses)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "part.log.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    column = LOG_FORMATS[format_][3]
+    output = tmp_path / "enriched"
+    args = ["--input", str(tmp_path / "in"), "--format", format_, "--address_column", column]
+    main(["enrich_job.py", *args, "--datasets", f"geo={geo[2]}", "--output", str(output)])
+
+    read = connection().sql(f"SELECT * FROM read_parquet('{output}/*.parquet')").fetchall()
+    names = connection().sql(f"SELECT * FROM read_parquet('{output}/*.parquet') LIMIT 0").columns
+    by_line = {row[names.index("line")]: row for row in read}
+    assert len(read) == len(addresses)  # every data line, no header or comment line
+    data = [line for line in lines if not line.startswith(("#", "version "))]
+    assert [by_line[line][names.index(column)] for line in data] == held
+    expected = _duckdb([address or "" for address in held], [Joined(f"read_parquet('{geo[2]}')", GEO, "geo.")])
+    found = [tuple(by_line[line][names.index(f"geo.{name}")] for name in GEO[2:]) for line in data]
+    assert found == [row[2:] for row in expected]
+    assert sum(row[0] is not None for row in found) > 500
