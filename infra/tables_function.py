@@ -11,6 +11,7 @@ writes under ``_tables/`` and of its exports' markers, and GetTable, CreateTable
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Final
 
@@ -36,7 +37,15 @@ TIMEOUT: Final = cdk.Duration.minutes(TABLES_TIMEOUT_MINUTES)
 VISIBILITY_TIMEOUT: Final = cdk.Duration.minutes(TABLES_TIMEOUT_MINUTES * 6)
 MAX_RECEIVES: Final = 5
 CONCURRENCY: Final = 2  # Lambda's minimum for an SQS event source: versions are written a few at a time at most
-DATABASE: Final[str] = TABLES["glue_database"].default
+DATABASE: Final[str] = TABLES["glue_database"].default  # the default stack's ("Fencepost")
+
+
+def database_name(stack_name: str) -> str:
+    """The stack's Glue database: its name in Glue's alphabet (lowercase, anything else ``_``), so that two stacks in
+    one account and region keep their tables apart; the default stack's is ``DATABASE``."""
+    return re.sub(r"[^a-z0-9_]", "_", stack_name.lower())
+
+
 PARQUET_MARKERS: Final = building_key(f"{EXPORTS_PREFIX}*.parquet")
 
 
@@ -53,6 +62,7 @@ class Tables(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
+        self.database_name = database_name(stack.stack_name)
         self.dead_letters = sqs.Queue(
             self,
             "DeadLetterQueue",
@@ -74,7 +84,8 @@ class Tables(Construct):
             "Database",
             catalog_id=stack.account,
             database_input=glue.CfnDatabase.DatabaseInputProperty(
-                name=DATABASE, description="Fencepost: each dataset as <name> (live) and <name>_versions"
+                name=self.database_name,
+                description="Fencepost: each dataset as <name> (live), <name>_versions and <name>_history",
             ),
         )
         made = PythonFunction(
@@ -91,7 +102,7 @@ class Tables(Construct):
             environment={
                 "TABLE_NAME": table.table_name,
                 "BUCKET_NAME": bucket.bucket_name,
-                "GLUE_DATABASE": DATABASE,
+                "GLUE_DATABASE": self.database_name,
             },
         )
         self.function, self.role = made.function, made.role
@@ -140,7 +151,8 @@ class Tables(Construct):
         markers = bucket.arn_for_objects(PARQUET_MARKERS)
         policy(iam.PolicyStatement(actions=["s3:PutObject", "s3:DeleteObject"], resources=[markers]))
         arn = f"arn:{stack.partition}:glue:{stack.region}:{stack.account}"
-        catalog = [f"{arn}:catalog", f"{arn}:database/{DATABASE}", f"{arn}:table/{DATABASE}/*"]
+        database = self.database_name
+        catalog = [f"{arn}:catalog", f"{arn}:database/{database}", f"{arn}:table/{database}/*"]
         policy(
             iam.PolicyStatement(actions=["glue:GetTable", "glue:CreateTable", "glue:UpdateTable"], resources=catalog)
         )
@@ -153,7 +165,7 @@ class Tables(Construct):
             nag.acknowledge(self.role, f"AwsSolutions-IAM5[Resource::{bucket_arn}/{key}]", why)
         nag.acknowledge(
             self.role,
-            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/{DATABASE}/*]",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/{database}/*]",
             "It registers a table per dataset and its versions' table in its own Glue database, created as datasets "
             "appear.",
         )

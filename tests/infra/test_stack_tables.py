@@ -3,7 +3,7 @@ Glue database, and a role holding exactly the calls it makes."""
 
 from __future__ import annotations
 
-from infra.tables_function import DATABASE, MAX_RECEIVES
+from infra.tables_function import DATABASE, MAX_RECEIVES, database_name
 from tests.support.synthesis import arn_join, environment, granted, on
 from tests.synth import Synth
 
@@ -77,3 +77,8 @@ def test_the_tables_role_holds_exactly_the_calls_the_function_makes(default: Syn
         | on(_glue(f":database/{DATABASE}"), *glue)
         | on(_glue(f":table/{DATABASE}/*"), *glue)
     )
+
+
+def test_each_stack_has_its_own_glue_database_named_after_it() -> None:
+    assert database_name("Fencepost") == DATABASE == "fencepost"  # the default stack's
+    assert database_name("Fencepost-Staging") == "fencepost_staging"  # another, in the same account, apart
