@@ -9,6 +9,8 @@ recipe (``--ranges``, no service):
   table by the bucketed query (``tables.join_sql.enrichment_query``): addresses a second and the process's peak
   resident set; then the naive join (``fp_ip(ip) BETWEEN ip_start AND ip_end``) over ``--tables-naive-addresses``
   of them, stopped after ``--tables-naive-seconds`` if it has not finished (DuckDB's interrupt);
+- the writer's memory: a synthetic version of ``--tables-synthetic-rows`` ranges written as Parquet, the resident
+  set sampled every 20 ms while it is written, above what the process held once the version's arrays were read;
 - Spark 3.5 in local mode (``local[2]``), ``--tables-spark-addresses`` uniform IPv4 addresses made in Spark as text,
   joined with the same table by the Glue job's join (``spark/enrich_job.enrich``: the query's Spark SQL form), run
   twice in one session (the first run compiles the query's code): the session's start and each run's seconds.
@@ -68,6 +70,35 @@ def child_files(v4_file: Path, v6_file: Path, folder: Path) -> dict[str, Any]:
     mmdb = mmdb_bytes("geo", columns, pieces, has_ipv6=False, build_epoch=int(time.time()))
     out["v4_mmdb"] = {"seconds": time.perf_counter() - started, "bytes": len(mmdb)}
     return out
+
+
+def child_memory(rows: int, folder: Path) -> dict[str, Any]:
+    """The resident set's rise while a synthetic version of ``rows`` ranges is written as Parquet (sampled every
+    20 ms), above what the process held with the version's arrays read: the writer streams, so it stays flat."""
+    import gc
+
+    from bench import synthetic
+    from bench.enrichment import _rss_mb
+    from fencepost.tables.parquet_table import write_table
+
+    version = _version(synthetic.write(folder / f"synthetic-{rows}.tsv", rows))
+    gc.collect()
+    before, peak, done = _rss_mb(), [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], _rss_mb())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    started = time.perf_counter()
+    written = write_table(version, folder / "synthetic.parquet")
+    seconds = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    size = (folder / "synthetic.parquet").stat().st_size
+    rise = max(0.0, peak[0] - before)
+    return {"pieces": written.pieces, "rows": written.rows, "seconds": seconds, "bytes": size, "rise_mb": rise}
 
 
 def _interrupted_after(connection: Any, seconds: float, sql: str) -> tuple[float, bool]:
@@ -157,7 +188,7 @@ def child_spark(table: Path, count: int) -> dict[str, Any]:
     return {"addresses": count, "start_seconds": start_seconds, "first_seconds": runs[0], "seconds": runs[1]}
 
 
-CHILDREN = {"files": child_files, "duckdb": child_duckdb, "spark": child_spark}
+CHILDREN = {"files": child_files, "duckdb": child_duckdb, "spark": child_spark, "memory": child_memory}
 
 
 def _run(kind: str, *args: str) -> dict[str, Any]:
@@ -179,7 +210,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         table, column = str(Path(folder) / "v4.parquet"), files["v4_parquet"]["column"]
         duck = _run("duckdb", table, column, *map(str, counts))
         spark = _run("spark", table, str(args.tables_spark_addresses)) if args.tables_spark_addresses else None
-    return {"files": files, "duckdb": duck, "spark": spark}
+        rows = args.tables_synthetic_rows
+        memory = _run("memory", str(rows), str(Path(folder) / "synthetic")) if rows else None
+    return {"files": files, "duckdb": duck, "spark": spark, "memory": memory}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -188,6 +221,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables-naive-seconds", type=int, default=300, help="the naive join's time limit")
     parser.add_argument(
         "--tables-spark-addresses", type=int, default=1_000_000, help="addresses joined in Spark (0: none)"
+    )
+    parser.add_argument(
+        "--tables-synthetic-rows", type=int, default=4_000_000, help="ranges of the version written for memory"
     )
 
 

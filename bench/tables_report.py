@@ -16,7 +16,8 @@ def markdown(found: dict[str, Any], args: argparse.Namespace) -> str:
         "Fresh processes, the shared files built with the loader's recipe (`--ranges`: no service); "
         f"`--tables-addresses {args.tables_addresses}`, `--tables-naive-addresses {args.tables_naive_addresses}`, "
         f"`--tables-naive-seconds {args.tables_naive_seconds}`, "
-        f"`--tables-spark-addresses {args.tables_spark_addresses}`.",
+        f"`--tables-spark-addresses {args.tables_spark_addresses}`, "
+        f"`--tables-synthetic-rows {args.tables_synthetic_rows}`.",
         "",
         "| the version as | pieces | rows | MB | seconds |",
         "|---|---:|---:|---:|---:|",
@@ -44,6 +45,13 @@ def markdown(found: dict[str, Any], args: argparse.Namespace) -> str:
         f"resident set {duck['peak_mb']:,.0f} MB ({duck['held_mb']:,.0f} MB before the join).",
         f"The naive join (`fp_ip(ip) BETWEEN ip_start AND ip_end`) of {duck['naive_addresses']:,} of them: {naive}.",
     ]
+    if (memory := found["memory"]) is not None:
+        out.append(
+            f"The writer's memory: a synthetic version of {memory['pieces']:,} pieces ({memory['rows']:,} rows, "
+            f"{memory['bytes'] / MB:.0f} MB) written in {memory['seconds']:.1f} s raised the resident set "
+            f"(sampled every 20 ms) at most **{memory['rise_mb']:,.0f} MB** above what the process held with the "
+            "version's arrays read."
+        )
     if (spark := found["spark"]) is not None:
         out.append(
             f"Spark local mode (`local[2]`, 4 shuffle partitions), {spark['addresses']:,} uniform IPv4 addresses made "

@@ -72,19 +72,30 @@ def _binary(octets: npt.NDArray[np.uint8]) -> pa.Array:
     return fixed.cast(pa.binary())
 
 
+def _levels(table: FamilyTable) -> npt.NDArray[np.uint8]:
+    """Each piece's level, worked out ``BATCH_PIECES`` at a time: a byte a piece is all the writer holds of them."""
+    family, count = table.family, len(table.starts)
+    parts = [
+        levels(
+            family, tops(family, table.starts[at : at + BATCH_PIECES]), tops(family, table.ends[at : at + BATCH_PIECES])
+        )
+        for at in range(0, count, BATCH_PIECES)
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
+
+
 def _batches(table: FamilyTable, layout: Layout, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     """One family's rows, in key order, ``BATCH_PIECES`` pieces at a time."""
     import pyarrow as pa
 
     family = table.family
     data = layout.data_arrays(table.values)
-    starts, ends = tops(family, table.starts), tops(family, table.ends)
-    chosen = levels(family, starts, ends)
+    chosen = _levels(table)
     for length in sorted(LEVELS[family]):  # keys grow with the length
         at_level = np.flatnonzero(chosen == length)
         for cut in range(0, len(at_level), BATCH_PIECES):
             pieces = at_level[cut : cut + BATCH_PIECES]
-            copied, keys = copies(family, length, starts[pieces], ends[pieces])
+            copied, keys = copies(family, length, tops(family, table.starts[pieces]), tops(family, table.ends[pieces]))
             rows = pieces[copied]
             low, high = wide(family, table.starts[pieces]), wide(family, table.ends[pieces])
             shown = pa.array(networks(family, low, high), pa.string()).take(pa.array(copied))
