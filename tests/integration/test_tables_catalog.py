@@ -6,6 +6,7 @@ answers ``format=parquet`` as it answers the other formats."""
 from __future__ import annotations
 
 import json
+import logging
 import urllib.request
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from fencepost.core.storage.objects import parquet_key
 from fencepost.handlers import admin
+from fencepost.observability import TABLES_SERVICE
 from tests.support.catalogs import TablesStack, with_tables
 from tests.support.lookups import batch_lookup, request_export
 from tests.support.stacks import Stack
@@ -142,7 +144,15 @@ def test_the_export_route_answers_parquet_as_it_answers_the_other_formats(tables
 
 def test_a_bad_message_is_dropped_with_a_clear_log(tables: TablesStack, caplog: pytest.LogCaptureFixture) -> None:
     stack = tables.stack
-    stack.sqs.send_message(QueueUrl=tables.queue.url, MessageBody='{"dataset": "../x", "version": 1}')
-    tables.drain()
+    # The function's Powertools logger writes to the stream it was made with and does not propagate, at the level an
+    # earlier wiring in this process may have set (a local stack's ERROR): listen to it, at WARNING
+    logger = logging.getLogger(TABLES_SERVICE)
+    caplog.set_level(logging.WARNING, logger=TABLES_SERVICE)
+    logger.addHandler(caplog.handler)
+    try:
+        stack.sqs.send_message(QueueUrl=tables.queue.url, MessageBody='{"dataset": "../x", "version": 1}')
+        tables.drain()
+    finally:
+        logger.removeHandler(caplog.handler)
     assert "a tables message was dropped: invalid dataset name '../x'" in caplog.text
     assert stack.sqs.receive_message(QueueUrl=tables.queue.dlq_url).get("Messages", []) == []
