@@ -4,7 +4,7 @@ its own (``fencepost.handlers.tables``) with an asset of its own (pyarrow: ``inf
 A standard queue with its dead-letter queue and alarm, as the loader's: the loader sends a message as each version
 goes live, the lookup function for ``GET /datasets/{name}/export?format=parquet``, ``admin rollback`` after a
 rollback. The function writes ``_tables/<dataset>/version=<n>/`` (streamed to ``/tmp``, then a multipart upload)
-and keeps the dataset's two Glue tables at its state (``fencepost.tables.registering``), in a Glue database made
+and keeps the dataset's three Glue tables at its state (``fencepost.tables.registering``), in a Glue database made
 here. Its role holds exactly the calls it makes: reads of the table's records and of the versions' table files,
 writes under ``_tables/`` and of its exports' markers, and GetTable, CreateTable and UpdateTable in that database.
 """

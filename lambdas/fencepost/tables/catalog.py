@@ -89,7 +89,12 @@ def versions_table(
             LIVE: "" if live is None else str(live),
         },
         "PartitionKeys": [{"Name": PARTITION, "Type": "int"}],
-        "StorageDescriptor": {"Columns": glue_columns(columns), "Location": location, **_PARQUET},
+        # a data column named as the partition key stays in the file, left out here (a table's names are unique)
+        "StorageDescriptor": {
+            "Columns": [column for column in glue_columns(columns) if column["Name"] != PARTITION],
+            "Location": location,
+            **_PARQUET,
+        },
     }
 
 

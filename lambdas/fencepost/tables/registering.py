@@ -25,7 +25,7 @@ from typing import Any, Final, Protocol
 
 from fencepost.core.storage.objects import history_location, parquet_columns_key, parquet_key, table_key
 from fencepost.core.versions.exports import FORMATS, WRITING, Marker, marker_object, may_write
-from fencepost.core.versions.history import Timeline
+from fencepost.core.versions.history import Period, Timeline
 from fencepost.enrichment.table import TableError, VersionTable
 from fencepost.errors import InvalidRequest, check_dataset_name
 from fencepost.model import DatasetRecord, VersionInfo
@@ -34,6 +34,7 @@ from fencepost.tables.schema import LayoutError
 
 PARQUET: Final = FORMATS["parquet"]
 HISTORY_FILE: Final = "history.parquet"
+SETTLE_ROUNDS: Final = 3
 
 
 class MessageError(ValueError):
@@ -131,8 +132,25 @@ class TablesPublisher:
             self.log.info("a version no longer kept: not written", extra={"dataset": dataset, "version": version})
         for wanted in sorted({version, record.live} & set(kept)):
             self.write(dataset, wanted)
-        timeline = self.datasets.timeline(dataset, consistent=True)
-        self.register(dataset, self.datasets.get(dataset, consistent=True) or record, kept, timeline)
+        self.settle(dataset, record)
+
+    def settle(self, dataset: str, record: DatasetRecord) -> None:
+        """Register the dataset as it stands, then read it again: a rollback or another delivery's registration may
+        have come between the read and the writes, so the tables are registered again until a read after them finds
+        the state they were made from (at most ``SETTLE_ROUNDS`` times)."""
+        for _ in range(SETTLE_ROUNDS):
+            current = self.datasets.get(dataset, consistent=True) or record
+            timeline = self.datasets.timeline(dataset, consistent=True)
+            self.register(dataset, current, kept_versions(current, timeline), timeline)
+            if self._state(dataset) in (None, (current.live, current.previous, timeline.periods())):
+                return
+        self.log.warning("the dataset kept changing while its tables were registered", extra={"dataset": dataset})
+
+    def _state(self, dataset: str) -> tuple[int | None, int | None, dict[int, list[Period]]] | None:
+        found = self.datasets.get(dataset, consistent=True)
+        if found is None:
+            return None
+        return found.live, found.previous, self.datasets.timeline(dataset, consistent=True).periods()
 
     def columns(self, dataset: str, version: int) -> list[tuple[str, str]] | None:
         """A written version's columns (name, type); None while its file is not written."""

@@ -173,3 +173,37 @@ def test_the_history_table_holds_when_each_written_kept_version_was_live(tmp_pat
         "AND (live_until IS NULL OR to_timestamp(2.5) < live_until)"
     ).fetchall()
     assert at == [(2,)]
+
+
+class RolledBackMidway(Datasets):
+    """The dataset's record as a rollback leaves it, from the ``after``-th read on (the live version 2 becomes 3)."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__(DatasetRecord(name="geo", live=2, previous=3), HISTORY)
+        self.reads, self.after = 0, after
+
+    def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:
+        self.reads += 1
+        return self.record if self.reads < self.after else DatasetRecord(name="geo", live=3, previous=2)
+
+
+@pytest.mark.parametrize("after", [2, 3])  # before the registration, or between it and the check after
+def test_a_rollback_between_the_read_and_the_registration_is_registered_too(tmp_path: Path, after: int) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    object.__setattr__(publisher, "datasets", RolledBackMidway(after))
+    _written(objects, 2, 3)
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert catalog.tables["geo"]["StorageDescriptor"]["Location"] == "s3://b/_tables/geo/version=3/"
+
+
+def test_a_data_column_named_as_the_partition_is_left_out_of_the_versions_table(tmp_path: Path) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    for version in (2, 3):
+        columns = [*COLUMNS, ["version", "string"]]
+        objects.put_bytes(parquet_columns_key("geo", version), json.dumps(columns).encode())
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    declared = [c["Name"] for c in catalog.tables["geo_versions"]["StorageDescriptor"]["Columns"]]
+    assert declared == ["ip_bucket", "country"]
+    assert [key["Name"] for key in catalog.tables["geo_versions"]["PartitionKeys"]] == ["version"]
+    live = [c["Name"] for c in catalog.tables["geo"]["StorageDescriptor"]["Columns"]]
+    assert live == ["ip_bucket", "country", "version"]  # the live table has no partition: the column is its own
