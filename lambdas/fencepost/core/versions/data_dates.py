@@ -1,0 +1,111 @@
+"""The data's own date: when the publisher says the data of a version was made, as opposed to when the version was
+built (its header's ``created_at``) or when a file happened to be copied (a file's modification time, which is
+never used: a copy, a sync or an unpacking changes it, and it says nothing of the data).
+
+Each object of a version may state its date three ways, the publisher's own statement first:
+
+- ``mmdb``: a MaxMind DB file's ``build_epoch`` (its metadata), when the publisher built the database;
+- ``last-modified``: the ``Last-Modified`` header the publisher sent with a release a folder's source fetched
+  (``core.sources``), recorded in the release's manifest;
+- ``name``: a date in the object's key, as publishers name their releases (``GeoLite2-City_20261124``,
+  ``delegated-apnic-20261124``, ``ip2asn-v6-20251028.tsv.gz``, ``_history/2026-11-24/``): ``YYYYMMDD``,
+  ``YYYY-MM-DD`` or ``YYYY_MM_DD`` standing alone (not inside a longer run of digits), a real day from
+  ``EARLIEST_YEAR`` on. The last such date of the key is the object's (a release's own name comes after its folder).
+
+A version is as old as its oldest dated object: its date is the oldest of its objects' dates (each object's best
+statement), with that statement's source and object. Objects that state no date are left out; a version none of
+whose objects states one has no date (None).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from email.utils import parsedate_to_datetime
+from typing import Final
+
+MMDB: Final = "mmdb"
+LAST_MODIFIED: Final = "last-modified"
+NAME: Final = "name"
+SOURCES: Final = (MMDB, LAST_MODIFIED, NAME)  # in the order they are preferred
+
+EARLIEST_YEAR: Final = 1990  # before any public IP data set: an 8-digit number naming an earlier "day" is no date
+LATEST_YEAR: Final = 2199
+_IN_NAME: Final = re.compile(r"(?<!\d)(\d{4})([-_]?)(\d{2})\2(\d{2})(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class DataDate:
+    """The date a version's data was made, as its publisher states it."""
+
+    date: str  # ISO 8601 in UTC: an instant (``2026-11-24T10:31:02Z``) from mmdb and last-modified, a day from a name
+    source: str  # how it is known: one of ``SOURCES``
+    object: str  # the key of the object that states it
+
+
+def from_epoch(epoch: object) -> str | None:
+    """A MaxMind DB ``build_epoch`` (seconds since 1970) as an instant; None for a value that is not one."""
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch <= 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(epoch, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return _instant(moment) if EARLIEST_YEAR <= moment.year <= LATEST_YEAR else None
+
+
+def from_http_date(text: object) -> str | None:
+    """An HTTP date (``Tue, 24 Nov 2026 10:31:02 GMT``, RFC 9110) as an instant; None for text that is not one."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:  # an HTTP date is in GMT, whether it says so or not
+        moment = moment.replace(tzinfo=UTC)
+    return _instant(moment) if EARLIEST_YEAR <= moment.year <= LATEST_YEAR else None
+
+
+def from_name(key: str) -> str | None:
+    """The last date standing alone in ``key`` (``YYYY-MM-DD``), or None when it holds none."""
+    found = None
+    for match in _IN_NAME.finditer(key):
+        year, _, month, day = match.groups()
+        try:
+            shown = date(int(year), int(month), int(day))
+        except ValueError:
+            continue
+        if EARLIEST_YEAR <= shown.year <= LATEST_YEAR:
+            found = shown.isoformat()
+    return found
+
+
+def object_date(key: str, *, epoch: object = None, last_modified: object = None) -> DataDate | None:
+    """The best date one object states: its MaxMind DB build epoch, else its release's Last-Modified, else a date in
+    its key."""
+    for source, text in ((MMDB, from_epoch(epoch)), (LAST_MODIFIED, from_http_date(last_modified))):
+        if text is not None:
+            return DataDate(text, source, key)
+    named = from_name(key)
+    return None if named is None else DataDate(named, NAME, key)
+
+
+def version_date(
+    keys: Iterable[str],
+    *,
+    epochs: Mapping[str, object] | None = None,
+    last_modified: Mapping[str, object] | None = None,
+) -> DataDate | None:
+    """The date of a version built from the objects ``keys``: the oldest of their own dates (``object_date``), or
+    None when none states one. ``epochs`` and ``last_modified`` are by object key."""
+    epochs, last_modified = epochs or {}, last_modified or {}
+    dated = [object_date(key, epoch=epochs.get(key), last_modified=last_modified.get(key)) for key in keys]
+    found = [stated for stated in dated if stated is not None]
+    return min(found, key=lambda stated: (stated.date, SOURCES.index(stated.source), stated.object), default=None)
+
+
+def _instant(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
