@@ -10,6 +10,8 @@ from typing import Any
 from fencepost.core.folders.fingerprint import fingerprint
 from fencepost.core.formats.problems import Problem
 from fencepost.core.storage.keys import Directory
+from fencepost.core.storage.record_fields import bookkeeping, documented, key_field, served_as
+from fencepost.core.versions.data_dates import DataDate
 
 __all__ = [
     "BuildRecord",
@@ -62,26 +64,6 @@ class BuildState(StrEnum):
 
 # States in which a build may still go live: its chunks are written, and a repeated delivery may finish it.
 UNFINISHED = (BuildState.PLANNING, BuildState.WRITING, BuildState.FINALIZING)
-
-
-def key_field(**kwargs: Any) -> Any:
-    """A field that is part of an item's key (PK/SK), not one of its attributes."""
-    return field(metadata={"key": True}, **kwargs)
-
-
-def bookkeeping(**kwargs: Any) -> Any:
-    """A field the loader keeps for itself: stored, never served."""
-    return field(metadata={"served": False}, **kwargs)
-
-
-def served_as(name: str, doc: str, **kwargs: Any) -> Any:
-    """A field served by the API under another name, with its description in the API's document."""
-    return field(metadata={"api": name, "doc": doc}, **kwargs)
-
-
-def documented(doc: str, **kwargs: Any) -> Any:
-    """A served field with its description in the API's document."""
-    return field(metadata={"doc": doc}, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +147,8 @@ class DatasetRecord:
     status: LoadStatus = documented("State of the latest load.", default=LoadStatus.LOADING)  # noqa: RUF009
     ranges: int = 0
     loaded_at: str | None = None
+    built_at: str | None = documented("When the live version was built (RFC 3339, UTC).", default=None)
+    data_date: DataDate | None = documented("Its data's own date (docs/datasets.md).", default=None)  # noqa: RUF009
     objects: list[ObjectRef] = field(default_factory=list)
     load: LoadState = field(default_factory=LoadState)
     previous: int | None = bookkeeping(default=None)  # the rollback target
@@ -281,6 +265,7 @@ class VersionHeader:
     aliases: tuple[str, ...] | None = None  # IPv6 prefixes answered as the IPv4 address they carry (core.space.aliases)
     indexed: tuple[str, ...] | None = None  # the columns with a value index (core.versions.value_index), in key order
     numeric: tuple[str, ...] | None = None  # the columns a MaxMind DB export stores as numbers
+    data_date: DataDate | None = None  # its data's own date, as the publisher states it (core.versions.data_dates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,3 +281,4 @@ class VersionInfo:
     indexed: tuple[str, ...] = ()  # the columns with a value index (``VersionHeader.indexed``)
     created_at: str = ""  # when the version was built (``VersionHeader.created_at``, ISO 8601)
     numeric: tuple[str, ...] = ()  # ``VersionHeader.numeric``
+    data_date: DataDate | None = None  # ``VersionHeader.data_date``

@@ -158,6 +158,10 @@ class FakeServing:
         record.previous = before.live
         record.live, record.ranges, record.objects, record.loaded_at = build, ranges, list(objects), loaded_at
         record.live_since, record.retired, record.settings, record.held = now, False, settings, None
+        header = self.store.get(version_pk(name, build), VERSION_HEADER_SK)  # the version's dates
+        dated = isinstance(header, VersionHeader)
+        record.built_at = (header.created_at or None) if dated else None
+        record.data_date = header.data_date if dated else None
         self._write(record)
         self._point(name, LivePointer(name, build, now))
         self.event(name, now, build, changed=changed)
@@ -203,6 +207,8 @@ class FakeServing:
             live_since=now,
             settings=target.settings,
             held=record.sources if record.previous < record.live else None,
+            built_at=target.created_at or None,
+            data_date=target.data_date,
         )
         self._write(after)
         self._point(name, LivePointer(name, record.previous, now))

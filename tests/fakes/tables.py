@@ -123,7 +123,16 @@ class FakeVersions:
         gaps = bool(header.gaps)
         numeric = header.numeric or ()
         return VersionInfo(
-            dataset, version, header.columns, directories, gaps, aliases, indexed, header.created_at, numeric
+            dataset,
+            version,
+            header.columns,
+            directories,
+            gaps,
+            aliases,
+            indexed,
+            header.created_at,
+            numeric,
+            header.data_date,
         )
 
     def _hits(self, info: VersionInfo) -> Iterator[tuple[int, Hit]]:

@@ -13,6 +13,7 @@ from fencepost.aws.dynamo import Tables
 from fencepost.core.folders.fingerprint import fingerprint
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.storage.keys import Directory
+from fencepost.core.versions.data_dates import DataDate
 from fencepost.errors import NothingToRollBack, NotLatestRequest, SupersededLoad
 from fencepost.loading.service import BuildStore, DatasetStore, VersionStore
 from fencepost.model import (
@@ -224,3 +225,28 @@ def test_build_records_count_each_chunk_once(adapters: Adapters) -> None:
     ]
     builds.delete("geo", 1)
     assert builds.all("geo") == []
+
+
+def test_a_versions_dates_travel_from_its_header_to_the_record_and_to_lookups(adapters: Adapters) -> None:
+    # Given two versions: one whose data states its date (a MaxMind DB build epoch), one whose data does not
+    datasets, builds, versions = adapters
+    stated = DataDate("2026-11-24T10:31:02Z", "mmdb", "city/GeoLite2-City.mmdb")
+    datasets.note_request("city", 1.0)
+    for version, own in ((1, stated), (2, None)):
+        info = VersionInfo("city", version, ("country",), {4: Directory(4), 6: Directory(6)})
+        header = VersionHeader(("country",), 1, 1, [], f"2026-11-2{version}T00:00:00Z", data_date=own)
+        versions.put(info, header)
+        builds.put(BuildRecord("city", version, state=BuildState.FINALIZING))
+        datasets.switch_live("city", version, ranges=1, objects=[], loaded_at="t", now=1000.0 * version)
+        record = datasets.get("city", consistent=True)
+        # Then the record shows the live version's build time and its data's date (none for version 2)
+        assert record is not None
+        assert (record.built_at, record.data_date) == (header.created_at, own)
+        # And lookups, which read the version's header, know them too
+        read = versions.get("city", version)
+        assert read is not None
+        assert (read.created_at, read.data_date) == (header.created_at, own)
+    # And a rollback serves the dates of the version it serves again
+    after = datasets.rollback("city", 5000.0)
+    assert (after.built_at, after.data_date) == ("2026-11-21T00:00:00Z", stated)
+    assert datasets.get("city", consistent=True) == after

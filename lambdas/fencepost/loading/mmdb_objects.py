@@ -50,6 +50,8 @@ def read_mmdb_object(
     read.lines += summary.ranges
     read.bytes += len(data)
     read.aliases.update(summary.aliases)
+    if summary.build_epoch is not None:
+        read.epochs[key] = summary.build_epoch
     telemetry.logger.info(
         "read a MaxMind DB file",
         extra={"object": key, "networks": summary.rows, "ranges": summary.ranges, "aliases": list(summary.aliases)},

@@ -58,6 +58,8 @@ class Read:
     aliases: set[str] = field(
         default_factory=set
     )  # IPv6 prefixes answered as IPv4 (``core.space.aliases``; MaxMind DB)
+    epochs: dict[str, int] = field(default_factory=dict)  # each MaxMind DB object's build epoch (its data's date)
+    last_modified: dict[str, str] = field(default_factory=dict)  # a fetched object's release's Last-Modified header
 
 
 @dataclass(kw_only=True, slots=True)

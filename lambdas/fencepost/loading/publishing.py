@@ -19,6 +19,7 @@ from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage import chunks
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.objects import is_fetched, report_key, settings_keys
+from fencepost.core.versions.data_dates import version_date
 from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
@@ -42,6 +43,16 @@ from fencepost.model import (
 )
 
 ACCEPTED = "accepted once past the folder's gates (the admin module's accept)"
+
+
+def _header(
+    read: Read, *, items: int, objects: list[ObjectRef], created: str, settings: str | None, folder: FolderSettings
+) -> VersionHeader:
+    """A version's header: what it was built from, how, and its data's own date (``core.versions.data_dates``)."""
+    own_date = version_date([o.key for o in objects], epochs=read.epochs, last_modified=read.last_modified)
+    aliases = tuple(sorted(read.aliases)) or None
+    header = VersionHeader(read.columns, read.rows, items, objects, created, settings, True, aliases)
+    return replace(header, indexed=folder.index or None, numeric=folder.numeric or None, data_date=own_date)
 
 
 class VersionWrites(Protocol):
@@ -160,8 +171,7 @@ class Publisher:
             )
         )
         created = iso(self.clock())
-        header = VersionHeader(read.columns, read.rows, len(book), objects, created, settings, True, aliases or None)
-        header = replace(header, indexed=folder.index or None, numeric=folder.numeric or None)
+        header = _header(read, items=len(book), objects=objects, created=created, settings=settings, folder=folder)
         self.versions.put(info, header)
         self.reports.write(
             dataset,

@@ -77,6 +77,13 @@ def _record(item: Item) -> DatasetRecord:
     return decode(DatasetRecord, item)
 
 
+def _dates(header: VersionHeader | None) -> tuple[tuple[str, Any], ...]:
+    """The record's fields of a version's dates (``built_at``, ``data_date``) from its header; None: removed."""
+    if header is None:
+        return ("built_at", None), ("data_date", None)
+    return ("built_at", header.created_at or None), ("data_date", header.data_date)
+
+
 def _served_as(name: str, value: int | None, values: dict[str, Any]) -> str:
     """A condition that attribute ``name`` still holds ``value`` (or is absent, for None)."""
     if value is None:
@@ -144,7 +151,9 @@ class ServingTable:
     ) -> Switched:
         """Make ``build`` the live version if it is newer than the live one and still being finalized: the record,
         the pointer and the build record (``switched``) change in one transaction, with the history's event (which
-        keeps what the build ``changed``)."""
+        keeps what the build ``changed``). The record takes the version's dates from its header."""
+        header = self._header(name, build)
+        dates = _dates(header)
         for _ in range(10):
             before = self.get(name, consistent=True)
             if before is None:
@@ -158,10 +167,11 @@ class ServingTable:
             sets = "#live = :build, #ranges = :ranges, #objects = :objects, #loaded_at = :loaded_at, "
             sets += "#live_since = :now, #retired = :false"
             removes = ["#held"]
-            if settings is None:
-                removes.append("#settings")
-            else:
-                sets, values[":settings"] = f"{sets}, #settings = :settings", settings
+            for field, value in (("settings", settings), *dates):
+                if value is None:
+                    removes.append(f"#{field}")
+                else:
+                    sets, values[f":{field}"] = f"{sets}, #{field} = :{field}", value
             if before.live is None:
                 condition = FIRST_LIVE
                 removes.append("#previous")
@@ -244,13 +254,15 @@ class ServingTable:
             live_since=now,
             settings=target.settings,
             held=held,
+            built_at=target.created_at or None,
+            data_date=target.data_date,
         )
         values: dict[str, Any] = {":previous": record.previous, ":live": record.live, ":objects": after.objects}
         values.update({":ranges": after.ranges, ":loaded_at": after.loaded_at, ":now": now})
         sets = "#live = :previous, #previous = :live, #objects = :objects, #ranges = :ranges, "
         sets += "#loaded_at = :loaded_at, #live_since = :now"
         removes = []
-        for field, value in (("settings", after.settings), ("held", held)):
+        for field, value in (("settings", after.settings), ("held", held), *_dates(target)):
             if value is None:
                 removes.append(f"#{field}")
             else:

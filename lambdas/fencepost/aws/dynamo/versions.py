@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fencepost.aws.dynamo.client import Table
-from fencepost.aws.dynamo.codec import Item, encode
+from fencepost.aws.dynamo.codec import Item, decode, encode
 from fencepost.aws.dynamo.pieces import version_hits, version_pieces
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, version_pk
 from fencepost.core.storage.piece_files import stored_lines
+from fencepost.core.versions.data_dates import DataDate
 from fencepost.model import VersionHeader, VersionInfo
 
 # Directory pages are items; 300,000 characters keeps one far below the 400 KB item limit.
@@ -29,6 +30,7 @@ class VersionTable:
         aliases: tuple[tuple[int, int], ...] = ()
         indexed: tuple[str, ...] = ()
         created, numeric = "", ()
+        data_date: DataDate | None = None
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
@@ -38,12 +40,14 @@ class VersionTable:
                 indexed = tuple(value["S"] for value in item.get("indexed", {}).get("L", []))
                 created = item.get("created_at", {}).get("S", "")
                 numeric = tuple(value["S"] for value in item.get("numeric", {}).get("L", []))
+                if "M" in item.get("data_date", {}):
+                    data_date = decode(DataDate, item["data_date"]["M"])
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed, created, numeric)
+        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed, created, numeric, data_date)
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""

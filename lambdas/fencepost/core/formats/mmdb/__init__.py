@@ -55,6 +55,7 @@ class MmdbSummary:
     rows: int  # networks with a record, stored
     ranges: int  # ranges added: one a network (two for a network holding the IPv4 subtree and more)
     aliases: tuple[str, ...]  # the networks found aliased to the IPv4 subtree, e.g. "2002::/16"
+    build_epoch: int | None = None  # when the publisher built the database (metadata; core.versions.data_dates)
 
 
 class _Whole:
@@ -119,7 +120,8 @@ def read_mmdb(
     aliases = [(address << (128 - depth), depth) for address, depth in tree.aliases if (address, depth) != (0xFFFF, 96)]
     if tree.bits == 128:  # an IPv6 file answers ::a.b.c.d as it answers a.b.c.d
         aliases.append((0, 96))
-    return MmdbSummary(tuple(records.columns), stored, added, tuple(sorted(map(alias_text, aliases))))
+    epoch = meta.build_epoch if isinstance(meta.build_epoch, int) else None
+    return MmdbSummary(tuple(records.columns), stored, added, tuple(sorted(map(alias_text, aliases))), epoch)
 
 
 def _add_ranges(
