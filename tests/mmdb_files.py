@@ -26,9 +26,29 @@ TEREDO = "2001::/32"
 MAPPED = "::ffff:0:0/96"
 
 
-def mmdb(networks: Sequence[tuple[str, Any]], *, ip_version: int = 6, aliases: Sequence[str] = ()) -> bytes:
-    """A database of ``networks`` (CIDR, record); IPv4 networks of an IPv6 database go to ``::/96``."""
-    writer = MMDBWriter(ip_version=ip_version, ipv4_compatible=ip_version == 6, database_type="Fencepost-Test")
+class _Dated(MMDBWriter):
+    """``MMDBWriter`` with the metadata's ``build_epoch`` given (the writer's own is the clock's)."""
+
+    build_epoch: int | None = None
+
+    def _build_meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = super()._build_meta()
+        if self.build_epoch is not None:
+            meta["build_epoch"] = self.build_epoch
+        return meta
+
+
+def mmdb(
+    networks: Sequence[tuple[str, Any]],
+    *,
+    ip_version: int = 6,
+    aliases: Sequence[str] = (),
+    build_epoch: int | None = None,
+) -> bytes:
+    """A database of ``networks`` (CIDR, record); IPv4 networks of an IPv6 database go to ``::/96``; ``build_epoch``
+    in its metadata when given."""
+    writer = _Dated(ip_version=ip_version, ipv4_compatible=ip_version == 6, database_type="Fencepost-Test")
+    writer.build_epoch = build_epoch
     for cidr, record in networks:
         writer.insert_network(IPSet([cidr]), record)
     for alias in aliases:

@@ -31,9 +31,9 @@ ADDRESSES = [
 ]
 
 
-def _lookup(stack: Stack, dataset: str, addresses: list[str]) -> list[dict[str, Any]]:
+def _lookup(stack: Stack, dataset: str, addresses: list[str], fields: list[str] | None = None) -> list[dict[str, Any]]:
     request = event("lookup-post")
-    request["body"] = json.dumps({"ips": addresses, "dataset": dataset})
+    request["body"] = json.dumps({"ips": addresses, "dataset": dataset, **({"fields": fields} if fields else {})})
     response = stack.lookup.handler(request, LambdaContext())
     assert response["statusCode"] == 200, response["body"]
     results: list[dict[str, Any]] = json.loads(response["body"])["results"]
@@ -79,3 +79,26 @@ def _version_items(stack: Stack, dataset: str) -> list[str]:
     pages = stack.ddb.get_paginator("scan").paginate(TableName=stack.table, ProjectionExpression="PK")
     prefix = f"{dataset}#{record['version']}#"
     return [item["PK"]["S"] for page in pages for item in page["Items"] if item["PK"]["S"].startswith(prefix)]
+
+
+def test_a_maxmind_dbs_build_epoch_is_its_versions_data_date_in_the_record_and_in_lookups(stack: Stack) -> None:
+    # Given a MaxMind DB its publisher built at 2026-11-24T10:31:02Z, in a release named for an older day
+    key = "dated/GeoLite2-City_20261120.tar.gz"
+    data = mmdb(NETWORKS, build_epoch=1_795_516_262)
+    stack.put(key, tar_gz({"GeoLite2-City_20261120/GeoLite2-City.mmdb": data}))
+    stack.drain()
+    # Then GET /datasets/{name} shows the build epoch (the publisher's statement beats the name) and the build time
+    record = stack.dataset("dated")
+    assert record["data_date"] == {"date": "2026-11-24T10:31:02Z", "source": "mmdb", "object": key}
+    assert record["built_at"] is not None
+    assert record["built_at"] >= record["data_date"]["date"]
+    # And a lookup answers both when fields names them, and its default answer holds neither
+    (dated,) = _lookup(stack, "dated", ["1.0.0.7"], fields=["version", "built_at", "data_date"])
+    assert dated == {
+        "ip": "1.0.0.7",
+        "version": record["version"],
+        "built_at": record["built_at"],
+        "data_date": {"date": "2026-11-24T10:31:02Z", "source": "mmdb", "object": key},
+    }
+    (plain,) = _lookup(stack, "dated", ["1.0.0.7"])
+    assert list(plain) == ["ip", "dataset", "version", "range", "match", "data"]

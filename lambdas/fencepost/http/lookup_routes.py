@@ -33,6 +33,7 @@ from fencepost.reading.answers import Answer, Miss, Mode, Outcome, Unknown, comb
 from fencepost.reading.fields import Selection, select, select_combined
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, Past, parse_past
+from fencepost.reading.version_dates import add_dates
 from fencepost.settings import LookupSettings
 
 UNRESOLVED = (UnknownDataset, NoVersionAt, VersionGone)  # a dataset of the list that cannot answer
@@ -74,6 +75,7 @@ class LookupRoutes:
         if request.past is not None and request.past.shown is not None:
             (body.details if isinstance(body, NotFound) else body)["as_of"] = request.past.shown
         selection = request.selection
+        add_dates(body.details if isinstance(body, NotFound) else body, versions, selection)
         if isinstance(body, NotFound):
             missing = self.refuse(_selected_error(body, selection))
             missing.headers.update(validators.headers())
@@ -117,7 +119,7 @@ class LookupRoutes:
                 element = _batch_element(ask, item, next(answered), text)
                 if past is not None and past.shown is not None:
                     element["as_of"] = past.shown
-                results.append((text, element))
+                results.append((text, add_dates(element, versions, ask.selection)))
         if ask.selection is not None:  # before the budget: the selected answers are what is sent
             chosen = select_combined if ask.datasets is not None and ask.mode is Mode.ALL else select
             results = [(text, chosen(body, ask.selection)) for text, body in results]

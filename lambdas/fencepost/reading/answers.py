@@ -3,7 +3,8 @@
 ``FIELDS`` names every top-level field an answer can have and says what it holds; ``FOUND``, ``MISSED`` and
 ``COMBINED`` say which of them each kind of answer carries. The answers below build exactly those (a test checks
 it), ``fencepost.reading.fields`` selects among them, and the OpenAPI document describes them from here. A new field is
-an entry here and a line in the answer that carries it.
+an entry here and a line in the answer that carries it. The fields of ``ON_REQUEST`` are added only when ``fields=``
+names them (``fencepost.reading.version_dates``): a default answer stays as it was.
 
 - ``Answer`` (a found range) and ``Miss`` (NOT_FOUND, with the gap around the address);
 - several datasets: ``combined`` (every dataset's answer under ``answers``, and the ``match`` where all of them
@@ -42,11 +43,15 @@ FIELDS: Final = {
     "error": "Why there is no answer: a stable code and a message.",
     "answers": "With several datasets: each dataset's answer, in request order.",
     "as_of": "The instant asked for with `as_of` (RFC 3339, UTC): the answer is from the version live then.",
+    "built_at": "Only when `fields` names it: when the version that answered was built (RFC 3339, UTC).",
+    "data_date": "Only when `fields` names it: the date of the answering version's data as its publisher states it "
+    "(`date`, and its `source`: `mmdb`, `last-modified` or `name`, and `object`); null when none does.",
 }
-FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved", "as_of")
-MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error", "as_of")
+FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved", "as_of", "built_at", "data_date")
+MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error", "as_of", "built_at", "data_date")
 COMBINED: Final = ("ip", "match", "reserved", "answers", "as_of")
 SELECTABLE: Final = tuple(name for name in FIELDS if name != "answers")  # what ``fields=`` may name
+ON_REQUEST: Final = ("built_at", "data_date")  # never in a default answer: only when ``fields=`` names them
 
 
 class Mode(StrEnum):

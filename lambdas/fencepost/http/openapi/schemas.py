@@ -16,7 +16,7 @@ from fencepost.http.openapi.dataset_fields import FRESHNESS, SOURCE
 from fencepost.http.openapi.job_status import JobList, JobStatus  # noqa: F401 (the routes table names them here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
 from fencepost.model import DatasetRecord, DiffSummary
-from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED, Mode
+from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED, ON_REQUEST, Mode
 
 
 class BatchRequest(BaseModel):
@@ -106,6 +106,7 @@ TYPES: dict[str, Any] = {
     "versions": list[DatasetVersion],
     "error": ErrorDetail,
     "as_of": str,
+    "data_date": dict[str, str],  # date, source, object (fencepost.core.versions.data_dates.DataDate)
 }
 ROUTE_FIELDS = {"path": "No such path: the path asked for."}  # a field of the 404 of any route, not of an answer
 # An object of the answer as ``fields`` may leave it: only the keys selected.
@@ -131,7 +132,7 @@ def answer_model(
 LookupResult = answer_model(
     "LookupResult",
     FOUND,
-    required=tuple(name for name in FOUND if name not in ("reserved", "as_of")),
+    required=tuple(name for name in FOUND if name not in ("reserved", "as_of", *ON_REQUEST)),
     doc="A found range: the answer of one dataset for one address.",
 )
 SelectedResult = answer_model(
