@@ -118,6 +118,8 @@ def environment(
         "AWS_ENDPOINT_URL_SQS": aws,
         "AWS_ENDPOINT_URL_SECRETS_MANAGER": aws,
         "AWS_ENDPOINT_URL_GLUE": aws,
+        "AWS_ENDPOINT_URL_WAFV2": aws,  # folders' sinks: WAF IP sets and managed prefix lists (docs/sinks.md)
+        "AWS_ENDPOINT_URL_EC2": aws,
         "TABLE_NAME": config.table,
         "BUCKET_NAME": config.bucket,
         "CONTROL_QUEUE_URL": queues.control.url,

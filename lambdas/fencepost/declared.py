@@ -178,6 +178,9 @@ LOADER: Final[dict[str, Setting[Any]]] = {
     # Under the data lane's concurrency (LOADER_CONCURRENCY): a job never holds every worker, and a load's chunks
     # queue behind this many of its parts at most, not behind thousands.
     "parts_in_flight": Setting("ENRICH_PARTS_IN_FLIGHT", 8, 1, 1000, "a job's parts on the data queue at once"),
+    # Sinks (loading.pushing): the WAF IP sets the loader creates are named <prefix>-<dataset>-v4-1, ... (the stack
+    # sets it to its name, and its role may change only the IP sets so named).
+    "sink_prefix": Setting("SINK_PREFIX", "fencepost", doc="the start of the names of the WAF IP sets of datasets"),
 }
 
 FETCH: Final[dict[str, Setting[Any]]] = {

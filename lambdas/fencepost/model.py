@@ -9,6 +9,7 @@ from typing import Any
 
 from fencepost.core.folders.fingerprint import fingerprint
 from fencepost.core.formats.problems import Problem
+from fencepost.core.sinks.state import SinkState
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.record_fields import bookkeeping, documented, key_field, served_as
 from fencepost.core.versions.data_dates import DataDate
@@ -151,6 +152,7 @@ class DatasetRecord:
     data_date: DataDate | None = documented("Its data's own date (docs/datasets.md).", default=None)  # noqa: RUF009
     objects: list[ObjectRef] = field(default_factory=list)
     load: LoadState = field(default_factory=LoadState)
+    sinks: list[SinkState] = field(default_factory=list, metadata={"doc": "Each sink's last push: docs/sinks.md."})
     previous: int | None = bookkeeping(default=None)  # the rollback target
     retired: bool = bookkeeping(default=False)
     live_since: float | None = bookkeeping(default=None)  # when ``live`` became live (epoch seconds)

@@ -138,6 +138,7 @@ class LoaderSettings:
     part_bytes: int = LOADER["part_bytes"].default
     max_parts: int = LOADER["max_parts"].default
     parts_in_flight: int = LOADER["parts_in_flight"].default
+    sink_prefix: str = LOADER["sink_prefix"].default
     delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
     tables_queue: str | None = None  # the tables function's queue: each version going live (TABLES_QUEUE_URL)

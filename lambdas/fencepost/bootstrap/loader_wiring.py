@@ -19,9 +19,11 @@ from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.writer import BulkWriter
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, TableRequests, make_sqs_client
+from fencepost.bootstrap.sink_wiring import sink_pusher
 from fencepost.loading.delivery import Delivery, HandBack
 from fencepost.loading.dispatch import Step
-from fencepost.loading.messages import Command, EnrichPart, JoinJob, Message, PlanJob, dump
+from fencepost.loading.messages import Command, EnrichPart, JoinJob, Message, PlanJob, PushSinks, dump
+from fencepost.loading.pushing import SinkPusher, SinkTrigger
 from fencepost.loading.service import LoadingService
 from fencepost.observability import LOADER_SERVICE, Observability
 from fencepost.settings import LoaderSettings
@@ -52,6 +54,7 @@ class LoaderFunction:
     queues: Queues[Command]
     bucket: Bucket  # its client made on first use
     service: LoadingService
+    sinks: SinkPusher | None = None  # the step that pushes live versions to the folders' sinks
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         if event.get("source") == "aws.events" or event.get("kind") == "sweep":
@@ -97,6 +100,7 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
     s3: Any = OnFirstUse(make_s3_client)
     bucket = Bucket(s3, settings.bucket, settings.limits)
     writer = BulkWriter(bulk, threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing)
+    pusher = sink_pusher(settings, tables, bucket, obs)
     service = LoadingService(
         settings,
         datasets=tables.datasets,
@@ -109,9 +113,13 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
         telemetry=obs,
         billing_mode=tables.table.billing_mode,
         tables=tables_requests,
-        more_steps=_on_first_job(lambda: _job_steps(tables, bucket, s3=s3, queues=queues, obs=obs, settings=settings)),
+        sinks=SinkTrigger(bucket, queues),
+        more_steps={
+            **_on_first_job(lambda: _job_steps(tables, bucket, s3=s3, queues=queues, obs=obs, settings=settings)),
+            PushSinks: pusher.on_push,
+        },
     )
-    return LoaderFunction(settings, obs, tables, bulk, queues, bucket, service)
+    return LoaderFunction(settings, obs, tables, bulk, queues, bucket, service, pusher)
 
 
 def _job_steps(

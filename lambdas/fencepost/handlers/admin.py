@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from fencepost.bootstrap.admin_wiring import admin_tables, tell_tables
 from fencepost.bootstrap.fetch_wiring import source_checker
 from fencepost.bootstrap.loader_wiring import loader_function
+from fencepost.bootstrap.sink_wiring import tell_sinks
 from fencepost.core.formats.base import FileError
 from fencepost.core.sources.schedule import Outcome
 from fencepost.core.storage.objects import FolderError
@@ -59,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{args.dataset}: it stays live until the folder changes (its objects or _settings.json)")
             if record.live is not None and tell_tables(os.environ, args.dataset, record.live):
                 print(f"{args.dataset}: its Glue tables follow (the tables function was told)")
+            if record.live is not None and tell_sinks(os.environ, args.dataset, record.live):
+                print(f"{args.dataset}: its folder's sinks follow, if it names any (the loader was asked to push)")
         else:
             found = datasets.get(args.dataset, consistent=True)
             if found is None:

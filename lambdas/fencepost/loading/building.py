@@ -19,7 +19,7 @@ from fencepost.loading.backfilling import Backfill
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
 from fencepost.loading.messages import BuildRequested
-from fencepost.loading.ports import BuildStates, Clock, Folder, Telemetry
+from fencepost.loading.ports import BuildStates, Clock, Folder, SinkRequests, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Read, Reader
 from fencepost.loading.recipe import read_folder
@@ -50,6 +50,7 @@ class Builder:
     clock: Clock
     max_receives: int
     delete_grace: float
+    sinks: SinkRequests | None = None  # a folder that changed its settings only: its sinks are pushed again
 
     def on_build(self, message: BuildRequested, delivery: Delivery) -> None:
         dataset, request = message.dataset, message.request
@@ -178,6 +179,8 @@ class Builder:
             return False
         if self.datasets.keep_live(dataset, build, self.clock()):
             log.info("build skipped: the folder holds the sources of the live version", extra={"dataset": dataset})
+            if self.sinks is not None and record.live is not None:
+                self.sinks(dataset, record.live)
         else:
             log.info("build skipped: a newer load took over", extra={"dataset": dataset, "build": build})
         return True

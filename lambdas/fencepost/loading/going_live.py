@@ -14,7 +14,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.versions.history import keep_until
 from fencepost.loading.failing import Failures, LoadEnds, Scheduler
-from fencepost.loading.ports import BuildStates, Clock, TableRequests, Telemetry
+from fencepost.loading.ports import BuildStates, Clock, SinkRequests, TableRequests, Telemetry
 from fencepost.loading.reports import Reports, iso
 from fencepost.model import BuildRecord, BuildState, LoadStatus, ObjectRef, Phase, Switch, Switched
 
@@ -56,6 +56,7 @@ class GoLive:
     billing_mode: BillingMode
     backfill: Placing
     tables: TableRequests | None = None  # the tables function, told of each version going live
+    sinks: SinkRequests | None = None  # the folder's sinks (WAF IP sets, a prefix list), pushed each live version
 
     def finalize(self, dataset: str, build: int) -> None:
         record = self.builds.get(dataset, build)
@@ -95,8 +96,7 @@ class GoLive:
         self.reports.update(record, LoadStatus.READY)
         if switched.result is Switch.SWITCHED:
             self.backfill.resume(dataset)  # dated folders wait while live files load
-            if self.tables is not None:  # its Parquet written, and the live table moved to it
-                self.tables(dataset, build)
+            self._tell(dataset, build)
         # Last: until the build is LIVE, a chunk delivered again finalizes it again (each step above is repeatable).
         if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             return  # another invocation finished it first, and counted it
@@ -109,6 +109,13 @@ class GoLive:
                 "`cdk deploy` (see the README), or pay for the provisioned capacity every hour",
                 extra={"dataset": dataset},
             )
+
+    def _tell(self, dataset: str, build: int) -> None:
+        """Those that follow the live version: the tables function (its Parquet written, and the live table moved to
+        it) and the folder's sinks."""
+        for told in (self.tables, self.sinks):
+            if told is not None:
+                told(dataset, build)
 
     def _placed(self, record: BuildRecord, now: float) -> None:
         """A dated build, all written: placed in the history at its date (``loading.backfilling``), never live."""

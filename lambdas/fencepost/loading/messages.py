@@ -87,6 +87,18 @@ class ExportVersion:
 
 
 @dataclass(frozen=True, slots=True)
+class PushSinks:
+    """Push the dataset's live version to its folder's sinks (``loading.pushing``): sent when version ``version``
+    goes live or is rolled back or forward to; the push reads which version is live, so a late message changes
+    nothing."""
+
+    kind: ClassVar[str] = "push-sinks"
+    lane: ClassVar[Lane] = Lane.CONTROL
+    dataset: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlanJob:
     """Cut the inputs of enrichment job ``job`` into parts, and send one ``EnrichPart`` for each
     (``core.storage.job_keys``: its job file was written)."""
@@ -118,11 +130,12 @@ class JoinJob:
 
 JobCommand = PlanJob | EnrichPart | JoinJob
 # What the loader (and the API) sends it
-Command = BuildRequested | WriteChunk | DeleteVersion | ExportVersion | JobCommand
+Command = BuildRequested | WriteChunk | DeleteVersion | ExportVersion | PushSinks | JobCommand
 Message = QueueWired | ObjectsChanged | Command
 
 _COMMANDS: dict[str, type[Command]] = {
-    kind.kind: kind for kind in (BuildRequested, WriteChunk, DeleteVersion, ExportVersion, PlanJob, EnrichPart, JoinJob)
+    kind.kind: kind
+    for kind in (BuildRequested, WriteChunk, DeleteVersion, ExportVersion, PushSinks, PlanJob, EnrichPart, JoinJob)
 }
 
 

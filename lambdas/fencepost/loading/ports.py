@@ -52,6 +52,12 @@ class TableRequests(Protocol):
     def __call__(self, dataset: str, version: int) -> None: ...
 
 
+class SinkRequests(Protocol):
+    """Asks for a push of a dataset's live version to its folder's sinks (``loading.pushing``)."""
+
+    def __call__(self, dataset: str, version: int) -> None: ...
+
+
 class Documents(Protocol):
     """JSON documents in the bucket: load reports and rejection notes."""
 

@@ -25,6 +25,7 @@ from fencepost.loading.ports import (
     Folder,
     LoadProgress,
     Outbox,
+    SinkRequests,
     TableRequests,
     Telemetry,
     Writer,
@@ -67,6 +68,7 @@ class Ports:
     clock: Clock
     monotonic: Clock
     tables: TableRequests | None = None
+    sinks: SinkRequests | None = None  # each version going live pushed to the folder's sinks (loading.pushing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
         telemetry=p.telemetry,
         clock=p.clock,
         tables=p.tables,
+        sinks=p.sinks,
     )
     chunks = ChunkWriter(
         builds=p.builds,
@@ -176,6 +179,7 @@ def _builder(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
         delete_grace=s.delete_grace,
         telemetry=p.telemetry,
         clock=p.clock,
+        sinks=p.sinks,
     )
 
 
@@ -211,10 +215,11 @@ class LoadingService:
         monotonic: Clock = time.monotonic,
         more_steps: Mapping[type[Message], Step] | None = None,
         tables: TableRequests | None = None,
+        sinks: SinkRequests | None = None,
     ) -> None:
         s = settings
         ports = (datasets, history, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock)
-        p = Ports(*ports, monotonic, tables)
+        p = Ports(*ports, monotonic, tables, sinks=sinks)
         reports = Reports(documents=bucket, clock=clock)
         self.changes = Changes(
             datasets=datasets,

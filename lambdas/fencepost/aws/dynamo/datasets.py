@@ -10,6 +10,7 @@ from typing import Any
 from fencepost.aws.dynamo.client import Condition, ConditionFailed
 from fencepost.aws.dynamo.codec import decode
 from fencepost.aws.dynamo.serving import ServingTable, record_key
+from fencepost.core.sinks.state import SinkState
 from fencepost.errors import NotLatestRequest
 from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 
@@ -167,6 +168,10 @@ class DatasetTable(ServingTable):
     def set_max_age(self, name: str, seconds: int) -> None:
         """The folder's ``max_age`` as read by its latest load (0: unset): listings show staleness by it."""
         self.table.applied(_key(name), "SET #max_age = :seconds", {":seconds": seconds}, RECORD_EXISTS)
+
+    def set_sinks(self, name: str, states: list[SinkState]) -> None:
+        """What the latest push found of each of the folder's sinks (``core.sinks.state``)."""
+        self.table.applied(_key(name), "SET #sinks = :states", {":states": states}, RECORD_EXISTS)
 
 
 def _load_fields(**fields: object) -> tuple[str, dict[str, Any]]:

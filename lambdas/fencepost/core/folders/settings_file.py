@@ -17,6 +17,7 @@ from fencepost.core.folders.limits import ENVIRONMENT, FolderLimits
 from fencepost.core.folders.max_age import parse_max_age
 from fencepost.core.folders.rules import MAX_RULE_ENTRIES, Pairs, parse_pairs
 from fencepost.core.formats.base import ReadOptions
+from fencepost.core.sinks.sink_settings import Sinks, parse_sinks
 from fencepost.core.storage.objects import FolderError
 from fencepost.core.versions.exports import FORMATS as EXPORTS
 from fencepost.core.versions.history import MAX_RETAIN_DAYS
@@ -44,7 +45,8 @@ class FolderSettings:
     ``export_raw_cells``: CSV and CIDR exports write every cell as it is, even one a spreadsheet would run as a
     formula (``core.versions.exports.safe_cell``; it governs exports, not building, so it is no part of the digest
     either); ``max_age``: seconds the live version may age before the dataset is stale (0: unset, a source's default
-    applies; ``core.folders.max_age``; no part of the digest).
+    applies; ``core.folders.max_age``; no part of the digest); ``sinks``: where the live version is pushed (WAF IP sets,
+    a managed prefix list; ``core.sinks.sink_settings``; no part of the digest).
     """
 
     columns: tuple[str, ...] | None = None
@@ -66,6 +68,7 @@ class FolderSettings:
     retain_days: int = 0
     export_raw_cells: bool = False
     max_age: int = 0
+    sinks: Sinks = field(default_factory=Sinks)
 
     @property
     def read_options(self) -> ReadOptions:
@@ -81,7 +84,7 @@ class FolderSettings:
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
         known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", "retain_days", *GATES}
-        known |= {"export_raw_cells", "max_age"}
+        known |= {"export_raw_cells", "max_age", "sinks"}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -104,6 +107,7 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
         }
         if document.get("join") is not None:
             found["join"] = JoinSpec.parse(document["join"])
+        found["sinks"] = parse_sinks(document.get("sinks"))
     except ValueError as error:
         raise FolderError(f"{where}: {error}") from None
     locale = document.get("locale", "en")
@@ -195,7 +199,7 @@ def settings_digest(settings: FolderSettings) -> str:
     """A short digest of the folder's settings as parsed: a change of meaning changes it, reformatting does not."""
     fields = dataclasses.asdict(settings)
     unset = dataclasses.asdict(FolderSettings())
-    for name in ("retain_days", "export_raw_cells", "max_age"):  # how versions are kept, exported and aged: not built
+    for name in ("retain_days", "export_raw_cells", "max_age", "sinks"):  # kept, exported, aged, pushed: not built
         fields.pop(name)
         unset.pop(name)
     fields.update(fields.pop("gates"))  # each gate a setting of its own, as in the document
