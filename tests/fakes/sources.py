@@ -50,8 +50,10 @@ class FakeSourceFolders:
         self.puts.append(key)
         return self.etag(key)
 
-    def put_release(self, dataset: str, objects: dict[str, str] | None) -> None:
-        self.objects[release_key(dataset)] = json.dumps(release_document(objects)).encode()
+    def put_release(
+        self, dataset: str, objects: dict[str, str] | None, last_modified: dict[str, str] | None = None
+    ) -> None:
+        self.objects[release_key(dataset)] = json.dumps(release_document(objects, last_modified)).encode()
         self.releases.append(objects)
 
     def delete_fetched(self, keys: list[str]) -> None:

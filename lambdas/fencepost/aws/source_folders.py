@@ -65,9 +65,11 @@ class SourceBucket:
         except (ClientError, BotoCoreError) as error:
             raise BucketUnavailable(f"{key} could not be written: {error}") from error
 
-    def put_release(self, dataset: str, objects: dict[str, str] | None) -> None:
+    def put_release(
+        self, dataset: str, objects: dict[str, str] | None, last_modified: dict[str, str] | None = None
+    ) -> None:
         key = release_key(dataset)
-        body = json.dumps(release_document(objects), sort_keys=True).encode()
+        body = json.dumps(release_document(objects, last_modified), sort_keys=True).encode()
         try:
             self.client.put_object(Bucket=self.name, Key=key, Body=body, ContentType="application/json")
         except (ClientError, BotoCoreError) as error:

@@ -6,6 +6,7 @@ pieces and directories lookups use. The loader (``loading.building``, ``loading.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from fencepost.core.folders.joins import JoinError, folder_join
 from fencepost.core.folders.rules import RuleError, apply_rules, check_named
@@ -14,7 +15,7 @@ from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage import chunks
 from fencepost.core.storage.items import ItemTooLarge
 from fencepost.core.storage.keys import Directory
-from fencepost.core.storage.objects import settings_keys
+from fencepost.core.storage.objects import is_fetched, release_dates, release_key, settings_keys
 from fencepost.core.versions.build import FamilyRanges, Pieces
 from fencepost.loading.progress import LoadFailure, Read
 from fencepost.loading.reading import Reader
@@ -42,7 +43,27 @@ def read_folder(
         raise LoadFailure(reason, earlier=read.problems.kept, total=read.problems.total + 1, rows=read.rows)
     if not len(read.collector):
         raise LoadFailure("the objects hold no ranges")
+    read.last_modified = fetched_dates(reader.files, dataset, objects)
     return read
+
+
+@runtime_checkable
+class Documents(Protocol):
+    def get_json(self, key: str) -> Any: ...
+
+
+def fetched_dates(files: object, dataset: str, objects: list[ObjectRef]) -> dict[str, str]:
+    """The ``Last-Modified`` the publisher sent with each fetched object of the build (its release's manifest, as
+    the folder's source wrote it): part of the data's own date (``core.versions.data_dates``). Empty when the folder
+    holds nothing fetched, or when ``files`` keeps no manifests (``make plan``'s local files)."""
+    fetched = {obj.key for obj in objects if is_fetched(obj.key)}
+    if not fetched or not isinstance(files, Documents):
+        return {}
+    try:
+        document = files.get_json(release_key(dataset))
+    except ValueError:  # a manifest that is no JSON: no dates (the build needs none)
+        return {}
+    return {key: value for key, value in release_dates(document).items() if key in fetched}
 
 
 @dataclass(frozen=True, slots=True)

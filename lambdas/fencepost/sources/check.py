@@ -175,7 +175,9 @@ class Checker:
         gone = sorted(set(present) - kept)
         if gone:
             self.folders.delete_fetched(gone)
-        self.folders.put_release(dataset, {key: etag for d in downloads.values() for key, etag in d.objects})
+        released = {key: etag for d in downloads.values() for key, etag in d.objects}
+        dates = {key: d.last_modified for d in downloads.values() if d.last_modified for key, _ in d.objects}
+        self.folders.put_release(dataset, released, dates)  # each object's Last-Modified: its data's own date
         state = self._record(dataset, self._checked(state, source, Outcome.CHANGED, downloads=downloads))
         return Checked(dataset, Outcome.CHANGED, written=tuple(keys), deleted=tuple(gone)), state
 

@@ -31,8 +31,11 @@ class SourceFolders(Protocol):
 
     def delete_fetched(self, keys: list[str]) -> None: ...
 
-    def put_release(self, dataset: str, objects: dict[str, str] | None) -> None:
-        """The release manifest: None as a release starts being written, its objects (key to ETag) once written."""
+    def put_release(
+        self, dataset: str, objects: dict[str, str] | None, last_modified: dict[str, str] | None = None
+    ) -> None:
+        """The release manifest: None as a release starts being written, its objects (key to ETag) once written,
+        with each object's ``Last-Modified`` as the publisher sent it (``last_modified``, key to header)."""
         ...
 
 

@@ -120,9 +120,19 @@ def release_owner(key: str) -> str | None:
     return parts[0]
 
 
-def release_document(objects: dict[str, str] | None) -> dict[str, object]:
-    """A release manifest: ``objects`` (key to ETag) once the release is written, None while it is being written."""
-    return {"complete": objects is not None, "objects": objects or {}}
+def release_document(objects: dict[str, str] | None, last_modified: dict[str, str] | None = None) -> dict[str, object]:
+    """A release manifest: ``objects`` (key to ETag) once the release is written, None while it is being written;
+    ``last_modified``: the publisher's ``Last-Modified`` header of each object's download, where it sent one (the
+    data's own date, ``core.versions.data_dates``)."""
+    return {"complete": objects is not None, "objects": objects or {}, "last_modified": last_modified or {}}
+
+
+def release_dates(document: object) -> dict[str, str]:
+    """The ``Last-Modified`` header of each object of a release manifest (None: none), as its source recorded it."""
+    found = document.get("last_modified") if isinstance(document, dict) else None
+    if not isinstance(found, dict):
+        return {}
+    return {key: value for key, value in found.items() if isinstance(key, str) and isinstance(value, str)}
 
 
 def being_written(document: object) -> bool:
