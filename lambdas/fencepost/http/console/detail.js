@@ -100,12 +100,23 @@ function problems(load) {
   return el("div", { class: "scroll" }, table);
 }
 
+/** The live version's dates: when it was built, and its data's own date as its publisher states it (the build
+ * epoch of a MaxMind DB, a release's Last-Modified, or a date in a file's name). */
+function dates(dataset) {
+  const stated = dataset.data_date;
+  const data = stated
+    ? `its data dated ${when(stated.date)} (${stated.source}: ${stated.object})`
+    : "its data's date not stated by its publisher";
+  return "Live version built " + when(dataset.built_at) + " · " + data;
+}
+
 function renderLoad(dataset) {
   const load = dataset.load || {};
   const status = el("span", { class: "badge " + dataset.status.toLowerCase() }, dataset.status);
   const build = " · latest build " + (load.version === null ? "—" : load.version) + " (" + load.phase + ") · ";
   const counts = number(load.rows_read) + " rows read, " + number(load.items_written) + " items written";
   const parts = [el("p", {}, "Status ", status, build + counts)];
+  if (dataset.version !== null) parts.push(el("p", { id: "detail-dates" }, dates(dataset)));
   const stale = staleMark(dataset);
   if (stale) {
     const age = "live version built " + duration(dataset.age_seconds) + " ago";
