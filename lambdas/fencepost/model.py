@@ -149,7 +149,11 @@ class DatasetRecord:
     ranges: int = 0
     loaded_at: str | None = None
     built_at: str | None = documented("When the live version was built (RFC 3339, UTC).", default=None)
-    data_date: DataDate | None = documented("Its data's own date (docs/datasets.md).", default=None)  # noqa: RUF009
+    data_date: DataDate | None = documented(  # noqa: RUF009
+        "The live version's data's own date as its publisher states it: `date`, `source` (`mmdb`, `last-modified` or "
+        "`name`), `object`; null when none does (docs/datasets.md).",
+        default=None,
+    )
     objects: list[ObjectRef] = field(default_factory=list)
     load: LoadState = field(default_factory=LoadState)
     sinks: list[SinkState] = field(default_factory=list, metadata={"doc": "Each sink's last push: docs/sinks.md."})
