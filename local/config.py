@@ -118,6 +118,7 @@ def environment(
         "AWS_ENDPOINT_URL_SQS": aws,
         "AWS_ENDPOINT_URL_SECRETS_MANAGER": aws,
         "AWS_ENDPOINT_URL_GLUE": aws,
+        "AWS_ENDPOINT_URL_EVENTBRIDGE": aws,  # moto's EventBridge: the change events (docs/events.md)
         "AWS_ENDPOINT_URL_WAFV2": aws,  # folders' sinks: WAF IP sets and managed prefix lists (docs/sinks.md)
         "AWS_ENDPOINT_URL_EC2": aws,
         "TABLE_NAME": config.table,
@@ -134,6 +135,7 @@ def environment(
         "SOURCE_MIN_EVERY_SECONDS": "1",
         "SOURCE_HTTPS_ONLY": "false",
         "SOURCE_ALLOW_LOOPBACK": "true",
+        "CHANGE_EVENTS": "true",  # on, as deployed: moto's default bus delivers them to the rules' queues
         **config.metrics_environment(),
         **config.loader_env,
         **({"DEFAULT_DATASET": config.default_dataset} if config.default_dataset else {}),

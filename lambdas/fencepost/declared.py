@@ -85,6 +85,21 @@ CACHE_TTL: Final = Setting(
     "CACHE_TTL_SECONDS", 60.0, 0.0, 3600.0, "seconds a container caches a dataset's live version"
 )
 TRACING: Final = Setting("TRACING", False, doc="X-Ray tracing (costs ~100 ms of cold start)", context="tracing")
+# Change events (fencepost.core.events), shared by the functions that announce changes (the loader and the fetch
+# function; the admin commands read the same variables): on for every deployed function, off for local runs unless set.
+CHANGE_EVENTS: Final[dict[str, Setting[Any]]] = {
+    "events": Setting(
+        "CHANGE_EVENTS",
+        False,
+        doc="put an event on EventBridge's default bus for each change of a dataset",
+        context="changeEvents",
+        deployed=True,
+    ),
+    "events_source": Setting(
+        "EVENTS_SOURCE", "fencepost", doc="the change events' source, which rules match", context="eventsSource"
+    ),
+    "events_seconds": Setting("EVENTS_SECONDS", 2.0, 0.1, 30.0, "seconds an announcement may take, retries included"),
+}
 
 LOOKUP: Final[dict[str, Setting[Any]]] = {
     "default_dataset": Setting("DEFAULT_DATASET", "default", doc="the dataset a lookup without dataset= reads"),
@@ -181,6 +196,7 @@ LOADER: Final[dict[str, Setting[Any]]] = {
     # Sinks (loading.pushing): the WAF IP sets the loader creates are named <prefix>-<dataset>-v4-1, ... (the stack
     # sets it to its name, and its role may change only the IP sets so named).
     "sink_prefix": Setting("SINK_PREFIX", "fencepost", doc="the start of the names of the WAF IP sets of datasets"),
+    **CHANGE_EVENTS,
 }
 
 FETCH: Final[dict[str, Setting[Any]]] = {
@@ -197,6 +213,7 @@ FETCH: Final[dict[str, Setting[Any]]] = {
     # half to the sources after it, which the next round checks first anyway.
     "check_seconds": Setting("FETCH_CHECK_SECONDS", 120.0, 1.0, 840.0, "seconds one check may take"),
     "tracing": TRACING,
+    **CHANGE_EVENTS,
 }
 
 # The tables function (handlers/tables.py): each live version as Parquet, registered in the Glue Data Catalog.

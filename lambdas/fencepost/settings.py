@@ -139,6 +139,9 @@ class LoaderSettings:
     max_parts: int = LOADER["max_parts"].default
     parts_in_flight: int = LOADER["parts_in_flight"].default
     sink_prefix: str = LOADER["sink_prefix"].default
+    events: bool = LOADER["events"].default
+    events_source: str = LOADER["events_source"].default
+    events_seconds: float = LOADER["events_seconds"].default
     delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
     tables_queue: str | None = None  # the tables function's queue: each version going live (TABLES_QUEUE_URL)
@@ -197,6 +200,9 @@ class FetchSettings:
     round_seconds: float = FETCH["round_seconds"].default
     check_seconds: float = FETCH["check_seconds"].default
     tracing: bool = FETCH["tracing"].default
+    events: bool = FETCH["events"].default
+    events_source: str = FETCH["events_source"].default
+    events_seconds: float = FETCH["events_seconds"].default
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

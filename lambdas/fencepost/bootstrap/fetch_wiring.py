@@ -1,7 +1,8 @@
 """The fetch function wired: its settings, telemetry and the check of the folders' sources (the bucket, the table's
 source states, Secrets Manager and the downloads), and the handler: the schedule's round (every source that is due;
 nothing while another round holds the lease, then the count of stale datasets as the ``DatasetsStale`` metric), or
-one dataset's source at once (``{"dataset": "geo"}``, as the admin module's ``fetch`` asks)."""
+one dataset's source at once (``{"dataset": "geo"}``, as the admin module's ``fetch`` asks); then what turned stale
+or failing, announced once as change events (``fencepost.sources.announcing``)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ from fencepost.observability import FETCH_SERVICE, Observability
 from fencepost.settings import FetchSettings
 
 if TYPE_CHECKING:
+    from fencepost.core.events import ChangeEvents
+    from fencepost.sources.announcing import Announcements
     from fencepost.sources.check import Checker
-    from fencepost.sources.staleness import DatasetsAndSources
+    from fencepost.sources.outcomes import Checked
+    from fencepost.sources.staleness import DatasetsAndSources, Stale
 
 MARGIN = 30.0  # seconds kept back from the invocation's time (a tenth of a short one): the check under way is recorded
 
@@ -30,6 +34,8 @@ class FetchFunction:
     obs: Observability
     checker: Checker
     store: DatasetsAndSources | None = None  # the datasets and sources whose staleness each round counts
+    events: ChangeEvents | None = None  # where a dataset turning stale and a source turning failing are announced
+    announcements: Announcements | None = None  # what was announced (each once)
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         from fencepost.aws.secrets import SecretStore
@@ -47,7 +53,7 @@ class FetchFunction:
             results = [checker.check(dataset, force=True)] if isinstance(dataset, str) else checker.check_due()
         except RoundUnderWay as refused:
             self.obs.logger.info("round skipped", extra={"reason": str(refused)})
-            self.count_stale()
+            self.count_stale()  # (the round under way announces)
             return {"checked": [], "skipped": str(refused)}
         for checked in results:
             if checked.outcome is not None:
@@ -62,31 +68,44 @@ class FetchFunction:
                     },
                 )
         self.obs.metrics.add_counts(counts(results))
-        if not isinstance(dataset, str):
-            self.count_stale()
+        stale = None if isinstance(dataset, str) else self.count_stale()
+        self.announce(stale, results)
         shown = [c for c in results if c.outcome is not None or isinstance(dataset, str)]
         checked_list = [
             {"dataset": c.dataset, "outcome": c.outcome and c.outcome.value, "reason": c.reason} for c in shown
         ]
         return {"checked": checked_list}
 
-    def count_stale(self) -> None:
+    def count_stale(self) -> list[Stale] | None:
         """The datasets older than their max age, as the ``DatasetsStale`` metric and, when there are any, a warning
-        naming them. A failed read is logged and writes no metric: the round's own figures still count."""
+        naming them; None when they could not be read (logged, and no metric: the round's own figures still count)."""
         from aws_lambda_powertools.metrics import MetricUnit
 
-        from fencepost.sources.staleness import METRIC, stale_datasets
+        from fencepost.sources.staleness import METRIC, stale_versions
 
         if self.store is None:
-            return
+            return None
         try:
-            stale = stale_datasets(self.store, time.time())
+            stale = stale_versions(self.store, time.time())
         except Exception:  # the table unreachable or the read refused: the round is done all the same
             self.obs.logger.warning("stale datasets not counted", exc_info=True)
-            return
+            return None
         if stale:
-            self.obs.logger.warning("datasets stale", extra={"datasets": stale})
+            self.obs.logger.warning("datasets stale", extra={"datasets": [each.name for each in stale]})
         self.obs.metrics.add_metric(name=METRIC, unit=MetricUnit.Count, value=len(stale))
+        return stale
+
+    def announce(self, stale: list[Stale] | None, checked: list[Checked]) -> None:
+        """Datasets turned stale and sources turned failing, as change events, each once; a failure to read or keep
+        what was announced is logged, and the round is done all the same."""
+        from fencepost.sources.announcing import announce
+
+        if self.events is None or self.announcements is None:
+            return
+        try:
+            announce(self.events, self.announcements, stale=stale, checked=checked)
+        except Exception:  # the table unreachable: the next round announces what this one could not
+            self.obs.logger.warning("changes not announced", exc_info=True)
 
     @functools.cached_property
     def handler(self) -> Any:
@@ -97,7 +116,13 @@ def fetch_function(env: Mapping[str, str] | None = None) -> FetchFunction:
     settings = FetchSettings.from_env(env)
     obs = Observability(service=FETCH_SERVICE, tracing=settings.tracing)
     tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
-    return FetchFunction(settings, obs, source_checker(settings), tables)
+    if not settings.events:
+        return FetchFunction(settings, obs, source_checker(settings), tables)
+    from fencepost.aws.events import change_events, for_telemetry
+
+    count, warn = for_telemetry(obs)
+    events = change_events(True, settings.events_source, settings.events_seconds, count=count, warn=warn)
+    return FetchFunction(settings, obs, source_checker(settings), tables, events, tables.sources)
 
 
 def source_checker(settings: FetchSettings) -> Checker:

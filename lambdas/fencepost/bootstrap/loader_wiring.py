@@ -17,6 +17,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from fencepost.aws.dynamo import Tables, make_client
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.writer import BulkWriter
+from fencepost.aws.events import change_events, for_telemetry
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.aws.sqs import Queues, TableRequests, make_sqs_client
 from fencepost.bootstrap.sink_wiring import sink_pusher
@@ -100,6 +101,8 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
     s3: Any = OnFirstUse(make_s3_client)
     bucket = Bucket(s3, settings.bucket, settings.limits)
     writer = BulkWriter(bulk, threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing)
+    count, warn = for_telemetry(obs)
+    events = change_events(settings.events, settings.events_source, settings.events_seconds, count=count, warn=warn)
     pusher = sink_pusher(settings, tables, bucket, obs)
     service = LoadingService(
         settings,
@@ -113,6 +116,7 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
         telemetry=obs,
         billing_mode=tables.table.billing_mode,
         tables=tables_requests,
+        events=events,
         sinks=SinkTrigger(bucket, queues),
         more_steps={
             **_on_first_job(lambda: _job_steps(tables, bucket, s3=s3, queues=queues, obs=obs, settings=settings)),

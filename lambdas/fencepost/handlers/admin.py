@@ -4,7 +4,8 @@ The table comes from ``TABLE_NAME`` (and, for the local stack, ``AWS_ENDPOINT_UR
 bucket (``BUCKET_NAME``) and checks the folder's source at once, as the fetch function's schedule would; ``accept``
 the bucket and the loader's queues (``CONTROL_QUEUE_URL``, ``DATA_QUEUE_URL``), and builds what the folder holds now
 past its gates, once (after a person looked at the refused build's diff). ``rollback`` tells the tables function
-(``TABLES_QUEUE_URL``, when set), whose Glue table of the live version follows.
+(``TABLES_QUEUE_URL``, when set), whose Glue table of the live version follows, and announces itself as a change
+event when ``CHANGE_EVENTS`` is on (``docs/events.md``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from fencepost.bootstrap.admin_wiring import admin_tables, tell_tables
+from fencepost.bootstrap.admin_wiring import admin_events, admin_tables, tell_tables
 from fencepost.bootstrap.fetch_wiring import source_checker
 from fencepost.bootstrap.loader_wiring import loader_function
 from fencepost.bootstrap.sink_wiring import tell_sinks
+from fencepost.core.events.kinds import rolled_back
 from fencepost.core.formats.base import FileError
 from fencepost.core.sources.schedule import Outcome
 from fencepost.core.storage.objects import FolderError
@@ -49,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         datasets = admin_tables(os.environ).datasets
+        events = admin_events(os.environ)
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -58,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.dataset}: version {record.live} is live; version {record.previous} is the rollback target")
             if record.held is not None:
                 print(f"{args.dataset}: it stays live until the folder changes (its objects or _settings.json)")
+            if record.live is not None:
+                held = record.held is not None
+                events.publish(rolled_back(args.dataset, record.live, left=record.previous, held=held))
             if record.live is not None and tell_tables(os.environ, args.dataset, record.live):
                 print(f"{args.dataset}: its Glue tables follow (the tables function was told)")
             if record.live is not None and tell_sinks(os.environ, args.dataset, record.live):

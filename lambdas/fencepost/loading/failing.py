@@ -5,11 +5,13 @@ DynamoDB refuses as invalid) fails the same way, with the error's type and messa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.events import ChangeEvents, NoEvents
+from fencepost.core.events.kinds import build_failed
 from fencepost.core.formats.problems import for_record
 from fencepost.core.storage.objects import report_key
 from fencepost.core.versions.build import ProblemLog
@@ -58,6 +60,7 @@ class Failures:
     deletions: Scheduler
     telemetry: Telemetry
     clock: Clock
+    events: ChangeEvents = field(default_factory=NoEvents)  # "Dataset build failed"
 
     def fail_load(
         self,
@@ -69,8 +72,10 @@ class Failures:
         rows: int = 0,
         objects: list[ObjectRef] | None = None,
         started: float | None = None,
-    ) -> None:
-        """A load that failed before writing anything: its report, then its record."""
+        announce: bool = True,
+    ) -> bool:
+        """A load that failed before writing anything: its report, then its record; False when a newer load had
+        taken over (``announce``: announce it as a failed build)."""
         log = ProblemLog()
         for problem in problems:
             log.add(problem)
@@ -78,12 +83,19 @@ class Failures:
         self.reports.write(
             dataset, build, LoadStatus.FAILED, objects=objects or [], rows=rows, items=0, problems=log, started=started
         )
-        self.record_failure(dataset, build, problems)
+        return self.record_failure(dataset, build, problems, announce=announce)
 
     def record_failure(
-        self, dataset: str, build: int | None, problems: Sequence[Problem], *, reported: bool = True
-    ) -> None:
-        """Record that the load of ``build`` failed (if it is still the latest), count it and say why."""
+        self,
+        dataset: str,
+        build: int | None,
+        problems: Sequence[Problem],
+        *,
+        reported: bool = True,
+        announce: bool = True,
+    ) -> bool:
+        """Record that the load of ``build`` failed (if it is still the latest: else False), count it, say why
+        and, when ``announce``, announce it."""
         ended = self.datasets.end_load(
             dataset,
             build,
@@ -94,10 +106,14 @@ class Failures:
             report=report_key(dataset, build) if reported and build is not None else None,
         )
         if not ended:
-            return  # a newer load has taken over: this one was superseded, not failed
+            return False  # a newer load has taken over: this one was superseded, not failed
         self.telemetry.metrics.add_metric(name="LoadsFailed", unit=MetricUnit.Count, value=1)
         reason = problems[0].reason
         self.telemetry.logger.warning("load failed", extra={"dataset": dataset, "build": build, "reason": reason})
+        if announce and not isinstance(self.events, NoEvents):  # the record read only for the event
+            served = self.datasets.get(dataset)
+            self.events.publish(build_failed(dataset, build, reason, live=None if served is None else served.live))
+        return True
 
     def fail_unexpected(self, dataset: str, build: int, error: Exception) -> None:
         """Fail a build on an error the loader does not expect, instead of delivering its message again and again.

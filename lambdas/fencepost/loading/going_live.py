@@ -7,16 +7,18 @@ Each step is safe to repeat: until the build is LIVE, a chunk delivered again fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.events import ChangeEvents, NoEvents
+from fencepost.core.events.kinds import version_live
 from fencepost.core.versions.history import keep_until
 from fencepost.loading.failing import Failures, LoadEnds, Scheduler
 from fencepost.loading.ports import BuildStates, Clock, SinkRequests, TableRequests, Telemetry
 from fencepost.loading.reports import Reports, iso
-from fencepost.model import BuildRecord, BuildState, LoadStatus, ObjectRef, Phase, Switch, Switched
+from fencepost.model import BuildRecord, BuildState, DatasetRecord, LoadStatus, ObjectRef, Phase, Switch, Switched
 
 
 class LiveSwitch(LoadEnds, Protocol):
@@ -57,6 +59,7 @@ class GoLive:
     backfill: Placing
     tables: TableRequests | None = None  # the tables function, told of each version going live
     sinks: SinkRequests | None = None  # the folder's sinks (WAF IP sets, a prefix list), pushed each live version
+    events: ChangeEvents = field(default_factory=NoEvents)  # "Dataset version live", once a build
 
     def finalize(self, dataset: str, build: int) -> None:
         record = self.builds.get(dataset, build)
@@ -101,6 +104,7 @@ class GoLive:
         if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             return  # another invocation finished it first, and counted it
         self._counted(record, now)
+        self._announce(record, before)
         log = self.telemetry.logger
         log.info("version is live", extra={"dataset": dataset, "version": build, "items": record.written})
         if self.billing_mode() == "PROVISIONED":
@@ -126,9 +130,32 @@ class GoLive:
         self.reports.update(record, LoadStatus.READY)
         if self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             self._counted(record, now)
+            self._announce(record, None)
+
+    def _announce(self, record: BuildRecord, before: DatasetRecord | None) -> None:
+        """Announce the version live: the version it replaced, and its diff summary against it (``before``: the
+        dataset's record as the switch found it; None for a dated build, placed in the history)."""
+        dataset, build = record.dataset, record.build
+        previous, diff = _replaced(before, build), _diff(before, build)
+        event = version_live(dataset, build, previous=previous, ranges=record.ranges, items=record.written, diff=diff)
+        self.events.publish(event)
 
     def _counted(self, record: BuildRecord, now: float) -> None:
         metrics = self.telemetry.metrics
         metrics.add_metric(name="LoadsSucceeded", unit=MetricUnit.Count, value=1)
         if record.started is not None:
             metrics.add_metric(name="LoadSeconds", unit=MetricUnit.Seconds, value=round(now - record.started, 3))
+
+
+def _replaced(before: DatasetRecord | None, build: int) -> int | None:
+    """The version ``build`` replaced (the record read by the switch may already show it live, when it ran twice)."""
+    if before is None:
+        return None
+    return before.previous if before.live == build else before.live
+
+
+def _diff(before: DatasetRecord | None, build: int) -> dict[str, Any] | None:
+    """The build's diff summary against the version it replaced, as its record held it."""
+    if before is None or before.load.version != build or before.load.diff is None:
+        return None
+    return asdict(before.load.diff)

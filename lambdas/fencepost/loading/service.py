@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from fencepost.core.events import ChangeEvents, NoEvents
 from fencepost.loading.backfilling import Backfill, DatedFolders, DatedHistory
 from fencepost.loading.building import Builder, BuildNumbers
 from fencepost.loading.changes import Changes
@@ -68,6 +69,7 @@ class Ports:
     clock: Clock
     monotonic: Clock
     tables: TableRequests | None = None
+    events: ChangeEvents = field(default_factory=NoEvents)  # where each change is announced (fencepost.core.events)
     sinks: SinkRequests | None = None  # each version going live pushed to the folder's sinks (loading.pushing)
 
 
@@ -81,6 +83,18 @@ class Finishing:
     going_live: GoLive
     chunks: ChunkWriter
     backfill: Backfill
+
+
+def _failures(p: Ports, reports: Reports, deletions: Deletions) -> Failures:
+    return Failures(
+        datasets=p.datasets,
+        builds=p.builds,
+        reports=reports,
+        deletions=deletions,
+        telemetry=p.telemetry,
+        clock=p.clock,
+        events=p.events,
+    )
 
 
 def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) -> Finishing:
@@ -98,9 +112,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
         clock=p.clock,
         tables=p.tables,
     )
-    failures = Failures(
-        datasets=p.datasets, builds=p.builds, reports=reports, deletions=deletions, telemetry=p.telemetry, clock=p.clock
-    )
+    failures = _failures(p, reports, deletions)
     backfill = Backfill(
         history=p.history,
         folders=p.bucket,
@@ -123,6 +135,7 @@ def _finishing(p: Ports, s: LoaderSettings, reports: Reports, changes: Changes) 
         telemetry=p.telemetry,
         clock=p.clock,
         tables=p.tables,
+        events=p.events,
         sinks=p.sinks,
     )
     chunks = ChunkWriter(
@@ -215,11 +228,12 @@ class LoadingService:
         monotonic: Clock = time.monotonic,
         more_steps: Mapping[type[Message], Step] | None = None,
         tables: TableRequests | None = None,
+        events: ChangeEvents | None = None,
         sinks: SinkRequests | None = None,
     ) -> None:
         s = settings
         ports = (datasets, history, builds, versions, writer, bucket, outbox, telemetry, billing_mode, clock)
-        p = Ports(*ports, monotonic, tables, sinks=sinks)
+        p = Ports(*ports, monotonic, tables, events or NoEvents(), sinks=sinks)
         reports = Reports(documents=bucket, clock=clock)
         self.changes = Changes(
             datasets=datasets,

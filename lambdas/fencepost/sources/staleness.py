@@ -6,6 +6,7 @@ the same reads ``GET /datasets`` makes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final, Protocol
 
 from fencepost.core.folders.max_age import effective_max_age, freshness
@@ -20,9 +21,20 @@ class DatasetsAndSources(Protocol):
     def list_source_states(self) -> dict[str, SourceState]: ...
 
 
-def stale_datasets(store: DatasetsAndSources, now: float) -> list[str]:
-    """The names of the datasets serving a version older than their max age at ``now`` (epoch seconds), in name
-    order; a retired dataset, or one serving nothing, is never stale."""
+@dataclass(frozen=True, slots=True)
+class Stale:
+    """A dataset serving a version older than its max age (seconds), as its change event announces it."""
+
+    name: str
+    version: int
+    loaded_at: str
+    age: int
+    max_age: int
+
+
+def stale_versions(store: DatasetsAndSources, now: float) -> list[Stale]:
+    """The datasets serving a version older than their max age at ``now`` (epoch seconds), in name order; a retired
+    dataset, or one serving nothing, is never stale."""
     states = store.list_source_states()
     stale = []
     for record in store.list_datasets():
@@ -32,5 +44,10 @@ def stale_datasets(store: DatasetsAndSources, now: float) -> list[str]:
         every = None if state is None else state.every
         found = freshness(record.loaded_at, effective_max_age(record.max_age, every), now)
         if found is not None and found.stale:
-            stale.append(record.name)
-    return sorted(stale)
+            stale.append(Stale(record.name, record.live, record.loaded_at or "", found.age, found.max_age))
+    return sorted(stale, key=lambda each: each.name)
+
+
+def stale_datasets(store: DatasetsAndSources, now: float) -> list[str]:
+    """The names of the stale datasets (``stale_versions``), in name order."""
+    return [each.name for each in stale_versions(store, now)]

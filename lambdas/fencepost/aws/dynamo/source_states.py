@@ -2,12 +2,14 @@
 partition, its state as JSON (validators, the objects each download wrote, the counts), written by the fetch function
 and read by the lookup function's dataset listings (one Query for all of them). The same partition holds the lease of
 the sources' rounds (``fencepost.sources.rounds``): one item at ``SK = -1`` (a dataset's is never negative), taken
-by a conditional put, given back by a conditional delete."""
+by a conditional put, given back by a conditional delete; and at ``SK = -2`` what the rounds announced as change
+events (``fencepost.sources.announcing``)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Mapping
 from typing import Final
 
 from fencepost.aws.dynamo.client import ConditionFailed, Table
@@ -37,6 +39,15 @@ class SourceStateTable:
         """A folder that no longer names a source: its state goes (``GET /datasets/{name}`` shows none)."""
         self.table.delete(_key(dataset))
 
+    def announced(self) -> dict[str, str]:
+        """What the rounds announced (``fencepost.sources.announcing``): keys to tokens."""
+        item = self.table.get(ANNOUNCED_KEY, consistent=True)
+        return {} if item is None else dict(json.loads(item["announced"]["S"]))
+
+    def keep_announced(self, kept: Mapping[str, str]) -> None:
+        document = json.dumps(dict(sorted(kept.items())), separators=(",", ":"))
+        self.table.put({**ANNOUNCED_KEY, "announced": {"S": document}})
+
     def take_round(self, holder: str, now: int, until: int) -> bool:
         try:
             self.table.call(
@@ -62,6 +73,7 @@ class SourceStateTable:
 
 
 LEASE_KEY: Final[Item] = {"PK": {"S": SOURCES_PK}, "SK": {"N": "-1"}}
+ANNOUNCED_KEY: Final[Item] = {"PK": {"S": SOURCES_PK}, "SK": {"N": "-2"}}  # what the rounds announced
 
 
 def _key(dataset: str) -> Item:
