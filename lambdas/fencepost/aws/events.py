@@ -4,8 +4,9 @@ bus.
 ``PutEvents`` takes at most 10 entries a call, each under 256 KB (its ``Source``, ``DetailType`` and ``Detail`` as
 UTF-8, ``docs/events.md``); a call may succeed for some entries and fail for others (``FailedEntryCount``, an
 ``ErrorCode`` on each failed entry), and only those are sent again. Failed entries and failed calls are retried with
-backoff for at most ``seconds`` in all, then counted (``EventsFailed``) and logged: an announcement never fails, nor
-holds up beyond that time, the load, rollback or round that made it.
+backoff for at most ``seconds`` in all (a try takes half of it at most, and none starts that would end past it), then
+counted (``EventsFailed``) and logged: an announcement never fails, nor holds up beyond that time, the load, rollback
+or round that made it.
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ class Warn(Protocol):
 
 
 def make_events_client(seconds: float) -> Any:
-    """A client whose one attempt fits in ``seconds`` (the retries are ``EventBus``'s own, within the same time)."""
-    wait = max(0.5, min(seconds, 5.0))
+    """A client whose one try takes at most half of ``seconds`` (its connect and read timeouts a quarter each): the
+    retries are ``EventBus``'s own, within the same time."""
+    wait = seconds / 4
     config = Config(
         connect_timeout=wait, read_timeout=wait, retries={"max_attempts": 1, "mode": "standard"}, user_agent=USER_AGENT
     )
@@ -85,7 +87,8 @@ class EventBus:
         pause, error = FIRST_PAUSE, ""
         while waiting:
             waiting, error = self._put(waiting)
-            if not waiting or self.monotonic() + pause >= deadline:
+            # A try starts only if it ends before the deadline, however long it takes (half the time at most)
+            if not waiting or self.monotonic() + pause + self.seconds / 2 > deadline:
                 break
             self.sleep(pause)
             pause *= 2
