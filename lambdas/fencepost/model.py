@@ -220,6 +220,8 @@ class BuildRecord:
     # The percent of the IPv4 and IPv6 space whose answer it changed against the version live when it was built
     # (None: a first version); recorded in the history when it goes live (``core.versions.history.changed_since``)
     changed: tuple[float, float] | None = None
+    built_at: str | None = None  # when its version was built (``VersionHeader.created_at``)
+    data_date: DataDate | None = None  # its data's own date (``VersionHeader.data_date``)
 
     @property
     def complete(self) -> bool:

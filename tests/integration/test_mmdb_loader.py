@@ -102,3 +102,7 @@ def test_a_maxmind_dbs_build_epoch_is_its_versions_data_date_in_the_record_and_i
     }
     (plain,) = _lookup(stack, "dated", ["1.0.0.7"])
     assert list(plain) == ["ip", "dataset", "version", "range", "match", "data"]
+    # And the version's record keeps them: the versions listing shows them beside each kept version
+    status, listing = stack.get("/datasets/dated/versions")
+    (kept,) = listing["versions"]
+    assert (status, kept["built_at"], kept["data_date"]) == (200, record["built_at"], record["data_date"])

@@ -1,7 +1,8 @@
 """``GET /datasets/{name}/versions``: a dataset's kept versions, each with when it was live, newest first, paged,
 and what became of each of its dated folders (``fencepost.core.folders.backfill``).
 
-Three reads per page: the dataset's history (``fencepost.core.versions.history``), its build records (what each version
+Each version is listed with its dates (``built_at``, ``data_date``) as its build record keeps them. Three reads per
+page: the dataset's history (``fencepost.core.versions.history``), its build records (what each version
 holds, and when its deletion is due) and its dated folders' states, each answered from the container's cache for a
 few seconds (``http.dataset_routes.Listings``). A version is listed while it is kept: live, the
 rollback target, or inside the folder's ``retain_days``; a deleted one is not (its instants answer
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from typing import Any, Protocol
 
 from fencepost.core.folders.backfill import Dated
@@ -80,6 +82,8 @@ class VersionListing:
                 "objects": [{"key": o.key, "etag": o.etag, "size": o.size} for o in builds[version].objects],
                 "kept_until": _kept_until(version, record, builds[version]),
                 "dated": builds[version].dated,
+                "built_at": builds[version].built_at,
+                "data_date": _data_date(builds[version]),
             }
             for version in page
         ]
@@ -102,6 +106,11 @@ class VersionListing:
         if info is None:
             return {"columns": None, "indexed": None}
         return {"columns": list(info.columns), "indexed": list(info.indexed)}
+
+
+def _data_date(build: BuildRecord) -> dict[str, str] | None:
+    """A version's data date as listed (``fencepost.core.versions.data_dates``): null when none is known."""
+    return None if build.data_date is None else asdict(build.data_date)
 
 
 def _dated(state: Dated, timeline: Timeline, builds: dict[int, BuildRecord]) -> dict[str, Any]:

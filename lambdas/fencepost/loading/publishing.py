@@ -56,6 +56,34 @@ def _header(
     return replace(header, indexed=folder.index or None, numeric=folder.numeric or None, data_date=own_date)
 
 
+def _build_record(
+    dataset: str,
+    build: int,
+    header: VersionHeader,
+    *,
+    report: str,
+    started: float,
+    dated: str | None,
+    diff: DiffSummary,
+) -> BuildRecord:
+    """A build's record, from its version's header: what the version holds and was built from, and its dates."""
+    changed = None if diff.baseline is None else (diff.changed_percent_ipv4, diff.changed_percent_ipv6)
+    return BuildRecord(
+        dataset,
+        build,
+        ranges=header.ranges,
+        items=header.items,
+        objects=header.objects,
+        report=report,
+        started=started,
+        settings=header.settings,
+        dated=dated,
+        changed=changed,
+        built_at=header.created_at,
+        data_date=header.data_date,
+    )
+
+
 class VersionWrites(Protocol):
     def put(self, info: VersionInfo, header: VersionHeader) -> None: ...
 
@@ -157,23 +185,10 @@ class Publisher:
         aliases = tuple(sorted(read.aliases))
         info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
         key, settings = report_key(dataset, build), settings_digest(folder)
-        # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
-        self.builds.put(
-            BuildRecord(
-                dataset,
-                build,
-                ranges=read.rows,
-                items=len(book),
-                objects=objects,
-                report=key,
-                started=started,
-                settings=settings,
-                dated=dated,
-                changed=None if diff.baseline is None else (diff.changed_percent_ipv4, diff.changed_percent_ipv6),
-            )
-        )
         created = iso(self.clock())
         header = _header(read, items=len(book), objects=objects, created=created, settings=settings, folder=folder)
+        # The build record first: whatever this build writes after it, clean-up can find it (and delete it).
+        self.builds.put(_build_record(dataset, build, header, report=key, started=started, dated=dated, diff=diff))
         self.versions.put(info, header)
         self.reports.write(
             dataset,

@@ -24,6 +24,11 @@ class KeptVersion(BaseModel):
         description="The date of the dated folder (`_history/YYYY-MM-DD/`) it was built from: a past version, never "
         "live, that answers from that date until the next event; null for a version that went live."
     )
+    built_at: str | None = Field(description="When it was built (RFC 3339, UTC); null for a version built before.")
+    data_date: dict[str, str] | None = Field(
+        description="Its data's own date as its publisher states it (`date`, `source`: `mmdb`, `last-modified` or "
+        "`name`, `object`), as in `GET /datasets/{name}`; null when none does, or for a version built before."
+    )
 
 
 class DatedFolder(BaseModel):
