@@ -131,6 +131,7 @@ def test_datasets_are_listed_and_served_in_the_documented_shape(lookup_handler: 
     status, _, geo = call(lookup_handler, "dataset-get")
     assert status == 200
     shape = {"name", "version", "status", "ranges", "loaded_at", "built_at", "data_date", "objects", "load", "source"}
+    shape |= {"sinks"}  # docs/sinks.md
     assert set(geo) == shape | {"stale", "age_seconds", "max_age_seconds"}
     assert geo["source"] is None  # its folder names no source
     assert (geo["stale"], geo["age_seconds"], geo["max_age_seconds"]) == (None, None, None)  # nor a max_age
