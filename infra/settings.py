@@ -18,7 +18,6 @@ from fencepost.settings import CacheLimits, origins
 from infra.athena import AthenaSettings
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
-from infra.sink_lists import sink_prefix_lists
 from infra.spark_job import spark_inputs
 from infra.table_capacity import TableCapacity, table_capacity
 
@@ -59,6 +58,7 @@ class DeploySettings:
     system_log_level: str = "WARN"  # Lambda's own lines for both functions: WARN drops START, END and REPORT
     front: FrontSettings = DEFAULT_FRONT  # how lookups reach the lookup function (infra.front)
     alarm_email: str | None = None
+    refused_email: str | None = None  # refused builds e-mailed: the change events' example rule (infra.change_events)
     loader_limits: Limits = LOADER_LIMITS  # what one build may read (fencepost.core.folders.limits)
     # Every setting of fencepost.settings' tables as deployed: given with -c, or the stack's default.
     lookup: Mapping[str, Any] = field(default_factory=lambda: chosen(_none, LOOKUP | CACHES))
@@ -67,7 +67,6 @@ class DeploySettings:
     source_secret_prefix: str = SOURCE_SECRET_PREFIX  # the secrets a _source.json may name (infra.fetcher)
     athena: AthenaSettings = field(default_factory=AthenaSettings)  # the tables' workgroup (infra.athena)
     spark_inputs: tuple[str, ...] = ()  # what the Glue Spark job may read rows from (infra.spark_job)
-    sink_prefix_lists: tuple[str, ...] = ()  # the managed prefix lists folders' sinks may change (infra.sinks)
 
     @property
     def tracing(self) -> bool:
@@ -122,9 +121,7 @@ class DeploySettings:
         rate_limit = whole(get, "rateLimit", RATE_LIMIT, low=1)
         burst_limit = whole(get, "burstLimit", BURST_LIMIT, low=1)
         cors_origins = origins(text(get, "corsOrigins", "*"), "corsOrigins")
-        alarm_email = text(get, "alarmEmail", "") or None
-        if alarm_email is not None and "@" not in alarm_email:
-            raise SettingsError(f"alarmEmail must be an email address, not {alarm_email!r}")
+        alarm_email, refused_email = _email(get, "alarmEmail"), _email(get, "refusedEmail")
         return cls(
             capacity=capacity,
             destroy_on_delete=removal == "destroy",
@@ -138,6 +135,7 @@ class DeploySettings:
             system_log_level=choice(get, "systemLogLevel", SystemLevel, SystemLevel.WARN).value.upper(),
             front=FrontSettings.from_context(get),
             alarm_email=alarm_email,
+            refused_email=refused_email,
             lookup=chosen(get, LOOKUP | CACHES),
             loader=chosen(get, LOADER),
             fetch=chosen(get, FETCH),
@@ -151,7 +149,6 @@ class DeploySettings:
             loader_limits=_loader_limits(get),
             athena=AthenaSettings.from_context(get),
             spark_inputs=spark_inputs(get),
-            sink_prefix_lists=sink_prefix_lists(get),
         )
 
 
@@ -168,6 +165,13 @@ def _log_level(get: ContextGetter, key: str) -> str | None:
     if level is not None and level not in LOG_LEVELS:
         raise SettingsError(f"{key} must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level!r}")
     return level
+
+
+def _email(get: ContextGetter, key: str) -> str | None:
+    email = text(get, key, "") or None
+    if email is not None and "@" not in email:
+        raise SettingsError(f"{key} must be an email address, not {email!r}")
+    return email
 
 
 def _none(_key: str) -> None:

@@ -15,11 +15,11 @@ from constructs import Construct
 
 from infra import nag
 from infra.athena import Athena
+from infra.change_events import ChangeEvents
 from infra.fetcher import Sources
 from infra.loader import Loader
 from infra.lookup_api import LookupApi
 from infra.settings import DeploySettings
-from infra.sinks import Sinks
 from infra.spark_job import SparkJob
 from infra.storage import Storage
 from infra.tables_function import Tables
@@ -66,6 +66,8 @@ class FencepostStack(cdk.Stack):
             settings=settings,
         )
         self.lookup_api.allow_exports(self.loader.data_queue, self.storage.bucket)
+        announcers = [self.loader.function, self.sources.function]
+        self.change_events = ChangeEvents(self, "ChangeEvents", settings=settings, announcers=announcers)
         storage = self.storage
         asset = tables_asset or lambda_asset
         self.tables = Tables(self, "Tables", table=storage.table, bucket=storage.bucket, asset=asset, settings=settings)
@@ -74,7 +76,6 @@ class FencepostStack(cdk.Stack):
             self, "Athena", bucket=storage.bucket, database=self.tables.database, settings=settings.athena
         )
         self.spark_job = SparkJob(self, "SparkJob", bucket=storage.bucket, inputs=settings.spark_inputs)
-        self.sinks = Sinks(self, "Sinks", loader=self.loader.function, prefix_lists=settings.sink_prefix_lists)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()
 
@@ -125,7 +126,6 @@ class FencepostStack(cdk.Stack):
             *self.loader.alarms,
             *self.sources.alarms,
             *self.tables.alarms,
-            *self.sinks.alarms,
         ]
 
     def _alarm_notifications(self, email: str | None) -> None:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from fencepost.core.folders.limits import Limits
-from tests.support.synthesis import arn_join, environment, granted, on
+from tests.support.synthesis import arn_join, default_bus, environment, granted, on
 from tests.synth import Synth
 
 
@@ -35,6 +35,7 @@ def test_fetch_role_may_only_read_sources_write_fetched_objects_and_source_state
         | on(fetched, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject")
         | on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
         | on(secrets, "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")  # its fencepost:hosts tag
+        | on(default_bus(), "events:PutEvents")  # a dataset turned stale, a source turned failing
     )
     # and its table calls only ever reach the #sources partition
     statements = [

@@ -49,6 +49,12 @@ def on(resource: Any, *actions: str) -> set[tuple[str, str]]:
     return {(action, json.dumps(resource, sort_keys=True)) for action in actions}
 
 
+def default_bus() -> dict[str, Any]:
+    """The account's default EventBridge bus, as the template names it."""
+    parts = ["arn:", {"Ref": "AWS::Partition"}, ":events:", {"Ref": "AWS::Region"}, ":", {"Ref": "AWS::AccountId"}]
+    return {"Fn::Join": ["", [*parts, ":event-bus/default"]]}
+
+
 def arn_join(synth: Synth, name: str, suffix: str) -> dict[str, Any]:
     return {"Fn::Join": ["", [synth.arn(name), suffix]]}
 
