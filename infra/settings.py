@@ -18,6 +18,7 @@ from fencepost.settings import CacheLimits, origins
 from infra.athena import AthenaSettings
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
+from infra.sink_lists import sink_prefix_lists
 from infra.spark_job import spark_inputs
 from infra.table_capacity import TableCapacity, table_capacity
 
@@ -67,6 +68,7 @@ class DeploySettings:
     source_secret_prefix: str = SOURCE_SECRET_PREFIX  # the secrets a _source.json may name (infra.fetcher)
     athena: AthenaSettings = field(default_factory=AthenaSettings)  # the tables' workgroup (infra.athena)
     spark_inputs: tuple[str, ...] = ()  # what the Glue Spark job may read rows from (infra.spark_job)
+    sink_prefix_lists: tuple[str, ...] = ()  # the managed prefix lists folders' sinks may change (infra.sinks)
 
     @property
     def tracing(self) -> bool:
@@ -149,6 +151,7 @@ class DeploySettings:
             loader_limits=_loader_limits(get),
             athena=AthenaSettings.from_context(get),
             spark_inputs=spark_inputs(get),
+            sink_prefix_lists=sink_prefix_lists(get),
         )
 
 

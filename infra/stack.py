@@ -20,6 +20,7 @@ from infra.fetcher import Sources
 from infra.loader import Loader
 from infra.lookup_api import LookupApi
 from infra.settings import DeploySettings
+from infra.sinks import Sinks
 from infra.spark_job import SparkJob
 from infra.storage import Storage
 from infra.tables_function import Tables
@@ -76,6 +77,7 @@ class FencepostStack(cdk.Stack):
             self, "Athena", bucket=storage.bucket, database=self.tables.database, settings=settings.athena
         )
         self.spark_job = SparkJob(self, "SparkJob", bucket=storage.bucket, inputs=settings.spark_inputs)
+        self.sinks = Sinks(self, "Sinks", loader=self.loader.function, prefix_lists=settings.sink_prefix_lists)
         self._alarm_notifications(settings.alarm_email)
         self._bucket_notifications_handler()
 
@@ -126,6 +128,7 @@ class FencepostStack(cdk.Stack):
             *self.loader.alarms,
             *self.sources.alarms,
             *self.tables.alarms,
+            *self.sinks.alarms,
         ]
 
     def _alarm_notifications(self, email: str | None) -> None:

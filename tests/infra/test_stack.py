@@ -80,6 +80,7 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "CONTROL_QUEUE_URL": default.ref("control_queue"),
         "DATA_QUEUE_URL": default.ref("data_queue"),
         "TABLES_QUEUE_URL": default.ref("tables_queue"),  # each version going live
+        "SINK_PREFIX": "Fencepost",  # the WAF IP sets of folders' sinks are named after the stack
         "CHANGE_EVENTS": "true",  # each change of a dataset on the default bus (docs/events.md)
         "EVENTS_SOURCE": "fencepost",
         "EVENTS_SECONDS": "2",
@@ -178,6 +179,7 @@ def test_loader_role_permissions_are_exactly_the_calls_it_makes(default: Synth) 
         | on(default.arn("data_queue"), *queue)
         | on(default.arn("tables_queue"), "sqs:SendMessage")  # each version going live
         | on(arn_join(default, "bucket", "/_tables/*"), "s3:DeleteObject")  # a deleted version's Parquet file
+        | {grant for grant in granted(default, "loader_role") if grant[0].startswith("wafv2:")}  # test_stack_sinks
         | on(default_bus(), "events:PutEvents")  # its change events (tests/infra/test_stack_events.py)
     )  # and nothing on the dead-letter queues: only SQS moves messages there
 

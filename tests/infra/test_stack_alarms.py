@@ -51,6 +51,7 @@ def test_alarms_watch_dead_letters_errors_failed_and_stalled_loads_and_throttlin
         ("WriteThrottleEvents", ids["table"]),
         ("LoadsFailed", LOADER_SERVICE),
         ("LoadsStalled", LOADER_SERVICE),
+        ("SinkFailed", LOADER_SERVICE),  # a push to a folder's sinks (docs/sinks.md)
         ("SourcesFailing", FETCH_SERVICE),
         ("SourcesStale", FETCH_SERVICE),
         ("DatasetsStale", FETCH_SERVICE),

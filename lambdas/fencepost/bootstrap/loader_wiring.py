@@ -103,7 +103,7 @@ def loader_function(env: Mapping[str, str] | None = None) -> LoaderFunction:
     writer = BulkWriter(bulk, threads=settings.write_threads, rate=settings.write_rate, pacing=settings.write_pacing)
     count, warn = for_telemetry(obs)
     events = change_events(settings.events, settings.events_source, settings.events_seconds, count=count, warn=warn)
-    pusher = sink_pusher(settings, tables, bucket, obs)
+    pusher = sink_pusher(settings, tables, bucket, obs, events)
     service = LoadingService(
         settings,
         datasets=tables.datasets,

@@ -13,6 +13,7 @@ from fencepost.aws.prefix_lists import PrefixLists, make_ec2_client
 from fencepost.aws.s3 import Bucket
 from fencepost.aws.sqs import Queues, make_sqs_client
 from fencepost.aws.waf_sets import CLOUDFRONT_REGION, WafSets, make_waf_client
+from fencepost.core.events import ChangeEvents
 from fencepost.loading.messages import Command, PushSinks, dump
 from fencepost.loading.ports import Telemetry
 from fencepost.loading.pushing import SinkPusher
@@ -23,7 +24,9 @@ def _waf_client(scope: str) -> Any:
     return make_waf_client(CLOUDFRONT_REGION if scope == "CLOUDFRONT" else None)
 
 
-def sink_pusher(settings: LoaderSettings, tables: Tables, bucket: Bucket, telemetry: Telemetry) -> SinkPusher:
+def sink_pusher(
+    settings: LoaderSettings, tables: Tables, bucket: Bucket, telemetry: Telemetry, events: ChangeEvents
+) -> SinkPusher:
     return SinkPusher(
         datasets=tables.datasets,
         versions=tables.versions,
@@ -34,6 +37,7 @@ def sink_pusher(settings: LoaderSettings, tables: Tables, bucket: Bucket, teleme
         clock=time.time,
         max_receives=settings.max_receives,
         retry_base=settings.retry_base,
+        events=events,
     )
 
 

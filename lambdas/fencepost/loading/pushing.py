@@ -9,18 +9,21 @@ The push reads which version is live now and pushes that one, whatever version t
 arrive late or out of order push the same version again, which changes nothing (each adapter writes only what
 differs). Each sink's outcome is recorded on the dataset's record (``GET /datasets/{name}``, ``sinks``). A sink that
 fails (a quota, throttling, a permission, a column ``where`` names missing) keeps the state of its last push with
-the error beside it, counts a ``SinkFailed`` metric (an alarm), and hands the message back to be tried again after
+the error beside it, counts a ``SinkFailed`` metric (an alarm), announces a "Dataset sink failed" change event
+(``fencepost.core.events``), and hands the message back to be tried again after
 a backoff, until its last delivery.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from fencepost.core.events import ChangeEvents, NoEvents
+from fencepost.core.events.kinds import sink_failed
 from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.base import FileError
 from fencepost.core.sinks.plan import SinkError, matching, networks
@@ -96,6 +99,7 @@ class SinkPusher:
     clock: Clock
     max_receives: int
     retry_base: float
+    events: ChangeEvents = field(default_factory=NoEvents)  # "Dataset sink failed", at each failed push
 
     def on_push(self, message: PushSinks, delivery: Delivery) -> None:
         dataset, log = message.dataset, self.telemetry.logger
@@ -142,6 +146,8 @@ class SinkPusher:
             self.telemetry.metrics.add_metric(name="SinkFailed", unit=MetricUnit.Count, value=1)
             extra = {"dataset": info.dataset, "version": info.version, "sink": name, "code": code, "reason": str(error)}
             log.warning("a sink's push failed", extra=extra)
+            target = sink.id if isinstance(sink, PrefixListSink) else f"WAF IP sets ({sink.scope})"
+            self.events.publish(sink_failed(info.dataset, info.version, sink=name, target=target, error=str(error)))
             return before.failed(str(error), now), str(error)
         extra = {"dataset": info.dataset, "version": info.version, "sink": name, "changed": pushed.changed}
         log.info("sink pushed", extra=extra | {"entries": pushed.entries, "sets": len(pushed.sets)})
