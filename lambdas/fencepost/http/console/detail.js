@@ -1,9 +1,10 @@
-// One dataset in detail: its latest load and source, its load rate, its kept versions, the latest build's changes
-// and its indexed columns' values. `state` is the page's: `datasets` (the list as last read) and `selected` (the
-// name of the dataset shown here, or null).
+// One dataset in detail: its latest load, sinks and source, its load rate, its kept versions, the latest build's
+// changes and its indexed columns' values. `state` is the page's: `datasets` (the list as last read) and `selected`
+// (the name of the dataset shown here, or null).
 import { problem, settled } from "./api.js";
 import { $, duration, el, facts, fill, number, percent, show, staleMark, when } from "./dom.js";
 import { renderRate } from "./rate.js";
+import { sinkList } from "./sinks.js";
 
 let shown = null; // what the versions and changes were last read for: read again when it changes
 
@@ -117,6 +118,8 @@ function renderLoad(dataset) {
   const counts = number(load.rows_read) + " rows read, " + number(load.items_written) + " items written";
   const parts = [el("p", {}, "Status ", status, build + counts)];
   if (dataset.version !== null) parts.push(el("p", { id: "detail-dates" }, dates(dataset)));
+  const sinks = sinkList(dataset);
+  if (sinks) parts.push(sinks);
   const stale = staleMark(dataset);
   if (stale) {
     const age = "live version built " + duration(dataset.age_seconds) + " ago";
