@@ -18,7 +18,7 @@ from fencepost.aws.dynamo.datasets import (
 from fencepost.errors import NotLatestRequest
 from fencepost.model import DatasetRecord, DiffSummary, LoadState, LoadStatus, Phase, Problem
 from tests.fakes.kernel import detached, port
-from tests.fakes.serving import FakeServing, only_latest_load
+from tests.fakes.serving import FakeServing, loading_progress, only_latest_load
 
 
 def only_latest_request(record: DatasetRecord | None, request: int) -> bool:
@@ -137,7 +137,7 @@ class FakeDatasets(FakeServing):
         diff: DiffSummary | None = None,
     ) -> bool:
         record = self._read(name)
-        if not only_latest_load(record, build):
+        if not loading_progress(record, build):
             return False
         assert record is not None
         record.heartbeat = now

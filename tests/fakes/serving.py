@@ -38,6 +38,11 @@ def only_latest_load(record: DatasetRecord | None, build: int) -> bool:
     return record is not None and record.load.version == build
 
 
+def loading_progress(record: DatasetRecord | None, build: int) -> bool:
+    """LOADING_PROGRESS: ``#load.#version = :build AND #status = :loading``."""
+    return only_latest_load(record, build) and record is not None and record.status == LoadStatus.LOADING
+
+
 def first_live(record: DatasetRecord, build: int) -> bool:
     """FIRST_LIVE: ``attribute_not_exists(#live) AND (attribute_not_exists(#floor) OR #floor < :build)``."""
     return record.live is None and record.floor < build

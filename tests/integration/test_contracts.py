@@ -105,7 +105,12 @@ def test_dataset_transitions_keep_their_rules(adapters: Adapters) -> None:
     assert datasets.get_live("geo") == LivePointer("geo", 2, now)
     assert switch(2) == Switch.ALREADY_LIVE
     assert switch(1) == Switch.STALE
-    assert datasets.end_load("geo", 2, LoadStatus.READY, now, phase=Phase.DONE)
+    assert datasets.end_load("geo", 2, LoadStatus.READY, now, phase=Phase.DONE, items_written=4000)
+    # A chunk counted before the last one reports late: the ended load keeps its final figures
+    assert not datasets.update_load("geo", 2, now + 1, phase=Phase.WRITING, items_written=3500)
+    ended = datasets.get("geo", consistent=True)
+    assert ended is not None
+    assert (ended.status, ended.load.phase, ended.load.items_written) == (LoadStatus.READY, Phase.DONE, 4000)
     with pytest.raises(NothingToRollBack):
         datasets.rollback("geo", now)  # no previous version yet
     # A load that finds the folder unchanged keeps the live version and raises the floor

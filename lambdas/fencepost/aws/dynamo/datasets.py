@@ -23,6 +23,10 @@ ONLY_LATEST_LOAD = Condition(
     "only the latest load reports progress, ends, or retires the dataset",
     "#load.#version = :build",
 )
+LOADING_PROGRESS = Condition(
+    "only the latest load reports progress, and only while it is loading (a late report never undoes its end)",
+    "#load.#version = :build AND #status = :loading",
+)
 LOAD_WITHOUT_BUILD = Condition(
     "a load that never got a build number (its build message was lost) is ended only while it is the latest",
     "attribute_type(#load.#version, :null)",
@@ -97,7 +101,8 @@ class DatasetTable(ServingTable):
         report: str | None = None,
         diff: DiffSummary | None = None,
     ) -> bool:
-        """Progress of the latest load (the fields given); False when a newer load has taken over the record."""
+        """Progress of the latest load (the fields given); False when a newer load has taken over the record or the
+        load has ended (a chunk counted before the last one may report after the load ended READY)."""
         sets, values = _load_fields(
             phase=phase,
             rows_read=rows_read,
@@ -107,8 +112,8 @@ class DatasetTable(ServingTable):
             report=report,
             diff=diff,
         )
-        values.update({":now": now, ":build": build})
-        return self.table.applied(_key(name), f"SET #heartbeat = :now{sets}", values, ONLY_LATEST_LOAD)
+        values.update({":now": now, ":build": build, ":loading": LoadStatus.LOADING})
+        return self.table.applied(_key(name), f"SET #heartbeat = :now{sets}", values, LOADING_PROGRESS)
 
     def end_load(
         self,
