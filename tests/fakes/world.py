@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fencepost.core.events import Event
 from fencepost.core.storage.keys import builds_pk
 from fencepost.loading.accepting import Accepted, accept_once
 from fencepost.loading.service import LoadingService
@@ -50,6 +51,17 @@ def loader_settings(
 REPLACED_WHOLE: dict[str, Any] = {"max_removed_percent": None}
 
 
+class RecordedEvents:
+    """The change events the loader announces (``fencepost.core.events``), in order; every one delivered."""
+
+    def __init__(self) -> None:
+        self.sent: list[Event] = []
+
+    def publish(self, *events: Event) -> list[Event]:
+        self.sent.extend(events)
+        return []
+
+
 class World:
     def __init__(self, settings: LoaderSettings | None = None, *, folder: dict[str, Any] | None = None) -> None:
         """``folder``: the ``_settings.json`` the dataset's folder holds from the start (no notification)."""
@@ -64,6 +76,7 @@ class World:
         self.queues = FakeQueues(self.clock, self.faults, max_receives=self.settings.max_receives)
         self.telemetry = FakeTelemetry()
         self.telemetry.logger.errors = self.queues.errors  # an error the loader caught and logged is a bug too
+        self.events = RecordedEvents()
         self.service = LoadingService(
             self.settings,
             datasets=self.datasets,
@@ -77,6 +90,7 @@ class World:
             billing_mode=lambda: "PAY_PER_REQUEST",
             clock=self.clock,
             monotonic=self.clock.monotonic,
+            events=self.events,
         )
         self.queues.handler = self.service.handle
         if folder is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fencepost.core.events.kinds import VERSION_LIVE
 from fencepost.model import LoadStatus
 from tests.fakes import DATASET, REPLACED_WHOLE, Envelope, World, loader_settings
 from tests.faults import expected_items
@@ -90,6 +91,16 @@ def crash_run(step: int, *, after: bool, chunk_items: int) -> CrashRun:
         problems.append(f"build records {sorted(world.build_records())} were left behind")
     if world.queues.errors or world.queues.dead_letters or world.queues.pending:
         problems.append(f"errors {world.queues.errors}, dead letters {world.queues.dead_letters}")
+    announced = [e.detail["version"] for e in world.events.sent if e.kind is VERSION_LIVE]
+    # Each version announced live once, by the invocation whose switch made it live: none only when that invocation
+    # was killed right after its switch, before its put
+    lost = run.crash is not None and run.crash.endswith("switch_live (after its effect)")
+    if (
+        announced[:2] != [1, 2]
+        or announced.count(record.live) != (0 if lost else 1)
+        or len(set(announced)) < len(announced)
+    ):
+        problems.append(f"versions announced live: {announced}, live {record.live}")
     return run
 
 

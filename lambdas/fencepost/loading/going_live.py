@@ -84,6 +84,8 @@ class GoLive:
         )
         if switched.result is Switch.ABANDONED:
             return  # abandoned between the two steps: it never went live
+        if switched.result is Switch.SWITCHED:  # announced by the one invocation whose switch made it live
+            self._announce(record, switched.before)
         if switched.result is Switch.STALE:
             self.failures.fail_build(dataset, build, "superseded: a newer version went live, or the folder was emptied")
             return
@@ -104,7 +106,6 @@ class GoLive:
         if not self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             return  # another invocation finished it first, and counted it
         self._counted(record, now)
-        self._announce(record, before)
         log = self.telemetry.logger
         log.info("version is live", extra={"dataset": dataset, "version": build, "items": record.written})
         if self.billing_mode() == "PROVISIONED":
@@ -130,11 +131,11 @@ class GoLive:
         self.reports.update(record, LoadStatus.READY)
         if self.builds.set_state(dataset, build, BuildState.LIVE, expect=[BuildState.FINALIZING]):
             self._counted(record, now)
-            self._announce(record, None)
 
     def _announce(self, record: BuildRecord, before: DatasetRecord | None) -> None:
         """Announce the version live: the version it replaced, and its diff summary against it (``before``: the
-        dataset's record as the switch found it; None for a dated build, placed in the history)."""
+        dataset's record as the switch found it). Once: only the invocation whose switch made it live announces it,
+        before anything else of the finishing steps can fail. (A dated build is placed in the history, never live.)"""
         dataset, build = record.dataset, record.build
         previous, diff = _replaced(before, build), _diff(before, build)
         event = version_live(dataset, build, previous=previous, ranges=record.ranges, items=record.written, diff=diff)

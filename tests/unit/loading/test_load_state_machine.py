@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from fencepost.core.events.kinds import VERSION_LIVE
 from fencepost.loading.messages import Lane
 from fencepost.model import BuildState, DiffSummary, LoadState, LoadStatus, Phase
 from tests.fakes import REPLACED_WHOLE, Envelope, World, loader_settings
@@ -141,6 +142,11 @@ def test_every_message_delivered_again_loads_each_version_once(duplicates: Dupli
     metrics = world.telemetry.metrics.totals
     assert "LoadsFailed" not in metrics
     assert metrics["LoadsSucceeded"] == 3  # even when two copies finalize one build at once
+    # And each version live was announced once, as it went live, naming the one it replaced
+    announced = [(e.detail["version"], e.detail["previous"]) for e in world.events.sent if e.kind is VERSION_LIVE]
+    assert len(announced) == 3
+    assert [previous for _, previous in announced] == [None, announced[0][0], announced[1][0]]
+    assert announced[-1][0] == record.live
     if not duplicates.concurrent:  # (concurrent copies may both write a chunk, and count its items)
         assert metrics["ItemsWritten"] == len(A) + len(B) + len(C)
     assert_no_surprises(world)
