@@ -60,6 +60,7 @@ class Read:
     )  # IPv6 prefixes answered as IPv4 (``core.space.aliases``; MaxMind DB)
     epochs: dict[str, int] = field(default_factory=dict)  # each MaxMind DB object's build epoch (its data's date)
     last_modified: dict[str, str] = field(default_factory=dict)  # a fetched object's release's Last-Modified header
+    enddates: dict[str, str] = field(default_factory=dict)  # the day a text object says its data runs to (RIR files)
 
 
 @dataclass(kw_only=True, slots=True)

@@ -50,7 +50,8 @@ def _header(
     read: Read, *, items: int, objects: list[ObjectRef], created: str, settings: str | None, folder: FolderSettings
 ) -> VersionHeader:
     """A version's header: what it was built from, how, and its data's own date (``core.versions.data_dates``)."""
-    own_date = version_date([o.key for o in objects], epochs=read.epochs, last_modified=read.last_modified)
+    keys = [o.key for o in objects]
+    own_date = version_date(keys, epochs=read.epochs, last_modified=read.last_modified, enddates=read.enddates)
     aliases = tuple(sorted(read.aliases)) or None
     header = VersionHeader(read.columns, read.rows, items, objects, created, settings, True, aliases)
     return replace(header, indexed=folder.index or None, numeric=folder.numeric or None, data_date=own_date)

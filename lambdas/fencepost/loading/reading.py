@@ -79,6 +79,8 @@ class Reader:
                         dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline
                     )
                     summary = read_ranges(obj.key, lines, options, read.collector, read.problems)
+                    if summary.stated is not None:  # the data's own date (core.versions.data_dates)
+                        read.enddates[obj.key] = summary.stated
             except FileError as error:
                 raise LoadFailure(
                     error.reason, object_key=obj.key, line=error.line, earlier=read.problems.kept

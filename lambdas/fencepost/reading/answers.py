@@ -45,7 +45,7 @@ FIELDS: Final = {
     "as_of": "The instant asked for with `as_of` (RFC 3339, UTC): the answer is from the version live then.",
     "built_at": "Only when `fields` names it: when the version that answered was built (RFC 3339, UTC).",
     "data_date": "Only when `fields` names it: the date of the answering version's data as its publisher states it "
-    "(`date`, and its `source`: `mmdb`, `last-modified` or `name`, and `object`); null when none does.",
+    "(`date`, and its `source`: `mmdb`, `rir`, `last-modified` or `name`, and `object`); null when none does.",
 }
 FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved", "as_of", "built_at", "data_date")
 MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error", "as_of", "built_at", "data_date")

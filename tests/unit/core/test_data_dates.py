@@ -1,6 +1,6 @@
 """The data's own date (``fencepost.core.versions.data_dates``): a date in real publishers' names, a MaxMind DB build
-epoch, a release's Last-Modified, the publisher's statement preferred over the header over the name, and a version
-as old as its oldest dated object."""
+epoch, an RIR file's version line, a release's Last-Modified, the data's own statement preferred over the header
+over the name, and a version as old as its oldest dated object."""
 
 from __future__ import annotations
 
@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from fencepost.core.formats.base import Layout, ReadOptions
+from fencepost.core.formats.choice import read_ranges
+from fencepost.core.versions.build import Collector, ProblemLog
 from fencepost.core.versions.data_dates import (
     DataDate,
+    from_day,
     from_epoch,
     from_http_date,
     from_name,
@@ -109,3 +113,37 @@ def test_a_version_is_as_old_as_its_oldest_dated_object() -> None:
     )
     assert version_date(["drop/drop_v4.json", "drop/drop_v6.json"]) is None
     assert version_date([]) is None
+
+
+APNIC = """\
+# the head of delegated-apnic-extended-latest
+2.3|apnic|20261124|3|19830613|20261123|+1000
+apnic|*|ipv4|*|2|summary
+apnic|AU|ipv4|1.0.0.0|256|20110811|assigned|A91872ED
+apnic|CN|ipv4|1.0.1.0|256|20110414|allocated|A92E1062
+apnic|JP|ipv6|2001:200::|35|19990813|allocated|A91D6E69
+"""
+
+
+def test_an_rir_files_version_line_states_the_day_its_data_runs_to() -> None:
+    collector, problems = Collector(), ProblemLog()
+    summary = read_ranges(
+        "rir/delegated-apnic-extended-latest",
+        APNIC.encode().splitlines(keepends=True),
+        ReadOptions(),
+        collector,
+        problems,
+    )
+    assert (summary.layout, summary.rows, summary.stated) == (Layout.RIR, 3, "20261123")
+    assert from_day(summary.stated) == "2026-11-23"
+    assert [from_day(text) for text in ("2026112", "2026-11-23", "20261323", None, "２０２６１１２３")] == [None] * 5
+
+
+def test_the_data_itself_comes_before_its_header_and_its_name() -> None:
+    key = "rir/delegated-apnic-extended-20261124"
+    stated = object_date(key, enddate="20261123", last_modified=HEADER)
+    assert stated == DataDate("2026-11-23", "rir", key)
+    assert object_date(key, enddate="garbage", last_modified=HEADER) == DataDate(
+        "2026-11-24T10:31:02Z", "last-modified", key
+    )
+    assert version_date([key], enddates={key: "20261123"}) == stated

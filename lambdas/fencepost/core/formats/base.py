@@ -65,6 +65,7 @@ class FileSummary:
     header: bool
     columns: tuple[str, ...]
     rows: int  # ranges accepted
+    stated: str | None = None  # the day the file says its data runs to, as written (an RIR version line's enddate)
 
 
 class RangeSink(Protocol):

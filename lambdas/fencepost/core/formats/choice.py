@@ -12,11 +12,12 @@ A new line format is a module with a signature and a record parser, named in ``b
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from fencepost.core.formats import linefiles
+from fencepost.core.formats import linefiles, rir_stats
 from fencepost.core.formats.archives import ARCHIVE_SUFFIXES, MMDB_SUFFIXES
 from fencepost.core.formats.base import FileSummary, ProblemSink, RangeSink, ReadOptions, text_lines
 from fencepost.core.formats.columns import read_columns
@@ -61,7 +62,10 @@ def read_ranges(
     if options.header is not True:
         chosen = line_format(text, head)
         if chosen is not None:
-            return linefiles.read_lines(
+            summary = linefiles.read_lines(
                 name, itertools.chain(head, text), chosen, options=options, ranges=ranges, problems=problems
             )
+            if chosen is linefiles.RIR:  # its version line (the line that chose the format) states the data's day
+                summary = dataclasses.replace(summary, stated=rir_stats.version_enddate(head[-1]))
+            return summary
     return read_columns(name, itertools.chain(head, text), options, ranges, problems)

@@ -29,6 +29,13 @@ def _is_summary(fields: list[str]) -> bool:
     return len(fields) == 6 and fields[5] == "summary"
 
 
+def version_enddate(line: str) -> str | None:
+    """The ``enddate`` a version line states (``version|registry|serial|records|startdate|enddate|UTCoffset``): the
+    day the file's data runs to, as written (``YYYYMMDD``); None for a line that is no version line."""
+    fields = [field.strip() for field in line.strip().split(DELIMITER)]
+    return fields[5] if len(fields) >= 7 and _is_version(fields) and fields[1] else None
+
+
 def looks_like_rir(line: str) -> bool:
     """Whether a file's first line that is not a comment is a delegated file's version line or one of its
     records or summary lines (``|``-separated, no comma or tab)."""

@@ -2,9 +2,10 @@
 built (its header's ``created_at``) or when a file happened to be copied (a file's modification time, which is
 never used: a copy, a sync or an unpacking changes it, and it says nothing of the data).
 
-Each object of a version may state its date three ways, the publisher's own statement first:
+Each object of a version may state its date four ways, the publisher's statement in the data itself first:
 
 - ``mmdb``: a MaxMind DB file's ``build_epoch`` (its metadata), when the publisher built the database;
+- ``rir``: the ``enddate`` of an RIR delegated statistics file's version line, the day its data runs to (a day);
 - ``last-modified``: the ``Last-Modified`` header the publisher sent with a release a folder's source fetched
   (``core.sources``), recorded in the release's manifest;
 - ``name``: a date in the object's key, as publishers name their releases (``GeoLite2-City_20261124``,
@@ -27,9 +28,10 @@ from email.utils import parsedate_to_datetime
 from typing import Final
 
 MMDB: Final = "mmdb"
+RIR: Final = "rir"
 LAST_MODIFIED: Final = "last-modified"
 NAME: Final = "name"
-SOURCES: Final = (MMDB, LAST_MODIFIED, NAME)  # in the order they are preferred
+SOURCES: Final = (MMDB, RIR, LAST_MODIFIED, NAME)  # in the order they are preferred (the data's own statement first)
 
 EARLIEST_YEAR: Final = 1990  # before any public IP data set: an 8-digit number naming an earlier "day" is no date
 LATEST_YEAR: Final = 2199
@@ -40,7 +42,9 @@ _IN_NAME: Final = re.compile(r"(?<!\d)(\d{4})([-_]?)(\d{2})\2(\d{2})(?!\d)")
 class DataDate:
     """The date a version's data was made, as its publisher states it."""
 
-    date: str  # ISO 8601 in UTC: an instant (``2026-11-24T10:31:02Z``) from mmdb and last-modified, a day from a name
+    date: (
+        str  # ISO 8601, UTC: an instant (``2026-11-24T10:31:02Z``) from mmdb and last-modified, a day from rir and name
+    )
     source: str  # how it is known: one of ``SOURCES``
     object: str  # the key of the object that states it
 
@@ -69,6 +73,13 @@ def from_http_date(text: object) -> str | None:
     return _instant(moment) if EARLIEST_YEAR <= moment.year <= LATEST_YEAR else None
 
 
+def from_day(text: object) -> str | None:
+    """A day written ``YYYYMMDD`` (an RIR file's ``enddate``) as ``YYYY-MM-DD``; None for text that is not one."""
+    if not isinstance(text, str) or len(text) != 8 or not (text.isascii() and text.isdigit()):
+        return None
+    return from_name(text)
+
+
 def from_name(key: str) -> str | None:
     """The last date standing alone in ``key`` (``YYYY-MM-DD``), or None when it holds none."""
     found = None
@@ -83,10 +94,13 @@ def from_name(key: str) -> str | None:
     return found
 
 
-def object_date(key: str, *, epoch: object = None, last_modified: object = None) -> DataDate | None:
-    """The best date one object states: its MaxMind DB build epoch, else its release's Last-Modified, else a date in
-    its key."""
-    for source, text in ((MMDB, from_epoch(epoch)), (LAST_MODIFIED, from_http_date(last_modified))):
+def object_date(
+    key: str, *, epoch: object = None, last_modified: object = None, enddate: object = None
+) -> DataDate | None:
+    """The best date one object states: its MaxMind DB build epoch or its RIR version line's ``enddate``, else its
+    release's Last-Modified, else a date in its key."""
+    stated = ((MMDB, from_epoch(epoch)), (RIR, from_day(enddate)), (LAST_MODIFIED, from_http_date(last_modified)))
+    for source, text in stated:
         if text is not None:
             return DataDate(text, source, key)
     named = from_name(key)
@@ -98,11 +112,15 @@ def version_date(
     *,
     epochs: Mapping[str, object] | None = None,
     last_modified: Mapping[str, object] | None = None,
+    enddates: Mapping[str, object] | None = None,
 ) -> DataDate | None:
     """The date of a version built from the objects ``keys``: the oldest of their own dates (``object_date``), or
-    None when none states one. ``epochs`` and ``last_modified`` are by object key."""
-    epochs, last_modified = epochs or {}, last_modified or {}
-    dated = [object_date(key, epoch=epochs.get(key), last_modified=last_modified.get(key)) for key in keys]
+    None when none states one. ``epochs``, ``last_modified`` and ``enddates`` are by object key."""
+    epochs, last_modified, enddates = epochs or {}, last_modified or {}, enddates or {}
+    dated = [
+        object_date(key, epoch=epochs.get(key), last_modified=last_modified.get(key), enddate=enddates.get(key))
+        for key in keys
+    ]
     found = [stated for stated in dated if stated is not None]
     return min(found, key=lambda stated: (stated.date, SOURCES.index(stated.source), stated.object), default=None)
 
