@@ -6,7 +6,8 @@ goes live, the lookup function for ``GET /datasets/{name}/export?format=parquet`
 rollback. The function writes ``_tables/<dataset>/version=<n>/`` (streamed to ``/tmp``, then a multipart upload)
 and keeps the dataset's three Glue tables at its state (``fencepost.tables.registering``), in a Glue database made
 here. Its role holds exactly the calls it makes: reads of the table's records and of the versions' table files,
-writes under ``_tables/`` and of its exports' markers, and GetTable, CreateTable and UpdateTable in that database.
+writes under ``_tables/`` and of its exports' markers, the deletion of a retired dataset's history file, and
+GetTable, CreateTable, UpdateTable and DeleteTable in that database.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, TABLES_PREFIX, building_key
+from fencepost.core.storage.objects import EXPORTS_PREFIX, KEPT_PREFIX, TABLES_PREFIX, building_key, history_key
 from fencepost.declared import TABLES
 from infra import nag
 from infra.alarms import PERIOD, any_in_period
@@ -47,6 +48,7 @@ def database_name(stack_name: str) -> str:
 
 
 PARQUET_MARKERS: Final = building_key(f"{EXPORTS_PREFIX}*.parquet")
+HISTORY_FILES: Final = history_key("*")  # each dataset's history file, deleted when the dataset is retired
 
 
 class Tables(Construct):
@@ -150,17 +152,18 @@ class Tables(Construct):
         )
         markers = bucket.arn_for_objects(PARQUET_MARKERS)
         policy(iam.PolicyStatement(actions=["s3:PutObject", "s3:DeleteObject"], resources=[markers]))
+        policy(iam.PolicyStatement(actions=["s3:DeleteObject"], resources=[bucket.arn_for_objects(HISTORY_FILES)]))
         arn = f"arn:{stack.partition}:glue:{stack.region}:{stack.account}"
         database = self.database_name
         catalog = [f"{arn}:catalog", f"{arn}:database/{database}", f"{arn}:table/{database}/*"]
-        policy(
-            iam.PolicyStatement(actions=["glue:GetTable", "glue:CreateTable", "glue:UpdateTable"], resources=catalog)
-        )
+        glue = ["glue:GetTable", "glue:CreateTable", "glue:UpdateTable", "glue:DeleteTable"]
+        policy(iam.PolicyStatement(actions=glue, resources=catalog))
         bucket_arn = nag.arn_token(bucket)
         for key, why in (
             (table_files, "It reads each version's table file under _kept/, one per version, nothing else there."),
             (tables, "It writes each version's Parquet file and columns under _tables/, a folder per version."),
             (PARQUET_MARKERS, "It takes over and deletes the marker of a Parquet export under _exports/."),
+            (HISTORY_FILES, "It deletes a retired dataset's history file, one per dataset under _tables/."),
         ):
             nag.acknowledge(self.role, f"AwsSolutions-IAM5[Resource::{bucket_arn}/{key}]", why)
         nag.acknowledge(

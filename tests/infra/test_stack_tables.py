@@ -59,7 +59,7 @@ def _glue(suffix: str) -> dict[str, object]:
 
 
 def test_the_tables_role_holds_exactly_the_calls_the_function_makes(default: Synth) -> None:
-    glue = ("glue:GetTable", "glue:CreateTable", "glue:UpdateTable")
+    glue = ("glue:GetTable", "glue:CreateTable", "glue:UpdateTable", "glue:DeleteTable")
     assert granted(default, "tables_role") == (
         on(default.arn("tables_logs"), "logs:CreateLogStream", "logs:PutLogEvents")
         | on(default.arn("table"), "dynamodb:GetItem", "dynamodb:Query")
@@ -72,6 +72,7 @@ def test_the_tables_role_holds_exactly_the_calls_the_function_makes(default: Syn
             "s3:PutObject",
             "s3:DeleteObject",
         )
+        | on(arn_join(default, "bucket", "/_tables/*/_history/history.parquet"), "s3:DeleteObject")  # retired
         | on(default.arn("tables_queue"), "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
         | on(_glue(":catalog"), *glue)
         | on(_glue(f":database/{DATABASE}"), *glue)

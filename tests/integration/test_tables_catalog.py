@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fencepost.core.storage.objects import parquet_key
+from fencepost.core.storage.objects import history_key, parquet_key
 from fencepost.handlers import admin
 from fencepost.observability import TABLES_SERVICE
 from tests.support.catalogs import TablesStack, with_tables
@@ -73,6 +73,23 @@ def test_a_load_writes_the_parquet_file_registers_both_tables_and_duckdb_answers
     expected = [(a["data"]["country"], a["data"]["asn"]) if a.get("data") else (None, None) for a in answers]
     assert found == expected
     assert expected[:4] == [("AU", "13335"), ("FR", "3215"), ("AU", "64496"), ("AU", "13335")]
+
+
+def test_emptying_the_folder_drops_the_dataset_s_tables_and_its_history_file(tables: TablesStack) -> None:
+    stack = tables.stack
+    stack.put("geo/ranges.csv", ROWS)
+    tables.drain()
+    names = ["geo", "geo_history", "geo_versions"]
+    listed = tables.glue.get_tables(DatabaseName=tables.database)["TableList"]
+    assert sorted(table["Name"] for table in listed) == names
+    stack.s3.head_object(Bucket=stack.bucket, Key=history_key("geo"))
+
+    stack.delete("geo/ranges.csv")  # the folder emptied: the dataset is retired
+    tables.drain()
+    assert stack.get("/lookup", ip="1.0.0.7", dataset="geo")[0] == 404
+    assert tables.glue.get_tables(DatabaseName=tables.database)["TableList"] == []
+    with pytest.raises(stack.s3.exceptions.ClientError, match="404"):
+        stack.s3.head_object(Bucket=stack.bucket, Key=history_key("geo"))
 
 
 def _rollback(dataset: str) -> None:

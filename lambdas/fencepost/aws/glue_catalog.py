@@ -31,8 +31,8 @@ def _code(error: ClientError) -> str:
 
 
 class GlueCatalog:
-    """One database's tables: read one's parameters, create or replace one (``get_table``, ``create_table``,
-    ``update_table``)."""
+    """One database's tables: read one's parameters, create or replace one, drop one (``get_table``,
+    ``create_table``, ``update_table``, ``delete_table``)."""
 
     def __init__(self, client: GlueClient, database: str) -> None:
         self.client, self.database = client, database
@@ -64,3 +64,12 @@ class GlueCatalog:
                     self.client.update_table(DatabaseName=self.database, TableInput=table)  # type: ignore[arg-type]
         except (ClientError, BotoCoreError) as error:
             raise CatalogUnavailable(f"Glue refused table {self.database}.{name}: {error}") from error
+
+    def delete(self, name: str) -> None:
+        try:
+            self.client.delete_table(DatabaseName=self.database, Name=name)
+        except ClientError as error:
+            if _code(error) != "EntityNotFoundException":
+                raise CatalogUnavailable(f"Glue could not drop table {self.database}.{name}: {error}") from error
+        except BotoCoreError as error:
+            raise CatalogUnavailable(f"Glue did not answer for table {self.database}.{name}: {error}") from error

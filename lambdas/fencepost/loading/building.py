@@ -19,7 +19,7 @@ from fencepost.loading.backfilling import Backfill
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
 from fencepost.loading.messages import BuildRequested
-from fencepost.loading.ports import BuildStates, Clock, Folder, SinkRequests, Telemetry
+from fencepost.loading.ports import BuildStates, Clock, Folder, SinkRequests, TableRequests, Telemetry
 from fencepost.loading.publishing import Publisher
 from fencepost.loading.reading import LoadFailure, Read, Reader
 from fencepost.loading.recipe import read_folder
@@ -51,6 +51,7 @@ class Builder:
     max_receives: int
     delete_grace: float
     sinks: SinkRequests | None = None  # a folder that changed its settings only: its sinks are pushed again
+    tables: TableRequests | None = None  # a retired dataset: its Glue tables dropped
 
     def on_build(self, message: BuildRequested, delivery: Delivery) -> None:
         dataset, request = message.dataset, message.request
@@ -213,6 +214,8 @@ class Builder:
         for version in (before.live, before.previous):
             if version is not None:
                 self.deletions.schedule(dataset, version, not_before)
+        if self.tables is not None:
+            self.tables(dataset, build)
         self.telemetry.logger.info(
             "dataset retired: its folder is empty", extra={"dataset": dataset, "live": record.live}
         )

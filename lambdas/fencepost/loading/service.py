@@ -193,6 +193,7 @@ def _builder(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
         telemetry=p.telemetry,
         clock=p.clock,
         sinks=p.sinks,
+        tables=p.tables,
     )
 
 

@@ -8,6 +8,8 @@ live, on a rollback or roll-forward, and by ``GET /datasets/{name}/export?format
    kept versions whose file is written, the live one, and when each of them was live (a small Parquet file of its
    periods, written again each time).
 
+A message for a retired dataset (sent when its folder is emptied) drops its tables and its history file.
+
 Whatever the message and the order messages arrive in, the catalog ends at the dataset's live version: a message
 for an old version writes that version's file and registers it among the versions, never moves ``<name>`` back.
 One writer a file: the export's marker (``core.versions.exports``) is taken over first; a file another writer holds
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from fencepost.core.storage.objects import history_location, parquet_columns_key, parquet_key, table_key
+from fencepost.core.storage.objects import history_key, parquet_columns_key, parquet_key, table_key
 from fencepost.core.versions.exports import FORMATS, WRITING, Marker, marker_object, may_write
 from fencepost.core.versions.history import Period, Timeline
 from fencepost.enrichment.table import TableError, VersionTable
@@ -33,7 +35,6 @@ from fencepost.tables import catalog
 from fencepost.tables.schema import LayoutError
 
 PARQUET: Final = FORMATS["parquet"]
-HISTORY_FILE: Final = "history.parquet"
 SETTLE_ROUNDS: Final = 3
 
 
@@ -75,6 +76,10 @@ class Catalog(Protocol):
 
     def put(self, table: dict[str, Any]) -> None:
         """Create the table, or replace its definition."""
+        ...
+
+    def delete(self, name: str) -> None:
+        """Drop the table (none: nothing to do)."""
         ...
 
 
@@ -124,7 +129,10 @@ class TablesPublisher:
     def on_message(self, body: str) -> None:
         dataset, version = parse(body)
         record = self.datasets.get(dataset, consistent=True)
-        if record is None or record.retired or record.live is None:
+        if record is not None and record.retired:
+            self.drop(dataset)
+            return
+        if record is None or record.live is None:
             self.log.info("a dataset that is not served: no table", extra={"dataset": dataset, "version": version})
             return
         kept = kept_versions(record, self.datasets.timeline(dataset, consistent=True))
@@ -133,6 +141,34 @@ class TablesPublisher:
         for wanted in sorted({version, record.live} & set(kept)):
             self.write(dataset, wanted)
         self.settle(dataset, record)
+
+    def drop(self, dataset: str) -> None:
+        """A retired dataset: its Glue tables dropped (those it owns) and its history file deleted, as GET /lookup
+        stops answering it. Its versions' Parquet files go with the versions (``core.versions.exports.kept_keys``)."""
+        if (owned := self._owned(dataset)) is None:
+            return
+        for table in owned:
+            self.catalog.delete(table)
+        self.objects.delete_files([history_key(dataset)])
+        self.log.info("tables dropped: the dataset is retired", extra={"dataset": dataset, "tables": owned})
+
+    def _owned(self, dataset: str) -> list[str] | None:
+        """The dataset's three table names that exist, or None (logged) when one of them is another dataset's."""
+        name = catalog.glue_name(dataset)
+        owned = []
+        for table in (name, name + catalog.VERSIONS_SUFFIX, name + catalog.HISTORY_SUFFIX):
+            parameters = self.catalog.parameters(table)
+            owner = None if parameters is None else parameters.get(catalog.OWNER, "(a table of no dataset)")
+            if owner not in (None, dataset):
+                self.log.warning(
+                    f"Glue table {table} is dataset {owner!r}'s: dataset {dataset!r} maps to the same name "
+                    "(lowercase, '.' and '-' as '_'); left alone",
+                    extra={"dataset": dataset},
+                )
+                return None
+            if owner is not None:
+                owned.append(table)
+        return owned
 
     def settle(self, dataset: str, record: DatasetRecord) -> None:
         """Register the dataset as it stands, then read it again: a rollback or another delivery's registration may
@@ -197,17 +233,8 @@ class TablesPublisher:
 
     def register(self, dataset: str, record: DatasetRecord, kept: Sequence[int], timeline: Timeline) -> None:
         """The Glue tables as the dataset stands: its written versions, the live one, and their periods live."""
-        name = catalog.glue_name(dataset)
-        for table in (name, name + catalog.VERSIONS_SUFFIX, name + catalog.HISTORY_SUFFIX):
-            parameters = self.catalog.parameters(table)
-            owner = None if parameters is None else parameters.get(catalog.OWNER, "(a table of no dataset)")
-            if owner not in (None, dataset):
-                self.log.warning(
-                    f"Glue table {table} is dataset {owner!r}'s: dataset {dataset!r} maps to the same name "
-                    "(lowercase, '.' and '-' as '_'); not registered",
-                    extra={"dataset": dataset},
-                )
-                return
+        if self._owned(dataset) is None:
+            return
         written = {version: self.columns(dataset, version) for version in kept}
         versions = [version for version, columns in written.items() if columns is not None]
         live = record.live
@@ -219,7 +246,7 @@ class TablesPublisher:
         if left := catalog.left_out(columns):
             self.log.warning("columns left out of the catalog (not Glue names)", extra={"columns": left[:20]})
         self.catalog.put(catalog.versions_table(dataset, self.bucket, columns, versions, live))
-        self.objects.put_bytes(history_location(dataset) + HISTORY_FILE, history_parquet(timeline, versions))
+        self.objects.put_bytes(history_key(dataset), history_parquet(timeline, versions))
         self.catalog.put(catalog.history_table(dataset, self.bucket))
         if live is not None and written.get(live) is not None:
             self.catalog.put(catalog.live_table(dataset, self.bucket, columns, live))

@@ -65,6 +65,9 @@ class Catalog:
     def put(self, table: dict[str, Any]) -> None:
         self.tables[table["Name"]] = table
 
+    def delete(self, name: str) -> None:
+        self.tables.pop(name, None)
+
 
 class Datasets:
     def __init__(self, record: DatasetRecord, timeline: Timeline) -> None:
@@ -149,6 +152,25 @@ def test_a_dataset_not_served_registers_nothing(tmp_path: Path) -> None:
     publisher, _, catalog = _publisher(DatasetRecord(name="geo", live=None), Timeline([]), tmp_path)
     publisher.on_message('{"dataset": "geo", "version": 1}')
     assert catalog.tables == {}
+
+
+def test_a_retired_dataset_has_its_tables_and_history_dropped_and_another_dataset_s_left(tmp_path: Path) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    _written(objects, 2)
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert sorted(catalog.tables) == ["geo", "geo_history", "geo_versions"]
+    assert "_tables/geo/_history/history.parquet" in objects.store
+    catalog.tables["unrelated"] = {"Name": "unrelated", "Parameters": {OWNER: "other"}}
+    datasets = publisher.datasets
+    assert isinstance(datasets, Datasets)
+    datasets.record = DatasetRecord(name="geo", live=None, retired=True)  # its folder emptied
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert sorted(catalog.tables) == ["unrelated"]
+    assert "_tables/geo/_history/history.parquet" not in objects.store
+    # A retired dataset whose name another dataset's tables hold: nothing of theirs is dropped
+    catalog.tables["geo"] = {"Name": "geo", "Parameters": {OWNER: "GEO"}}
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert catalog.tables["geo"]["Parameters"] == {OWNER: "GEO"}
 
 
 def test_the_history_table_holds_when_each_written_kept_version_was_live(tmp_path: Path) -> None:

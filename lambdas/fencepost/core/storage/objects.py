@@ -200,6 +200,11 @@ def history_location(dataset: str) -> str:
     return f"{tables_location(dataset)}_history/"
 
 
+def history_key(dataset: str) -> str:
+    """The file of a dataset's history as Parquet, written again at each registration (in ``history_location``)."""
+    return f"{history_location(dataset)}history.parquet"
+
+
 def parquet_columns_key(dataset: str, version: int) -> str:
     """The columns of a version's Parquet file as JSON, written after it (its presence says the file is whole); a
     name starting with ``_``, which Athena and Spark skip in the table's folder."""
