@@ -60,7 +60,7 @@ def _tables(versions: Sequence[Version], folder: Path) -> dict[int, Path]:
             found[version.version] = cached_table(version, folder)
         except ServiceError as error:
             print(f"sql: {version.dataset} version {version.version} left out: {error.message}", file=sys.stderr)
-        except LayoutError as error:  # a version the layout cannot hold yet (a MaxMind DB file's aliases)
+        except LayoutError as error:  # a version the layout cannot hold (a data column named as a layout column)
             print(f"sql: {version.dataset} version {version.version} left out: {error}", file=sys.stderr)
     return found
 

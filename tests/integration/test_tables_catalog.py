@@ -17,6 +17,7 @@ import pytest
 from fencepost.core.storage.objects import history_key, parquet_key
 from fencepost.handlers import admin
 from fencepost.observability import TABLES_SERVICE
+from tests.mmdb_files import MAPPED, SIX_TO_FOUR, TEREDO, mmdb
 from tests.support.catalogs import TablesStack, with_tables
 from tests.support.lookups import batch_lookup, request_export
 from tests.support.stacks import Stack
@@ -90,6 +91,29 @@ def test_emptying_the_folder_drops_the_dataset_s_tables_and_its_history_file(tab
     assert tables.glue.get_tables(DatabaseName=tables.database)["TableList"] == []
     with pytest.raises(stack.s3.exceptions.ClientError, match="404"):
         stack.s3.head_object(Bucket=stack.bucket, Key=history_key("geo"))
+
+
+def test_a_maxmind_db_version_answered_through_aliases_is_written_and_joined_as_the_lookup_answers(
+    tables: TablesStack, tmp_path: Path
+) -> None:
+    stack = tables.stack
+    networks = [
+        ("1.0.0.0/24", {"country": {"iso_code": "AU"}}),
+        ("81.2.69.0/23", {"country": {"iso_code": "GB"}}),
+        ("2001:db8::/32", {"country": {"iso_code": "US"}}),
+    ]
+    stack.put("city/GeoLite2-City.mmdb", mmdb(networks, aliases=[SIX_TO_FOUR, TEREDO, MAPPED]))
+    tables.drain()
+    assert tables.table("city")["StorageDescriptor"]["Location"] == f"s3://{stack.bucket}/_tables/city/version=1/"
+    addresses = ["1.0.0.7", "81.2.68.9", "2002:0100:0007::1", "2002:5102:4501::", "2001:0:5102:4501::9"]
+    addresses += ["::1.0.0.7", "::ffff:81.2.69.255", "2001:db8:1::", "2002:909:909::1", "2001:0:909:909::", "9.9.9.9"]
+    answers = batch_lookup(stack, "city", addresses)
+    expected = [(answer.get("data") or {}).get("country.iso_code") for answer in answers]
+    assert expected == ["AU", "GB", "AU", "GB", "GB", "AU", "GB", "US", None, None, None]
+    path = tables.parquet(parquet_key("city", 1), tmp_path)
+    assert [row[0] for row in joined(connection(), addresses, f"read_parquet('{path}')", ["country.iso_code"])] == (
+        expected
+    )
 
 
 def _rollback(dataset: str) -> None:

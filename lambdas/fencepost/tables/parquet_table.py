@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 import numpy as np
 import numpy.typing as npt
 
-from fencepost.core.space.addresses import FAMILIES, V4
+from fencepost.core.space.addresses import V4
 from fencepost.core.space.networks import block_text
 from fencepost.enrichment.table import FamilyTable, VersionTable
+from fencepost.tables.aliased import table_families
 from fencepost.tables.buckets import LEVELS, copies, levels, tops
-from fencepost.tables.schema import BUCKET, START, Layout, LayoutError
+from fencepost.tables.schema import BUCKET, START, Layout
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -143,9 +144,7 @@ def write_table(
     dataset declares numeric."""
     import pyarrow.parquet as pq
 
-    if version.aliases:
-        raise LayoutError("a version answered through aliases (a MaxMind DB file's 6to4, Teredo) is not written yet")
-    families = [version.families[family] for family in FAMILIES if family in version.families]
+    families = table_families(version)  # a version's aliases: its IPv4 pieces again under each (tables.aliased)
     layout = Layout.of(version.columns, [row for table in families for row in table.values], numeric)
     schema = layout.schema()
     names = schema.names

@@ -1,5 +1,6 @@
 """The layout's types and metadata, and the file the writer makes of them: data columns typed by the ``numeric``
-setting, row groups of the size asked, the sort order recorded, a version with aliases refused."""
+setting, row groups of the size asked, the sort order recorded, a version answered through aliases joined as the
+lookup answers it."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from fencepost.core.space.addresses import V4, V6
+from fencepost.core.space.addresses import V4, V6, format_address
 from fencepost.core.versions.build import FamilyRanges
 from fencepost.enrichment.table import VersionTable
 from fencepost.tables.parquet_table import write_table
 from fencepost.tables.schema import INTEGER, LAYOUT_COLUMNS, METADATA_KEY, REAL, TEXT, Layout, LayoutError, column_type
+from tests.support.tables import connection, joined
 
 
 @pytest.mark.parametrize(
@@ -67,6 +69,27 @@ def test_the_file_holds_typed_columns_sorted_in_row_groups_of_the_size_asked(tmp
     assert sorted(set(table["asn"].to_pylist())) == sorted({*range(3_000), *(-n for n in range(3_000))})
 
 
-def test_a_version_answered_through_aliases_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(LayoutError, match="aliases"):
-        write_table(_version(2, ("2002::/16",)), tmp_path / "t.parquet")
+def _carried(prefix: int, length: int, address: int, low: int) -> str:
+    """The IPv6 address under the alias ``prefix``/``length`` that carries IPv4 ``address`` (``low`` below it)."""
+    return format_address(V6, prefix | address << (128 - length - 32) | low)
+
+
+def test_a_version_answered_through_aliases_answers_each_alias_as_the_ipv4_address_it_carries(tmp_path: Path) -> None:
+    version = _version(300, ("2002::/16", "2001::/32"))
+    written = write_table(version, tmp_path / "t.parquet")
+    pieces = {family: len(table) for family, table in version.families.items()}
+    assert written.pieces == pieces[V4] * 3 + pieces[V6]  # each IPv4 piece under both aliases too
+    carried = [(index << 12) + index % 4096 for index in range(0, 300, 3)] + [300 << 12, (300 << 12) + 77, 0xFFFFFFFF]
+    six_to_four, teredo = 0x2002 << 112, 0x2001 << 112
+    con, table = connection(), f"read_parquet('{tmp_path / 't.parquet'}')"
+    as_v4 = joined(con, [format_address(V4, address) for address in carried], table, ["asn", "name"])
+    assert as_v4[0] == ("0", "c0")
+    assert as_v4[-3:] == [(None, None)] * 3  # past the pieces: a gap, under the aliases too
+    for prefix, length in ((six_to_four, 16), (teredo, 32)):
+        for low in (0, 0x1234):
+            aliased = [_carried(prefix, length, address, low) for address in carried]
+            assert joined(con, aliased, table, ["asn", "name"]) == as_v4
+    # the piece a 6to4 address finds is the block of addresses carrying the IPv4 piece's, as GET /lookup answers it
+    found = joined(con, [_carried(six_to_four, 16, (5 << 12) + 9, 1)], table, ["ip_start", "ip_end", "ip_network"])
+    start, end = six_to_four | (5 << 12) << 80, six_to_four | ((5 << 12) + 4095) << 80 | ((1 << 80) - 1)
+    assert found == [(start.to_bytes(16, "big"), end.to_bytes(16, "big"), "2002:0:5000::/36")]
