@@ -1,12 +1,13 @@
 """Sinks (``docs/sinks.md``): what the loader may change to push folders' live versions, and the alarm of a push
 that fails.
 
-The loader's role may create, read and update only the WAF IP sets named after the stack (``SINK_PREFIX``, set here
-to the stack's name: ``<stack>-<dataset>-v4-1``, ...), in the stack's region (``REGIONAL``) and in us-east-1
-(``CLOUDFRONT``), and read and modify only the managed prefix lists the context names
-(``-c sinkPrefixLists=pl-a,pl-b``; none: no EC2 permission at all). Two actions support no resource-level
-permission, so they are granted on ``*``, both read-only: ``wafv2:ListIPSets`` (a scope's sets, listed to find a
-dataset's) and ``ec2:DescribeManagedPrefixLists`` (a list's version, size and state).
+The loader's role may create, read and update only the WAF IP sets and rule groups named after the stack
+(``SINK_PREFIX``, set here to the stack's name: ``<stack>-<dataset>-v4-1``, ...), in the stack's region
+(``REGIONAL``) and in us-east-1 (``CLOUDFRONT``), and read and modify only the managed prefix lists the context names
+(``-c sinkPrefixLists=pl-a,pl-b``; none: no EC2 permission at all). Three actions support no resource-level
+permission, so they are granted on ``*``, all read-only: ``wafv2:ListIPSets`` and ``wafv2:ListRuleGroups`` (a
+scope's sets and groups, listed to find a dataset's) and ``ec2:DescribeManagedPrefixLists`` (a list's version, size
+and state). A rule group's create and update are authorized on the group and on the IP sets its rules reference.
 """
 
 from __future__ import annotations
@@ -35,14 +36,23 @@ class Sinks(Construct):
         prefix = stack.stack_name
         loader.add_environment("SINK_PREFIX", prefix)
         waf = f"arn:{stack.partition}:wafv2"
-        ip_sets = [
-            f"{waf}:{stack.region}:{stack.account}:regional/ipset/{prefix}-*/*",
-            f"{waf}:{CLOUDFRONT_REGION}:{stack.account}:global/ipset/{prefix}-*/*",
-        ]
+        ip_sets, groups = (
+            [
+                f"{waf}:{stack.region}:{stack.account}:regional/{kind}/{prefix}-*/*",
+                f"{waf}:{CLOUDFRONT_REGION}:{stack.account}:global/{kind}/{prefix}-*/*",
+            ]
+            for kind in ("ipset", "rulegroup")
+        )
         loader.add_to_role_policy(
             iam.PolicyStatement(actions=["wafv2:CreateIPSet", "wafv2:GetIPSet", "wafv2:UpdateIPSet"], resources=ip_sets)
         )
-        loader.add_to_role_policy(iam.PolicyStatement(actions=["wafv2:ListIPSets"], resources=["*"]))
+        # A rule group's rules reference the sets: its create and update are authorized on both
+        actions = ["wafv2:CreateRuleGroup", "wafv2:UpdateRuleGroup"]
+        loader.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[*groups, *ip_sets]))
+        loader.add_to_role_policy(iam.PolicyStatement(actions=["wafv2:GetRuleGroup"], resources=groups))
+        loader.add_to_role_policy(
+            iam.PolicyStatement(actions=["wafv2:ListIPSets", "wafv2:ListRuleGroups"], resources=["*"])
+        )
         if prefix_lists:
             lists = [
                 f"arn:{stack.partition}:ec2:{stack.region}:{stack.account}:prefix-list/{id_}" for id_ in prefix_lists
@@ -55,15 +65,18 @@ class Sinks(Construct):
         nag.acknowledge(
             role,
             "AwsSolutions-IAM5[Resource::*]",
-            "wafv2:ListIPSets and ec2:DescribeManagedPrefixLists support no resource-level permission; both only read.",
+            "wafv2:ListIPSets, wafv2:ListRuleGroups and ec2:DescribeManagedPrefixLists support no resource-level "
+            "permission; all three only read.",
         )
-        arn = "arn:<AWS::Partition>:wafv2:{}:<AWS::AccountId>:{}/ipset/" + prefix + "-*/*"
-        for named in (arn.format("<AWS::Region>", "regional"), arn.format(CLOUDFRONT_REGION, "global")):
-            nag.acknowledge(
-                role,
-                f"AwsSolutions-IAM5[Resource::{named}]",
-                "The loader creates and updates the WAF IP sets of folders' sinks, named after the stack; no other.",
-            )
+        for kind in ("ipset", "rulegroup"):
+            arn = "arn:<AWS::Partition>:wafv2:{}:<AWS::AccountId>:{}/" + kind + "/" + prefix + "-*/*"
+            for named in (arn.format("<AWS::Region>", "regional"), arn.format(CLOUDFRONT_REGION, "global")):
+                nag.acknowledge(
+                    role,
+                    f"AwsSolutions-IAM5[Resource::{named}]",
+                    "The loader creates and updates the WAF IP sets and rule groups of folders' sinks, named after "
+                    "the stack; no other.",
+                )
         self.alarms = [
             any_in_period(
                 self,

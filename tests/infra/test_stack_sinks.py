@@ -1,6 +1,6 @@
-"""Sinks in the stack: the loader's role may create, read and update only the WAF IP sets named after the stack,
-and read and modify only the managed prefix lists the context names (the exact statements, with and without
-``sinkPrefixLists``); the loader names its IP sets after the stack; a failed push alarms."""
+"""Sinks in the stack: the loader's role may create, read and update only the WAF IP sets and rule groups named
+after the stack, and read and modify only the managed prefix lists the context names (the exact statements, with
+and without ``sinkPrefixLists``); the loader names its IP sets after the stack; a failed push alarms."""
 
 from __future__ import annotations
 
@@ -25,6 +25,15 @@ def _arn(*parts: Any) -> dict[str, Any]:
 ACCOUNT = {"Ref": "AWS::AccountId"}
 REGIONAL = _arn(":wafv2:", {"Ref": "AWS::Region"}, ":", ACCOUNT, ":regional/ipset/Fencepost-*/*")
 GLOBAL = _arn(":wafv2:us-east-1:", ACCOUNT, ":global/ipset/Fencepost-*/*")  # CLOUDFRONT scope
+GROUPS = (
+    _arn(":wafv2:", {"Ref": "AWS::Region"}, ":", ACCOUNT, ":regional/rulegroup/Fencepost-*/*"),
+    _arn(":wafv2:us-east-1:", ACCOUNT, ":global/rulegroup/Fencepost-*/*"),
+)
+# A rule group's create and update, on the groups and on the sets its rules reference; its read on the groups
+RULE_GROUPS = set.union(
+    *(on(arn, "wafv2:CreateRuleGroup", "wafv2:UpdateRuleGroup") for arn in (*GROUPS, REGIONAL, GLOBAL)),
+    *(on(arn, "wafv2:GetRuleGroup") for arn in GROUPS),
+)
 LISTED = _arn(":ec2:", {"Ref": "AWS::Region"}, ":", ACCOUNT, f":prefix-list/{PREFIX_LIST}")
 
 
@@ -38,7 +47,12 @@ def _sinks(synth: Synth) -> set[tuple[str, str]]:
 
 
 def test_the_loader_may_change_only_the_ip_sets_named_after_the_stack_and_no_prefix_list(default: Synth) -> None:
-    assert _sinks(default) == on(REGIONAL, *WAF_WRITES) | on(GLOBAL, *WAF_WRITES) | on("*", "wafv2:ListIPSets")
+    assert _sinks(default) == (
+        on(REGIONAL, *WAF_WRITES)
+        | on(GLOBAL, *WAF_WRITES)
+        | RULE_GROUPS
+        | on("*", "wafv2:ListIPSets", "wafv2:ListRuleGroups")  # neither takes a resource-level permission
+    )
     assert environment(default, "loader_function")["SINK_PREFIX"] == "Fencepost"
 
 
@@ -47,7 +61,8 @@ def test_prefix_lists_named_at_deploy_are_the_only_ones_it_may_modify(synthesize
     assert _sinks(chosen) == (
         on(REGIONAL, *WAF_WRITES)
         | on(GLOBAL, *WAF_WRITES)
-        | on("*", "wafv2:ListIPSets", "ec2:DescribeManagedPrefixLists")  # neither takes a resource-level permission
+        | RULE_GROUPS
+        | on("*", "wafv2:ListIPSets", "wafv2:ListRuleGroups", "ec2:DescribeManagedPrefixLists")
         | on(LISTED, *PREFIX_LIST_WRITES)
     )
 

@@ -234,3 +234,34 @@ def test_a_prefix_list_holds_the_ranges_where_names_and_grows_when_allowed(stack
     assert "10.0.2.0/24" in entries
     state = stack.dataset("blocks")["sinks"][0]
     assert (state["sink"], state["entries"], state["sets"], state["error"]) == ("prefix_list", 300, [identifier], None)
+
+
+@pytest.mark.usefixtures("sinks")
+def test_a_rule_group_references_the_sets_in_use_and_follows_them(stack: Stack, moto_server: str) -> None:
+    settings = {"sinks": {"waf": {"set_size": 400, "rule_group": {"action": "COUNT"}}}, "max_removed_percent": None}
+    loaded(stack, settings, 1_000)
+    client, group = waf(moto_server), f"{stack.bucket}-blocks"
+
+    def rules() -> tuple[list[tuple[str, str, list[str]]], str]:
+        (summary,) = [
+            g for g in client.list_rule_groups(Scope="REGIONAL", Limit=100)["RuleGroups"] if g["Name"] == group
+        ]
+        held = client.get_rule_group(Name=group, Scope="REGIONAL", Id=summary["Id"])
+        arns = {s["ARN"]: s["Name"] for s in client.list_ip_sets(Scope="REGIONAL", Limit=100)["IPSets"]}
+        found = [
+            (r["Name"], arns[r["Statement"]["IPSetReferenceStatement"]["ARN"]], list(r["Action"]))
+            for r in sorted(held["RuleGroup"]["Rules"], key=lambda rule: rule["Priority"])
+        ]
+        return found, held["LockToken"]
+
+    names = [f"{stack.bucket}-blocks-v4-{n}" for n in (1, 2, 3)]
+    first, lock = rules()
+    assert first == [(name, name, ["Count"]) for name in names]
+    assert stack.dataset("blocks")["sinks"][0]["rule_group"] == group
+
+    push_again(stack, "blocks")
+    assert rules() == (first, lock)  # nothing written
+
+    stack.put("blocks/list.netset", netset(300))
+    stack.drain()
+    assert rules()[0] == [(names[0], names[0], ["Count"])]

@@ -3,7 +3,8 @@ addresses a set.
 
 The sets are named ``<prefix>-<dataset>-v4-<n>`` and ``-v6-<n>`` (``prefix``: ``SINK_PREFIX``, the stack's name;
 a ``.`` of the dataset's name as ``_``, WAF names take letters, digits, ``_`` and ``-``), created when missing, and
-emptied when a smaller version needs fewer (a set a rule references cannot be deleted). ``UpdateIPSet`` replaces a
+emptied when a smaller version needs fewer (a set a rule references cannot be deleted); the sink's ``rule_group``
+references the sets in use (``aws.waf_rule_groups``). ``UpdateIPSet`` replaces a
 set's whole list and takes the ``LockToken`` its ``GetIPSet`` returned: a set changed between the two is read again
 and the update tried again, at most ``lock_retries`` times. A set that already holds what it should is not written.
 """
@@ -20,6 +21,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fencepost.aws import USER_AGENT
+from fencepost.aws.waf_rule_groups import put_rule_group
 from fencepost.core.sinks.plan import difference, split
 from fencepost.core.sinks.sink_settings import WafSink
 from fencepost.core.sinks.state import PushFailed
@@ -57,6 +59,7 @@ class Pushed:
     sets: list[str]
     entries: int
     changed: int
+    rule_group: str | None = None  # the rule group that references the sets (a WAF sink's ``rule_group``)
 
 
 class WafSets:
@@ -82,26 +85,32 @@ class WafSets:
                     )
                 for number, addresses in enumerate(sets, start=1):
                     name = set_name(self.prefix, dataset, family, number)
-                    changed += self._put(waf, sink, name, family=family, addresses=addresses, found=existing.get(name))
+                    found = existing[name][0] if name in existing else None
+                    changed += self._put(waf, sink, name, family=family, addresses=addresses, found=found)
                     used.append(name)
                     entries += len(addresses)
-                for name, found in existing.items():
+                for name, (found, _) in existing.items():
                     if _family_of(name) == family and _number_of(name) > len(sets):
                         changed += self._put(waf, sink, name, family=family, addresses=[], found=found)
+            group = None
+            if sink.rule_group is not None:
+                group = f"{self.prefix}-{dataset.replace('.', '_')}"
+                arns = {name: arn for name, (_, arn) in self._existing(waf, sink.scope, dataset).items()}
+                changed += put_rule_group(waf, sink, group, [(name, arns[name]) for name in used])
         except (ClientError, BotoCoreError) as error:
             raise failure(error, "AWS WAF refused") from None
-        return Pushed(used, entries, changed)
+        return Pushed(used, entries, changed, group)
 
-    def _existing(self, waf: Any, scope: str, dataset: str) -> dict[str, str]:
-        """The dataset's sets, by name: their ids."""
+    def _existing(self, waf: Any, scope: str, dataset: str) -> dict[str, tuple[str, str]]:
+        """The dataset's sets, by name: their ids and ARNs."""
         pattern = re.compile(re.escape(f"{self.prefix}-{dataset.replace('.', '_')}-v") + r"[46]-[1-9][0-9]*")
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, str]] = {}
         marker: str | None = None
         while True:
             page = waf.list_ip_sets(Scope=scope, Limit=100, **({"NextMarker": marker} if marker else {}))
             for summary in page.get("IPSets", []):
                 if pattern.fullmatch(summary["Name"]):
-                    found[summary["Name"]] = summary["Id"]
+                    found[summary["Name"]] = (summary["Id"], summary["ARN"])
             marker = page.get("NextMarker")
             if not marker or not page.get("IPSets"):
                 return found

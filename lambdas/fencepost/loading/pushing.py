@@ -44,6 +44,8 @@ class Pushed(Protocol):
     def entries(self) -> int: ...
     @property
     def changed(self) -> int: ...
+    @property
+    def rule_group(self) -> str | None: ...
 
 
 class WafPort(Protocol):
@@ -151,4 +153,5 @@ class SinkPusher:
             return before.failed(str(error), now), str(error)
         extra = {"dataset": info.dataset, "version": info.version, "sink": name, "changed": pushed.changed}
         log.info("sink pushed", extra=extra | {"entries": pushed.entries, "sets": len(pushed.sets)})
-        return SinkState(name, info.version, now, pushed.entries, pushed.sets, pushed.changed), None
+        state = SinkState(name, info.version, now, pushed.entries, pushed.sets, pushed.changed, pushed.rule_group)
+        return state, None

@@ -10,7 +10,7 @@ import pytest
 
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.sinks.plan import SinkError, difference, matching, networks, split
-from fencepost.core.sinks.sink_settings import PrefixListSink, WafSink, Where
+from fencepost.core.sinks.sink_settings import PrefixListSink, RuleGroup, WafSink, Where
 from fencepost.core.storage.objects import FolderError
 
 
@@ -103,3 +103,14 @@ def test_the_difference_adds_and_removes_and_batches_at_most_100_each() -> None:
         (100, 0),
         (50, 0),
     ]
+
+
+def test_a_rule_group_takes_an_action_and_a_capacity_of_twice_max_sets_by_default() -> None:
+    waf = parsed('{"sinks": {"waf": {"max_sets": 4, "rule_group": true}}}').sinks.waf
+    assert waf is not None
+    assert waf.rule_group == RuleGroup("BLOCK", 8)
+    chosen = parsed('{"sinks": {"waf": {"rule_group": {"action": "COUNT", "capacity": 3}}}}').sinks.waf
+    assert chosen is not None
+    assert chosen.rule_group == RuleGroup("COUNT", 3)
+    with pytest.raises(FolderError, match=r"sinks.waf.rule_group.action must be one of \['BLOCK', 'ALLOW', 'COUNT'\]"):
+        parsed('{"sinks": {"waf": {"rule_group": {"action": "DROP"}}}}')

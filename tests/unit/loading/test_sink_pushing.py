@@ -30,6 +30,7 @@ class Pushed:
     sets: list[str]
     entries: int
     changed: int
+    rule_group: str | None = None
 
 
 @dataclass

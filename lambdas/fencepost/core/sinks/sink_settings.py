@@ -5,7 +5,9 @@
 - ``waf``: AWS WAF IP sets. ``scope``: ``"REGIONAL"`` (default) or ``"CLOUDFRONT"``; ``set_size``: entries per set
   (1 to 10,000, WAF's limit; default 10,000); ``max_sets``: sets per address family at most (default 10; a version
   that needs more fails its push, recorded); the sets are created and named by the loader
-  (``<prefix>-<dataset>-v4-1``, ``-v6-1``, ...).
+  (``<prefix>-<dataset>-v4-1``, ``-v6-1``, ...). ``rule_group``: ``true``, or ``{"action": "BLOCK" | "ALLOW" |
+  "COUNT", "capacity": n}``: a rule group ``<prefix>-<dataset>`` of one rule a set, each with the action (default
+  ``BLOCK``), of ``capacity`` units (default twice ``max_sets``: fixed when WAF creates the group).
 - ``prefix_list``: an EC2 managed prefix list the stack created or its context names. ``id``: ``pl-...``;
   ``resize``: its max entries may be raised to fit the version (default false: a version that does not fit fails its
   push, recorded).
@@ -27,6 +29,8 @@ SCOPES: Final = ("REGIONAL", "CLOUDFRONT")
 MAX_SETS: Final = 10  # default sets per address family
 MOST_SETS: Final = 100  # WAF's default quota of IP sets per account and scope
 LOCK_RETRIES: Final = 5
+RULE_ACTIONS: Final = ("BLOCK", "ALLOW", "COUNT")
+MOST_CAPACITY: Final = 5_000  # WAF capacity units a web ACL may hold at most
 MOST_LOCK_RETRIES: Final = 20
 _PREFIX_LIST_ID: Final = re.compile(r"pl-[0-9a-f]{8,17}")
 
@@ -40,12 +44,21 @@ class Where:
 
 
 @dataclass(frozen=True, slots=True)
+class RuleGroup:
+    """A rule group of one rule a set, each with ``action``; ``capacity``: its WAF capacity units (one a rule)."""
+
+    action: str = "BLOCK"
+    capacity: int = 2 * MAX_SETS
+
+
+@dataclass(frozen=True, slots=True)
 class WafSink:
     scope: str = "REGIONAL"
     set_size: int = WAF_SET_LIMIT
     max_sets: int = MAX_SETS
     where: Where | None = None
     lock_retries: int = LOCK_RETRIES
+    rule_group: RuleGroup | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,17 +100,28 @@ def parse_sinks(value: Any) -> Sinks:
 
 
 def _waf(value: Any) -> WafSink:
-    given = _object(value, "sinks.waf", {"scope", "set_size", "max_sets", "where", "lock_retries"})
+    given = _object(value, "sinks.waf", {"scope", "set_size", "max_sets", "where", "lock_retries", "rule_group"})
     scope = given.get("scope", "REGIONAL")
     if scope not in SCOPES:
         raise ValueError(f"sinks.waf.scope must be one of {list(SCOPES)}, not {str(scope)[:40]!r}")
+    max_sets = _whole(given.get("max_sets", MAX_SETS), "sinks.waf.max_sets", 1, MOST_SETS)
     return WafSink(
         scope=scope,
         set_size=_whole(given.get("set_size", WAF_SET_LIMIT), "sinks.waf.set_size", 1, WAF_SET_LIMIT),
-        max_sets=_whole(given.get("max_sets", MAX_SETS), "sinks.waf.max_sets", 1, MOST_SETS),
+        max_sets=max_sets,
+        rule_group=None if given.get("rule_group") in (None, False) else _rule_group(given["rule_group"], max_sets),
         where=_where(given.get("where"), "sinks.waf.where"),
         lock_retries=_whole(given.get("lock_retries", LOCK_RETRIES), "sinks.waf.lock_retries", 0, MOST_LOCK_RETRIES),
     )
+
+
+def _rule_group(value: Any, max_sets: int) -> RuleGroup:
+    given = _object(value, "sinks.waf.rule_group", {"action", "capacity"})
+    action = given.get("action", "BLOCK")
+    if action not in RULE_ACTIONS:
+        raise ValueError(f"sinks.waf.rule_group.action must be one of {list(RULE_ACTIONS)}, not {str(action)[:40]!r}")
+    capacity = _whole(given.get("capacity", 2 * max_sets), "sinks.waf.rule_group.capacity", 1, MOST_CAPACITY)
+    return RuleGroup(action, capacity)
 
 
 def _prefix_list(value: Any) -> PrefixListSink:

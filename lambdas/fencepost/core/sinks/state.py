@@ -16,6 +16,7 @@ class SinkState:
     entries: int = 0
     sets: list[str] = field(default_factory=list)  # the IP sets' names, or the prefix list's id
     changed: int = 0  # entries added and removed by the last push (0: it already held the version)
+    rule_group: str | None = None  # the WAF rule group that references the sets (``rule_group`` asked for)
     error: str | None = None
     failed_at: str | None = None
 
