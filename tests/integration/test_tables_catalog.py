@@ -104,7 +104,10 @@ def test_a_maxmind_db_version_answered_through_aliases_is_written_and_joined_as_
     ]
     stack.put("city/GeoLite2-City.mmdb", mmdb(networks, aliases=[SIX_TO_FOUR, TEREDO, MAPPED]))
     tables.drain()
-    assert tables.table("city")["StorageDescriptor"]["Location"] == f"s3://{stack.bucket}/_tables/city/version=1/"
+    described = tables.table("city")["StorageDescriptor"]
+    assert described["Location"] == f"s3://{stack.bucket}/_tables/city/version=1/"
+    assert described["Columns"][-1] == {"Name": "country_iso_code", "Type": "string"}  # read by position
+    assert described["SerdeInfo"]["Parameters"] == {"parquet.column.index.access": "true"}
     addresses = ["1.0.0.7", "81.2.68.9", "2002:0100:0007::1", "2002:5102:4501::", "2001:0:5102:4501::9"]
     addresses += ["::1.0.0.7", "::ffff:81.2.69.255", "2001:db8:1::", "2002:909:909::1", "2001:0:909:909::", "9.9.9.9"]
     answers = batch_lookup(stack, "city", addresses)

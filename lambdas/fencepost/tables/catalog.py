@@ -11,8 +11,11 @@
 ``<name>`` is ``glue_name(dataset)``: Glue and Athena names are lowercase letters, digits and ``_``, so a dataset's
 name is lowercased and each ``.`` or ``-`` becomes ``_`` (``GeoIP-v2.lite`` is ``geoip_v2_lite``). Two datasets can
 map to one name (``a-b`` and ``a_b``): each table says whose it is (its ``OWNER`` parameter), and a
-dataset never takes over another's. A data column is declared by the same rule when its name is already lowercase
-letters, digits and ``_`` only, else left out of the catalog (the Parquet file keeps it).
+dataset never takes over another's. A data column is declared under its own name when that name is already lowercase
+letters, digits and ``_`` only. When some are not (a MaxMind DB file's ``country.iso_code``), a table whose files
+share one column list reads its columns by position (``parquet.column.index.access``) and declares each under its name
+in that alphabet (``country_iso_code``: ``glue_names``); ``<name>_versions`` over versions whose columns differ reads
+by name, and leaves such a column out (the Parquet file keeps it).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ HISTORY_COLUMNS: Final = (("version", "bigint"), ("live_from", "timestamp"), ("l
 OWNER: Final = "fencepost.dataset"  # the table parameter naming the dataset a table is of
 LIVE: Final = "fencepost.live_version"
 PARTITION: Final = "version"
+INDEX_ACCESS: Final = "parquet.column.index.access"  # the Parquet SerDe reads columns by position, not by name
 # The table layout's types (tables.schema, pyarrow's names) as Glue's (Hive's) types
 GLUE_TYPES: Final = {
     "int8": "tinyint",
@@ -39,7 +43,7 @@ GLUE_TYPES: Final = {
     "string": "string",
 }
 _COLUMN: Final = re.compile(r"[a-z_][a-z0-9_]{0,254}")
-_PARQUET: Final = {
+_PARQUET: Final[dict[str, Any]] = {
     "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
     "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
     "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"},
@@ -68,10 +72,46 @@ def left_out(columns: Sequence[tuple[str, str]]) -> list[str]:
     return [name for name, _ in columns if name not in kept]
 
 
+def glue_names(names: Sequence[str], reserved: Sequence[str] = ()) -> list[str]:
+    """Each name in Glue's alphabet, unique among them and apart from ``reserved``: lowercased, any other character
+    as ``_``, ``_`` before a leading digit, ``_2``, ``_3``... after a name already taken."""
+    taken, named = set(reserved), []
+    for name in names:
+        base = re.sub(r"[^a-z0-9_]", "_", name.lower())[:250] or "_"
+        base = "_" + base if base[0].isdigit() else base
+        chosen, count = base, 1
+        while chosen in taken:
+            count += 1
+            chosen = f"{base}_{count}"
+        taken.add(chosen)
+        named.append(chosen)
+    return named
+
+
+def storage(columns: Sequence[tuple[str, str]], location: str, *, by_position: bool) -> dict[str, Any]:
+    """A table's storage: its columns by name (those Glue can name: ``glue_columns``), or, ``by_position`` when some
+    cannot be named as they are and every file has these columns in this order, all of them by position under their
+    ``glue_names``."""
+    if not by_position or not left_out(columns) or any(kind not in GLUE_TYPES for _, kind in columns):
+        declared = glue_columns(columns)
+        return {"Columns": declared, "Location": location, **_PARQUET}
+    names = glue_names([name for name, _ in columns], reserved=[PARTITION])
+    declared = [{"Name": name, "Type": GLUE_TYPES[kind]} for name, (_, kind) in zip(names, columns, strict=True)]
+    serde = {**_PARQUET["SerdeInfo"], "Parameters": {INDEX_ACCESS: "true"}}
+    return {"Columns": declared, "Location": location, **_PARQUET, "SerdeInfo": serde}
+
+
 def versions_table(
-    dataset: str, bucket: str, columns: Sequence[tuple[str, str]], versions: Sequence[int], live: int | None
+    dataset: str,
+    bucket: str,
+    columns: Sequence[tuple[str, str]],
+    versions: Sequence[int],
+    live: int | None,
+    *,
+    uniform: bool = True,
 ) -> dict[str, Any]:
-    """``<name>_versions``: ``versions`` (written, kept) as the projected partitions of one table."""
+    """``<name>_versions``: ``versions`` (written, kept) as the projected partitions of one table (``uniform``: each
+    version's file has ``columns``, in order)."""
     location = f"s3://{bucket}/{tables_location(dataset)}"
     values = ",".join(str(version) for version in sorted(versions))
     return {
@@ -90,12 +130,14 @@ def versions_table(
         },
         "PartitionKeys": [{"Name": PARTITION, "Type": "int"}],
         # a data column named as the partition key stays in the file, left out here (a table's names are unique)
-        "StorageDescriptor": {
-            "Columns": [column for column in glue_columns(columns) if column["Name"] != PARTITION],
-            "Location": location,
-            **_PARQUET,
-        },
+        "StorageDescriptor": _without_partition(storage(columns, location, by_position=uniform)),
     }
+
+
+def _without_partition(described: dict[str, Any]) -> dict[str, Any]:
+    """By name, a data column named as the partition is left out (by position, ``glue_names`` renamed it)."""
+    described["Columns"] = [column for column in described["Columns"] if column["Name"] != PARTITION]
+    return described
 
 
 def live_table(dataset: str, bucket: str, columns: Sequence[tuple[str, str]], live: int) -> dict[str, Any]:
@@ -106,7 +148,7 @@ def live_table(dataset: str, bucket: str, columns: Sequence[tuple[str, str]], li
         "Description": f"The live version of dataset {dataset} (Fencepost): version {live}",
         "TableType": "EXTERNAL_TABLE",
         "Parameters": {"classification": "parquet", "EXTERNAL": "TRUE", OWNER: dataset, LIVE: str(live)},
-        "StorageDescriptor": {"Columns": glue_columns(columns), "Location": location, **_PARQUET},
+        "StorageDescriptor": storage(columns, location, by_position=True),
     }
 
 

@@ -243,9 +243,11 @@ class TablesPublisher:
             columns = written[versions[-1]] if versions else None
         if columns is None:
             return
-        if left := catalog.left_out(columns):
-            self.log.warning("columns left out of the catalog (not Glue names)", extra={"columns": left[:20]})
-        self.catalog.put(catalog.versions_table(dataset, self.bucket, columns, versions, live))
+        uniform = all(written[version] == columns for version in versions)  # one column list: read by position
+        if not uniform and (left := catalog.left_out(columns)):
+            extra = {"columns": left[:20]}
+            self.log.warning("columns left out of <name>_versions (not Glue names; the versions differ)", extra=extra)
+        self.catalog.put(catalog.versions_table(dataset, self.bucket, columns, versions, live, uniform=uniform))
         self.objects.put_bytes(history_key(dataset), history_parquet(timeline, versions))
         self.catalog.put(catalog.history_table(dataset, self.bucket))
         if live is not None and written.get(live) is not None:

@@ -35,6 +35,43 @@ def test_columns_glue_cannot_name_are_left_out_and_types_are_glues() -> None:
     assert catalog.left_out(columns) == ["Country", "a b"]
 
 
+def test_names_glue_cannot_take_are_written_in_its_alphabet_each_once() -> None:
+    names = ["country.iso_code", "City.Names.EN", "1st", "a.b", "a_b", "version", "", "x" * 300]
+    assert catalog.glue_names(names, reserved=["version"]) == [
+        "country_iso_code",
+        "city_names_en",
+        "_1st",
+        "a_b",
+        "a_b_2",
+        "version_2",
+        "_",
+        "x" * 250,
+    ]
+
+
+def test_a_table_whose_columns_glue_cannot_all_name_reads_them_by_position_under_glue_names() -> None:
+    columns = [("ip_bucket", "int64"), ("country.iso_code", "string"), ("location.latitude", "double")]
+    index = {catalog.INDEX_ACCESS: "true"}
+    for table in (
+        catalog.live_table("city", "b", columns, 2),
+        catalog.versions_table("city", "b", columns, [1, 2], 2),
+    ):
+        described = table["StorageDescriptor"]
+        assert described["Columns"] == [
+            {"Name": "ip_bucket", "Type": "bigint"},
+            {"Name": "country_iso_code", "Type": "string"},
+            {"Name": "location_latitude", "Type": "double"},
+        ]
+        assert described["SerdeInfo"]["Parameters"] == index
+    # versions whose columns differ cannot be read by position: by name, the others left out
+    apart = catalog.versions_table("city", "b", columns, [1, 2], 2, uniform=False)["StorageDescriptor"]
+    assert apart["Columns"] == [{"Name": "ip_bucket", "Type": "bigint"}]
+    assert "Parameters" not in apart["SerdeInfo"]
+    # columns Glue can all name: by name, as they are
+    plain = catalog.live_table("geo", "b", [("ip_bucket", "int64"), ("cc", "string")], 1)["StorageDescriptor"]
+    assert ([c["Name"] for c in plain["Columns"]], "Parameters" in plain["SerdeInfo"]) == (["ip_bucket", "cc"], False)
+
+
 def test_the_versions_table_projects_its_written_versions_and_the_live_table_points_at_the_live_folder() -> None:
     columns = [("ip_bucket", "int64")]
     versions = catalog.versions_table("Geo.x", "b", columns, [3, 1], 3)
