@@ -12,6 +12,7 @@ and the update tried again, at most ``lock_retries`` times. A set that already h
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -28,6 +29,9 @@ from fencepost.core.sinks.state import PushFailed
 from fencepost.core.space.addresses import V4, V6
 
 CLOUDFRONT_REGION: Final = "us-east-1"  # WAF's CLOUDFRONT scope is served from there alone
+# AWS WAF takes one Create, Put or Update call a second per account and Region ("Quotas", Security Automations for
+# AWS WAF): a push's writes are spaced so, and a throttled call is retried by the client.
+WRITE_INTERVAL: Final = 1.0
 _VERSIONS: Final = {V4: "IPV4", V6: "IPV6"}
 _CONFLICT: Final = "WAFOptimisticLockException"
 
@@ -62,15 +66,38 @@ class Pushed:
     rule_group: str | None = None  # the rule group that references the sets (a WAF sink's ``rule_group``)
 
 
+class Paced:
+    """A WAF client whose create and update calls start at least ``interval`` seconds after the previous one ends."""
+
+    def __init__(self, client: Any, interval: float) -> None:
+        self.client, self.interval, self.last = client, interval, -interval
+
+    def __getattr__(self, name: str) -> Any:
+        call = getattr(self.client, name)
+        if not name.startswith(("create_", "update_")):
+            return call
+
+        def paced(**request: Any) -> Any:
+            wait = self.last + self.interval - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            try:
+                return call(**request)
+            finally:
+                self.last = time.monotonic()
+
+        return paced
+
+
 class WafSets:
     """A dataset's IP sets, kept equal to its live version's networks. ``client(scope)`` makes the client for a
     scope (called at each push: cache it)."""
 
-    def __init__(self, client: Callable[[str], Any], prefix: str) -> None:
-        self.client, self.prefix = client, prefix
+    def __init__(self, client: Callable[[str], Any], prefix: str, write_interval: float = WRITE_INTERVAL) -> None:
+        self.client, self.prefix, self.write_interval = client, prefix, write_interval
 
     def push(self, dataset: str, sink: WafSink, networks: Mapping[int, list[str]]) -> Pushed:
-        waf = self.client(sink.scope)
+        waf = Paced(self.client(sink.scope), self.write_interval)
         try:
             existing = self._existing(waf, sink.scope, dataset)
             used: list[str] = []
