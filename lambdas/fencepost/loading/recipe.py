@@ -48,7 +48,9 @@ def read_folder(
 
 
 @runtime_checkable
-class Documents(Protocol):
+class Manifests(Protocol):
+    """Where a release manifest can be read: the bucket (the local files of ``make plan`` keep none)."""
+
     def get_json(self, key: str) -> Any: ...
 
 
@@ -57,7 +59,7 @@ def fetched_dates(files: object, dataset: str, objects: list[ObjectRef]) -> dict
     the folder's source wrote it): part of the data's own date (``core.versions.data_dates``). Empty when the folder
     holds nothing fetched, or when ``files`` keeps no manifests (``make plan``'s local files)."""
     fetched = {obj.key for obj in objects if is_fetched(obj.key)}
-    if not fetched or not isinstance(files, Documents):
+    if not fetched or not isinstance(files, Manifests):
         return {}
     try:
         document = files.get_json(release_key(dataset))
