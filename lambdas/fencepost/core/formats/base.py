@@ -33,6 +33,12 @@ class Layout(Enum):
     RIR = "rir-delegated"
     LIST = "list"
     DROP_JSON = "spamhaus-drop-json"
+    GEOFEED = "rfc8805-geofeed"
+    PFX2AS = "caida-pfx2as"
+    AWS = "aws-ip-ranges"
+    GOOGLE = "google-cloud-json"
+    ORACLE = "oracle-public-ip-ranges"
+    FASTLY = "fastly-public-ip-list"
 
     @property
     def metadata_from(self) -> int:

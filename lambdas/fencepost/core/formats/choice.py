@@ -4,10 +4,13 @@
    through ``archives``); every other object is text, read line by line (gzip unpacked by its magic bytes).
 2. By its first line that is not blank or a comment (``#``, ``;``), unless the folder's settings force a header:
    the first of ``LINE_FORMATS`` whose signature it has reads the file (``linefiles``).
-3. Otherwise the column layouts (``columns``), which settle their layout from the header and the first row.
+3. Otherwise, when that line opens a JSON object, one JSON document whose keys say whose it is
+   (``json_documents``: AWS, Google, Oracle, Fastly).
+4. Otherwise the column layouts (``columns``), which settle their layout from the header and the first row.
 
 A new line format is a module with a signature and a record parser, named in ``base.Layout`` and listed in
-``LINE_FORMATS`` here; a new whole-file format adds its suffixes to ``WHOLE_SUFFIXES``.
+``LINE_FORMATS`` here; a new JSON document format is a ``json_layouts.DocumentFormat`` listed in
+``json_documents.DOCUMENT_FORMATS``; a new whole-file format adds its suffixes to ``WHOLE_SUFFIXES``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from fencepost.core.formats import linefiles, rir_stats
+from fencepost.core.formats import json_documents, linefiles, rir_stats
 from fencepost.core.formats.archives import ARCHIVE_SUFFIXES, MMDB_SUFFIXES
 from fencepost.core.formats.base import FileSummary, ProblemSink, RangeSink, ReadOptions, text_lines
 from fencepost.core.formats.columns import read_columns
@@ -26,7 +29,7 @@ from fencepost.core.formats.netsets import COMMENTS
 
 WHOLE_SUFFIXES: Final = MMDB_SUFFIXES + ARCHIVE_SUFFIXES
 # In the order they are tried: a list line is no RIR line, and a JSON object neither.
-LINE_FORMATS: Final = (linefiles.RIR, linefiles.LIST, linefiles.DROP_JSON)
+LINE_FORMATS: Final = (linefiles.RIR, linefiles.LIST, linefiles.DROP_JSON, linefiles.GEOFEED, linefiles.PFX2AS)
 MAX_LEADING_COMMENTS: Final = 10_000  # comment lines before the first entry (FireHOL headers run to ~100)
 
 
@@ -68,4 +71,6 @@ def read_ranges(
             if chosen is linefiles.RIR:  # its version line (the line that chose the format) states the data's day
                 summary = dataclasses.replace(summary, stated=rir_stats.version_enddate(head[-1]))
             return summary
+        if head and json_documents.looks_like_document(head[-1]):
+            return json_documents.read_document(name, itertools.chain(head, text), options, ranges, problems)
     return read_columns(name, itertools.chain(head, text), options, ranges, problems)

@@ -3,8 +3,8 @@ columns, and the reading of a file of one of them.
 
 A file is of a line format when its first line that is not blank or a comment (``#``, ``;``) has the format's
 signature (``choice`` asks each format of ``choice.LINE_FORMATS`` in turn): a delegated file's version line or
-record (``rir_stats``), one address or network without comma or tab (``netsets``), or a JSON object naming a
-``cidr`` (``drop_json``).
+record (``rir_stats``), one address or network without comma or tab (``netsets``), a JSON object naming a
+``cidr`` (``drop_json``), an RFC 8805 geofeed entry (``geofeed``) or a CAIDA prefix-to-AS entry (``pfx2as``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple
 
-from fencepost.core.formats import drop_json, netsets, rir_stats
+from fencepost.core.formats import drop_json, geofeed, netsets, pfx2as, rir_stats
 from fencepost.core.formats.base import (
     FileError,
     FileSummary,
@@ -43,6 +43,12 @@ RIR: Final = LineFormat(
 LIST: Final = LineFormat(Layout.LIST, netsets.looks_like_list, netsets.list_record, netsets.DELIMITER, netsets.COLUMNS)
 DROP_JSON: Final = LineFormat(
     Layout.DROP_JSON, drop_json.looks_like_drop_json, drop_json.drop_json_record, drop_json.DELIMITER, drop_json.COLUMNS
+)
+GEOFEED: Final = LineFormat(
+    Layout.GEOFEED, geofeed.looks_like_geofeed, geofeed.geofeed_record, geofeed.DELIMITER, geofeed.COLUMNS
+)
+PFX2AS: Final = LineFormat(
+    Layout.PFX2AS, pfx2as.looks_like_pfx2as, pfx2as.pfx2as_record, pfx2as.DELIMITER, pfx2as.COLUMNS
 )
 
 

@@ -54,7 +54,13 @@ def test_a_format_listed_in_line_formats_reads_the_files_with_its_signature(monk
 
 
 def test_the_first_format_whose_signature_matches_wins() -> None:
-    assert [fmt.layout for fmt in choice.LINE_FORMATS] == [Layout.RIR, Layout.LIST, Layout.DROP_JSON]
+    assert [fmt.layout for fmt in choice.LINE_FORMATS] == [
+        Layout.RIR,
+        Layout.LIST,
+        Layout.DROP_JSON,
+        Layout.GEOFEED,
+        Layout.PFX2AS,
+    ]
     head: list[str] = []
     rir = "2|apnic|20260101|1|19830613|20260101|+1000\n"
     assert choice.line_format(iter(["# c\n", "\n", rir]), head) is linefiles.RIR
@@ -62,4 +68,6 @@ def test_the_first_format_whose_signature_matches_wins() -> None:
     assert choice.line_format(iter(["; c\n", "1.0.0.0/24 ; SBL1\n"]), []) is linefiles.LIST
     assert choice.line_format(iter(['{"cidr":"1.0.0.0/24","sblid":"SBL1"}\n']), []) is linefiles.DROP_JSON
     assert choice.line_format(iter(['{"network":"1.0.0.0/24"}\n']), []) is None
+    assert choice.line_format(iter(["# geofeed\n", "192.0.2.0/24,US,US-AL,,\n"]), []) is linefiles.GEOFEED
+    assert choice.line_format(iter(["1.0.0.0\t24\t13335\n"]), []) is linefiles.PFX2AS
     assert choice.line_format(iter(["start,end,cc\n"]), []) is None

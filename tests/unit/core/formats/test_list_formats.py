@@ -113,3 +113,21 @@ def test_a_list_holding_nul_bytes_is_binary() -> None:
     with pytest.raises(FileError, match="NUL") as raised:
         read_sample(b"1.0.0.0/24\n2.0.0.0/24\x00\n")
     assert raised.value.line == 2
+
+
+# The Tor Project's bulk exit list (check.torproject.org/torbulkexitlist): one exit address a line, no comments.
+TOR_BULK_EXIT_LIST = """\
+171.25.193.77
+185.220.101.1
+2a0b:f4c2::1
+"""
+
+
+def test_the_tor_bulk_exit_list_is_a_list_of_addresses() -> None:
+    summary, collector, problems = read_sample(TOR_BULK_EXIT_LIST)
+    assert (summary.layout, summary.columns, summary.rows, problems.count) == (Layout.LIST, ("comment",), 3, 0)
+    assert _ranges(collector, V4) == [
+        (a("171.25.193.77"), a("171.25.193.77"), ("",)),
+        (a("185.220.101.1"), a("185.220.101.1"), ("",)),
+    ]
+    assert _ranges(collector, V6) == [(a("2a0b:f4c2::1"), a("2a0b:f4c2::1"), ("",))]

@@ -1,0 +1,31 @@
+"""Google Cloud's ``cloud.json`` (and ``goog.json``, of the same layout): ``{"syncToken", "creationTime",
+"prefixes": [{"ipv4Prefix" or "ipv6Prefix", "service", "scope"}]}``, recognised by its ``creationTime`` and
+``prefixes``. Columns: ``service``, ``scope`` (``goog.json`` has neither: they are empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from fencepost.core.formats.base import Layout
+from fencepost.core.formats.json_layouts import DocumentFormat, Entry, listed, text, value
+
+COLUMNS: Final = ("service", "scope")
+
+
+def is_google(document: dict[str, Any]) -> bool:
+    return "creationTime" in document and "prefixes" in document
+
+
+def google_entries(document: dict[str, Any]) -> Iterator[Entry]:
+    for index, item in enumerate(listed(document, "prefixes")):
+        found = value(item, "ipv4Prefix")
+        yield (
+            f"prefixes[{index}]",
+            found if found is not None else value(item, "ipv6Prefix"),
+            tuple(text(value(item, column)) for column in COLUMNS),
+        )
+
+
+FORMAT: Final = DocumentFormat(Layout.GOOGLE, is_google, google_entries, COLUMNS)
