@@ -8,18 +8,7 @@ from fencepost.core.space.addresses import V4, V6
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.support.formats import problems_of, read_sample
-
-# The layout of RFC 8805, section 2.1.1 (its own examples), with the comments publishers put on top.
-GEOFEED = """\
-# prefix,alpha2code,region,city,postal_code
-# Geofeed for AS64496, see RFC 8805
-192.0.2.0/25,US,US-AL,,
-192.0.2.5,US,US-AL,Alabaster,35007
-2001:db8::/32,PL,PL-MZ,,02-784
-198.51.100.0/24,,,,
-
-203.0.113.0/24,AU,AU-NSW,Sydney
-"""
+from tests.support.published import GEOFEED
 
 
 def test_each_entry_is_a_prefix_with_its_place() -> None:

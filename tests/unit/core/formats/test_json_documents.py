@@ -12,42 +12,7 @@ from fencepost.core.space.addresses import V4, V6
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.support.formats import problems_of, read_sample
-
-# https://docs.aws.amazon.com/vpc/latest/userguide/aws-ip-syntax.html (pretty-printed, as published)
-AWS = """\
-{
-  "syncToken": "1764300000",
-  "createDate": "2026-11-28-03-13-04",
-  "prefixes": [
-    {
-      "ip_prefix": "3.4.12.4/32",
-      "region": "eu-west-1",
-      "service": "AMAZON",
-      "network_border_group": "eu-west-1"
-    },
-    {
-      "ip_prefix": "3.5.140.0/22",
-      "region": "ap-northeast-2",
-      "service": "AMAZON",
-      "network_border_group": "ap-northeast-2"
-    },
-    {
-      "ip_prefix": "3.5.140.0/22",
-      "region": "ap-northeast-2",
-      "service": "S3",
-      "network_border_group": "ap-northeast-2"
-    }
-  ],
-  "ipv6_prefixes": [
-    {
-      "ipv6_prefix": "2600:1f14::/35",
-      "region": "us-west-2",
-      "service": "EC2",
-      "network_border_group": "us-west-2"
-    }
-  ]
-}
-"""
+from tests.support.published import AWS
 
 # https://www.gstatic.com/ipranges/cloud.json
 GOOGLE = """\

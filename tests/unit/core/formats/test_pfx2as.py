@@ -8,16 +8,7 @@ from fencepost.core.space.addresses import V4, V6
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.support.formats import problems_of, read_sample
-
-# CAIDA's layout (routeviews-rv2-*.pfx2as, routeviews-rv6-*.pfx2as): tab-separated, no header.
-PFX2AS = (
-    "1.0.0.0\t24\t13335\n"
-    "1.0.4.0\t22\t38803\n"
-    "1.0.4.0\t24\t38803_56203\n"
-    "1.6.0.0\t15\t4755,9583\n"
-    "2001:200::\t32\t2500\n"
-    "2001:db8::\t48\t64496_64497,64498\n"
-)
+from tests.support.published import PFX2AS
 
 
 def test_every_origin_is_kept() -> None:
