@@ -131,3 +131,20 @@ def test_the_tor_bulk_exit_list_is_a_list_of_addresses() -> None:
         (a("185.220.101.1"), a("185.220.101.1"), ("",)),
     ]
     assert _ranges(collector, V6) == [(a("2a0b:f4c2::1"), a("2a0b:f4c2::1"), ("",))]
+
+
+# Cloudflare's https://www.cloudflare.com/ips-v4 and ips-v6 (one network a line, no newline after the last) and
+# X4BNet's lists_vpn output/vpn/ipv4.txt (one network a line).
+CLOUDFLARE_V4 = "173.245.48.0/20\n103.21.244.0/22\n104.16.0.0/13"
+CLOUDFLARE_V6 = "2400:cb00::/32\n2606:4700::/32"
+X4BNET_VPN = "1.12.32.0/23\n1.14.0.0/15\n2.56.16.0/22\n"
+
+
+def test_cloudflare_and_x4bnet_lists_are_lists_of_networks() -> None:
+    summary, collector, _ = read_sample(CLOUDFLARE_V4)
+    assert (summary.layout, summary.rows) == (Layout.LIST, 3)
+    assert _ranges(collector, V4)[-1] == (a("104.16.0.0"), a("104.23.255.255"), ("",))
+    assert read_sample(CLOUDFLARE_V6)[0].rows == 2
+    summary, collector, _ = read_sample(X4BNET_VPN)
+    assert (summary.layout, summary.rows) == (Layout.LIST, 3)
+    assert _ranges(collector, V4)[0] == (a("1.12.32.0"), a("1.12.33.255"), ("",))
