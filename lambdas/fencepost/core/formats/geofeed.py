@@ -3,7 +3,7 @@
 The prefix is an IPv4 or IPv6 network (an address alone is a /32 or /128); the other fields may be empty, and a line
 may stop before its last fields (a missing field is empty). The columns are ``country`` (ISO 3166-1 alpha-2),
 ``region`` (ISO 3166-2, e.g. ``US-CA``), ``city`` and ``postal`` (deprecated by the RFC, kept when given). A file is
-a geofeed when its first entry has four or five fields, a network first, a country of two letters or none and a
+a geofeed when its first entry has four or five fields, a prefix first, a country of two letters or none and a
 region of the ``XX-...`` form or none: nothing a column layout's first row would be.
 """
 
@@ -33,16 +33,24 @@ def _fields(line: str) -> list[str] | None:
 def looks_like_geofeed(line: str) -> bool:
     """Whether a file's first line that is not a comment is a geofeed entry."""
     fields = _fields(line)
-    if fields is None or len(fields) not in (4, 5) or "/" not in fields[0]:
+    if fields is None or len(fields) not in (4, 5):
         return False
     country, region = fields[1], fields[2]
     if (country and not _COUNTRY.fullmatch(country)) or (region and not _REGION.fullmatch(region)):
         return False
     try:
-        network(fields[0])
+        _prefix(fields[0])
     except RowError:
         return False
     return True
+
+
+def _prefix(cell: str) -> tuple[int, int, int]:
+    """``(family, first, last)`` of a prefix: a CIDR network, or one address."""
+    if "/" in cell:
+        return network(cell)
+    family, first = boundary(cell, "prefix")
+    return family, first, first
 
 
 def geofeed_record(line: str) -> Record | None:
@@ -55,9 +63,4 @@ def geofeed_record(line: str) -> Record | None:
     prefix, values = fields[0], (*fields[1:], *("",) * (1 + len(COLUMNS) - len(fields)))
     if values[0] and not _COUNTRY.fullmatch(values[0]):
         raise RowError(f"country {values[0][:20]!r} is not an ISO 3166-1 alpha-2 code")
-    if "/" in prefix:
-        family, first, last = network(prefix)
-    else:
-        family, first = boundary(prefix, "prefix")
-        last = first
-    return family, first, last, values
+    return (*_prefix(prefix), values)

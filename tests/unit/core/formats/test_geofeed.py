@@ -52,9 +52,16 @@ def test_the_settings_may_rename_the_columns() -> None:
     assert summary.columns == ("cc", "subdivision", "town", "zip")
 
 
+def test_a_geofeed_may_start_with_one_address() -> None:
+    summary, collector, _ = read_sample("2001:db8::1,DE,DE-BE,Berlin,\n192.0.2.0/24,DE,,,\n")
+    assert (summary.layout, summary.rows) == (Layout.GEOFEED, 2)
+    assert _ranges(collector, V6) == [(a("2001:db8::1"), a("2001:db8::1"), ("DE", "DE-BE", "Berlin", ""))]
+
+
 def test_column_files_are_not_geofeeds() -> None:
     # a CIDR file with a header, one of three columns, and one whose second cell is no country code
     assert read_sample("network,country,region,city,postal\n192.0.2.0/24,US,US-AL,,\n")[0].layout is Layout.CIDR
     assert read_sample("192.0.2.0/24,US,13335\n")[0].layout is Layout.CIDR
     assert read_sample("192.0.2.0/24,13335,US,x,y\n")[0].layout is Layout.CIDR
     assert read_sample("192.0.2.0/24,US,California,x,y\n")[0].layout is Layout.CIDR
+    assert read_sample("192.0.2.0,192.0.2.255,US,US-AL\n")[0].layout is Layout.START_END
