@@ -4,6 +4,7 @@ a timeout) when reading would outlast the invocation."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -78,7 +79,8 @@ class Reader:
                     lines = self._watch(
                         dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline
                     )
-                    summary = read_ranges(obj.key, lines, options, read.collector, read.problems)
+                    documents = dataclasses.replace(options, max_document_bytes=read.limits.max_document_bytes)
+                    summary = read_ranges(obj.key, lines, documents, read.collector, read.problems)
                     if summary.stated is not None:  # the data's own date (core.versions.data_dates)
                         read.enddates[obj.key] = summary.stated
             except FileError as error:

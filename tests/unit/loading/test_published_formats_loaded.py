@@ -27,3 +27,14 @@ def test_a_published_file_loads_as_it_is(name: str, body: bytes, ranges: int) ->
     world.settle()
     record = world.record()
     assert (record.status, record.live, record.ranges) == (LoadStatus.READY, 1, ranges)
+
+
+def test_a_json_document_over_the_folder_s_max_document_bytes_fails_its_load_saying_so() -> None:
+    world = World()
+    world.upload(f"{DATASET}/_settings.json", b'{"limits": {"max_document_bytes": 1024}}')
+    world.upload(f"{DATASET}/ip-ranges.json", AWS.encode() + b" " * 1024)  # the same document, padded past 1 KB
+    world.settle()
+    record = world.record()
+    assert (record.status, record.live) == (LoadStatus.FAILED, None)
+    (problem,) = record.load.problems
+    assert "a JSON document larger than 1,024 bytes (MAX_DOCUMENT_BYTES) is not read" in problem.reason

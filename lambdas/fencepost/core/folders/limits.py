@@ -22,6 +22,7 @@ DEFAULT_MAX_OBJECT_BYTES: Final = 512 << 20  # 2.7x the synthetic 5M-row file
 DEFAULT_MAX_BUILD_BYTES: Final = 512 << 20  # planning memory grows ~3 bytes per byte of metadata
 DEFAULT_MAX_BUILD_ROWS: Final = 10_000_000  # 2x the synthetic file; ~2.6 GB of the loader's 3,008 MB
 DEFAULT_MAX_DIRECTORY_PARTITIONS: Final = 50_000  # 73x the shared IPv6 file; ~4 MB per version a lookup caches
+DEFAULT_MAX_DOCUMENT_BYTES: Final = 64 << 20  # a JSON document read whole (AWS's ip-ranges.json: about 2 MB)
 DEFAULT_MAX_COLUMNS: Final = (
     1_000  # real files have tens: IP2Location DB26 has 26 fields, GeoIP2 City records a few dozen
 )
@@ -34,6 +35,7 @@ ENVIRONMENT: Final = {
     "max_build_rows": "MAX_BUILD_ROWS",
     "max_directory_partitions": "MAX_DIRECTORY_PARTITIONS",
     "max_columns": "MAX_COLUMNS",
+    "max_document_bytes": "MAX_DOCUMENT_BYTES",
 }
 
 
@@ -45,6 +47,7 @@ BOUNDS: Final = {
     "max_build_rows": (1, 1_000_000_000),
     "max_directory_partitions": (1, (1 << 20) + 256),  # every /20 of IPv6 and every /8 of IPv4
     "max_columns": (1, 16_384),  # a version's column names take at most 64 KB (core.storage.items): 16,384 of 1 byte
+    "max_document_bytes": (1024, 1 << 30),  # parsed whole: about 5 bytes of memory a byte of JSON
 }
 
 
@@ -68,6 +71,7 @@ class Limits:
     max_build_rows: int = DEFAULT_MAX_BUILD_ROWS  # lines read by a build (blank lines, headers, bad rows count)
     max_directory_partitions: int = DEFAULT_MAX_DIRECTORY_PARTITIONS  # partitions a version's directory lists
     max_columns: int = DEFAULT_MAX_COLUMNS  # metadata columns of a version
+    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES  # a JSON document (a cloud's list of ranges), read whole
     lowered_by: str = field(default="", compare=False)  # the settings object that lowered some of them
     lowered: frozenset[str] = field(default=frozenset(), compare=False)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from fencepost.core.folders.limits import FolderLimits
+from fencepost.core.folders.limits import DEFAULT_MAX_DOCUMENT_BYTES, FolderLimits
 from fencepost.core.formats.cells import RowError
 from fencepost.core.formats.problems import Problem
 from fencepost.core.space.addresses import MAPPED_FIRST, MAPPED_LAST, V6, unmapped
@@ -62,6 +62,7 @@ class ReadOptions:
     header: bool | None = None  # None: detect
     columns: tuple[str, ...] | None = None  # names of the metadata columns, in order
     limits: FolderLimits = field(default_factory=FolderLimits)  # the limits it lowers (the reader applies them)
+    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES  # the reader's MAX_DOCUMENT_BYTES, as the folder lowers it
 
 
 @dataclass(frozen=True, slots=True)

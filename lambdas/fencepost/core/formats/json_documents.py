@@ -30,7 +30,6 @@ from fencepost.core.formats.cells import RowError, network
 from fencepost.core.formats.json_layouts import DocumentFormat
 from fencepost.core.formats.problems import Problem
 
-MAX_DOCUMENT_BYTES: Final = 64 << 20  # the publishers' documents are a few MB (AWS's, the largest, about 2 MB)
 DOCUMENT_FORMATS: Final = (aws_ranges.FORMAT, google_ranges.FORMAT, oracle_ranges.FORMAT, fastly_ranges.FORMAT)
 _KNOWN: Final = "AWS ip-ranges.json, Google cloud.json, Oracle public_ip_ranges.json or Fastly's public IP list"
 
@@ -42,13 +41,13 @@ def looks_like_document(line: str) -> bool:
     return line.lstrip().startswith("{")
 
 
-def _document(text: Iterable[str]) -> Any:
+def _document(text: Iterable[str], most: int) -> Any:
     parts: list[str] = []
     size = 0
     for number, line in enumerate(text, 1):
         size += len(line.encode("utf-8"))
-        if size > MAX_DOCUMENT_BYTES:
-            raise FileError(number, f"a JSON document larger than {MAX_DOCUMENT_BYTES:,} bytes is not read")
+        if size > most:
+            raise FileError(number, f"a JSON document larger than {most:,} bytes (MAX_DOCUMENT_BYTES) is not read")
         parts.append(line)
     try:
         return json.loads("".join(parts))
@@ -94,7 +93,7 @@ def read_document(
     name: str, text: Iterable[str], options: ReadOptions, ranges: RangeSink, problems: ProblemSink
 ) -> FileSummary:
     """A JSON document's networks into ``ranges``; raises ``FileError`` for one that cannot be read at all."""
-    document = _document(text)
+    document = _document(text, options.max_document_bytes)
     chosen = _format(document)
     columns = chosen.columns
     if options.columns is not None:  # a renaming, checked as for a headerless file of the format's width
