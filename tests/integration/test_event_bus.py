@@ -78,9 +78,9 @@ def test_an_entry_eventbridge_fails_is_sent_again_and_delivered(moto_server: str
     assert counted.warnings == []
 
 
-@pytest.mark.parametrize("silent", [False, True], ids=["refused", "silent"])
+@pytest.mark.parametrize(("silent", "events"), [(False, 2), (True, 2), (True, 50)], ids=["refused", "silent", "many"])
 def test_a_bus_that_never_answers_costs_at_most_its_time_and_is_counted(
-    silent: bool, monkeypatch: pytest.MonkeyPatch
+    silent: bool, events: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Nothing listens there (each try refused at once), or a socket takes the request and never answers
     listener = socket.create_server(("127.0.0.1", 0)) if silent else None
@@ -89,12 +89,12 @@ def test_a_bus_that_never_answers_costs_at_most_its_time_and_is_counted(
     counted = Counted()
     bus = EventBus(make_events_client(1.0), "fencepost", seconds=1.0, count=counted.count, warn=counted.warn)
     started = time.monotonic()
-    lost = bus.publish(_stale(1), _stale(2))
+    lost = bus.publish(*[_stale(n) for n in range(events)])  # many: five calls a try, none past the second
     assert time.monotonic() - started <= 1.0 + 0.2  # its own second (and the client's own bookkeeping)
-    assert [event.dataset for event in lost] == ["d1", "d2"]
-    assert counted.counts == {FAILED_METRIC: 2}
+    assert [event.dataset for event in lost] == [f"d{n}" for n in range(events)]
+    assert counted.counts == {FAILED_METRIC: events}
     ((message, extra),) = counted.warnings
-    assert (message, extra["events"], extra["kinds"]) == ("change events not delivered", 2, ["dataset_stale"])
+    assert (message, extra["events"], extra["kinds"]) == ("change events not delivered", events, ["dataset_stale"])
     assert ("ReadTimeoutError" if silent else "EndpointConnectionError") in extra["error"]
     if listener is not None:
         listener.close()

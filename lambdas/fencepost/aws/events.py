@@ -4,9 +4,9 @@ bus.
 ``PutEvents`` takes at most 10 entries a call, each under 256 KB (its ``Source``, ``DetailType`` and ``Detail`` as
 UTF-8, ``docs/events.md``); a call may succeed for some entries and fail for others (``FailedEntryCount``, an
 ``ErrorCode`` on each failed entry), and only those are sent again. Failed entries and failed calls are retried with
-backoff for at most ``seconds`` in all (a try takes half of it at most, and none starts that would end past it), then
-counted (``EventsFailed``) and logged: an announcement never fails, nor holds up beyond that time, the load, rollback
-or round that made it.
+backoff for at most ``seconds`` in all, however many entries (a call takes half of it at most, and none after the
+first starts that could end past it), then counted (``EventsFailed``) and logged: an announcement never fails, nor
+holds up beyond that time, the load, rollback or round that made it.
 """
 
 from __future__ import annotations
@@ -86,8 +86,8 @@ class EventBus:
                 waiting.append((event, entry))
         pause, error = FIRST_PAUSE, ""
         while waiting:
-            waiting, error = self._put(waiting)
-            # A try starts only if it ends before the deadline, however long it takes (half the time at most)
+            waiting, error = self._put(waiting, deadline)
+            # A try starts only if its first call ends before the deadline, however long it takes (half the time)
             if not waiting or self.monotonic() + pause + self.seconds / 2 > deadline:
                 break
             self.sleep(pause)
@@ -109,12 +109,19 @@ class EventBus:
             "Detail": json.dumps(event.detail, separators=(",", ":"), default=str),
         }
 
-    def _put(self, waiting: list[tuple[Event, dict[str, Any]]]) -> tuple[list[tuple[Event, dict[str, Any]]], str]:
-        """One try of every waiting entry, ten a call; what failed, and the last error seen."""
+    def _put(
+        self, waiting: list[tuple[Event, dict[str, Any]]], deadline: float
+    ) -> tuple[list[tuple[Event, dict[str, Any]]], str]:
+        """One try of every waiting entry, ten a call, no call after the first started that could end past
+        ``deadline`` (those entries fail); what failed, and the last error seen."""
         failed: list[tuple[Event, dict[str, Any]]] = []
         error = ""
         for start in range(0, len(waiting), BATCH):
             batch = waiting[start : start + BATCH]
+            if start and self.monotonic() + self.seconds / 2 > deadline:
+                failed += waiting[start:]
+                error = error or "no time left to send them"
+                break
             try:
                 answer = self.client.put_events(Entries=[entry for _, entry in batch])
             except (BotoCoreError, ClientError) as refused:
