@@ -5,7 +5,8 @@ Layouts as the publishers document them (cited in the presets): MaxMind's CSV zi
 Blocks files, the Locations files per language and licence files, its databases a dated folder with the ``.mmdb``;
 each download has a SHA-256 file beside it (``<hex>  <dated file name>``) and redirects to a storage host. iptoasn is
 gzipped TSV without a header; the registries' files open with a version line and summaries; Spamhaus publishes JSON
-lines closed by a metadata line; FireHOL a ``#`` header and one network a line.
+lines closed by a metadata line; FireHOL a ``#`` header and one network a line. The cloud and CDN documents, and
+Cloudflare's, Tor's and X4BNet's lists, are the publishers' samples of ``tests.support.published``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import gzip
 import hashlib
 import io
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from tests.mmdb_files import mmdb, tar_gz
+from tests.support import published
 
 DATE = "20261124"
 BLOCKS = {
@@ -155,7 +158,38 @@ def firehol() -> Release:
     )
 
 
-RELEASES = {
+def _one(path: str, text: str, expected: tuple[str, str, str]) -> Release:
+    return Release({path: text.encode()}, expected=expected)
+
+
+def cloudflare() -> Release:
+    files = {"/ips-v4": published.CLOUDFLARE_V4.encode(), "/ips-v6": published.CLOUDFLARE_V6.encode()}
+    return Release(files, expected=("2606:4700::1111", "provider", "cloudflare"))
+
+
+NETWORK_RELEASES: dict[str, Callable[[], Release]] = {
+    "aws-ip-ranges": lambda: _one("/ip-ranges.json", published.AWS, ("3.5.140.9", "service", "AMAZON S3")),
+    "google-cloud": lambda: _one("/ipranges/cloud.json", published.GOOGLE, ("34.1.208.1", "scope", "africa-south1")),
+    "google-goog": lambda: _one("/ipranges/goog.json", published.GOOG, ("8.8.4.4", "service", "")),
+    "oracle-cloud": lambda: _one(
+        "/iaas/tools/public_ip_ranges.json", published.ORACLE, ("134.70.8.1", "tags", "OSN OBJECT_STORAGE")
+    ),
+    "fastly": lambda: _one("/public-ip-list", published.FASTLY, ("23.235.32.1", "provider", "fastly")),
+    "cloudflare": cloudflare,
+    "tor-exits": lambda: _one(
+        "/torbulkexitlist", published.TOR_BULK_EXIT_LIST, ("185.220.101.1", "network_type", "tor")
+    ),
+    "x4bnet-vpn": lambda: _one(
+        "/X4BNet/lists_vpn/main/output/vpn/ipv4.txt", published.X4BNET_VPN, ("1.14.3.3", "network_type", "vpn")
+    ),
+    "x4bnet-datacenter": lambda: _one(
+        "/X4BNet/lists_vpn/main/output/datacenter/ipv4.txt",
+        published.X4BNET_DATACENTER,
+        ("23.19.1.1", "network_type", "hosting"),
+    ),
+}
+
+RELEASES: dict[str, Callable[[], Release]] = {
     "geolite2-country-csv": lambda: maxmind_csv("Country"),
     "geolite2-city-csv": lambda: maxmind_csv("City"),
     "geolite2-asn-csv": lambda: maxmind_csv("ASN"),
@@ -166,6 +200,7 @@ RELEASES = {
     "rir-delegated": registries,
     "spamhaus-drop": spamhaus,
     "firehol-level1": firehol,
+    **NETWORK_RELEASES,
 }
 
 

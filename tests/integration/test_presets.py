@@ -22,6 +22,14 @@ from tests.support.stacks import Stack
 # Publishers whose lists answer for reserved space on purpose: FireHOL level 1 holds the bogons (0.0.0.0/8, 10.0.0.0/8,
 # 127.0.0.0/8...); iptoasn's routing data holds what is announced from private space. Their folders say so.
 RESERVED_BY_DESIGN = {"firehol-level1": "allow", "iptoasn-combined": "flag"}
+# The lists without columns of their own, paired with the _settings.json docs/datasets.md gives them.
+PAIRED_SETTINGS = {
+    "fastly": {"constants": {"network_type": "cdn", "provider": "fastly"}},
+    "cloudflare": {"constants": {"network_type": "cdn", "provider": "cloudflare"}},
+    "tor-exits": {"constants": {"network_type": "tor", "provider": "tor"}},
+    "x4bnet-vpn": {"constants": {"network_type": "vpn"}},
+    "x4bnet-datacenter": {"constants": {"network_type": "hosting"}},
+}
 
 
 def _serve(site: Publisher, release: Release) -> None:
@@ -52,6 +60,8 @@ def test_each_preset_loads_its_publishers_layout(stack: Stack, fetch: FetchFunct
         _serve(site, release)
         if name in RESERVED_BY_DESIGN:  # as docs/datasets.md says beside the presets
             stack.put(f"{name}/_settings.json", json.dumps({"reserved_space": RESERVED_BY_DESIGN[name]}))
+        if name in PAIRED_SETTINGS:
+            stack.put(f"{name}/_settings.json", json.dumps(PAIRED_SETTINGS[name]))
         stack.put(f"{name}/_source.json", json.dumps(_document(name, site, secret)))
         assert check(fetch, stack) == {name: "CHANGED"}, stack.get(f"/datasets/{name}")[1]["source"]["reason"]
         record = stack.dataset(name)

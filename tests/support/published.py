@@ -59,3 +59,70 @@ AWS = """\
   ]
 }
 """
+
+# https://www.gstatic.com/ipranges/cloud.json
+GOOGLE = """\
+{
+  "syncToken": "1764310000000",
+  "creationTime": "2026-11-28T06:00:00.000000",
+  "prefixes": [{
+    "ipv4Prefix": "34.1.208.0/20",
+    "service": "Google Cloud",
+    "scope": "africa-south1"
+  }, {
+    "ipv6Prefix": "2600:1900:8000::/44",
+    "service": "Google Cloud",
+    "scope": "africa-south1"
+  }]
+}
+"""
+
+# https://docs.oracle.com/iaas/Content/General/Concepts/addressranges.htm
+ORACLE = """\
+{
+  "last_updated_timestamp": "2026-11-28T19:55:47.204985",
+  "regions": [
+    {
+      "region": "us-phoenix-1",
+      "cidrs": [
+        {"cidr": "129.146.0.0/21", "tags": ["OCI"]},
+        {"cidr": "134.70.8.0/21", "tags": ["OSN", "OBJECT_STORAGE"]}
+      ]
+    },
+    {
+      "region": "us-ashburn-1",
+      "cidrs": [{"cidr": "129.213.8.0/21", "tags": ["OCI"]}]
+    }
+  ]
+}
+"""
+
+# https://api.fastly.com/public-ip-list: one line
+FASTLY = '{"addresses":["23.235.32.0/20","43.249.72.0/22"],"ipv6_addresses":["2a04:4e40::/32"]}\n'
+
+# https://www.gstatic.com/ipranges/goog.json: cloud.json's layout, its prefixes without service or scope
+GOOG = """\
+{
+  "syncToken": "1764310000000",
+  "creationTime": "2026-11-28T06:00:00.000000",
+  "prefixes": [{
+    "ipv4Prefix": "8.8.4.0/24"
+  }, {
+    "ipv6Prefix": "2001:4860::/32"
+  }]
+}
+"""
+
+# The Tor Project's bulk exit list (check.torproject.org/torbulkexitlist): one exit address a line, no comments.
+TOR_BULK_EXIT_LIST = """\
+171.25.193.77
+185.220.101.1
+2a0b:f4c2::1
+"""
+
+# Cloudflare's https://www.cloudflare.com/ips-v4 and ips-v6 (one network a line, no newline after the last) and
+# X4BNet's lists_vpn output/vpn/ipv4.txt (one network a line).
+CLOUDFLARE_V4 = "173.245.48.0/20\n103.21.244.0/22\n104.16.0.0/13"
+CLOUDFLARE_V6 = "2400:cb00::/32\n2606:4700::/32"
+X4BNET_VPN = "1.12.32.0/23\n1.14.0.0/15\n2.56.16.0/22\n"
+X4BNET_DATACENTER = "5.39.0.0/17\n23.19.0.0/16\n"

@@ -82,6 +82,75 @@ _RIRS: Final = {
     "afrinic": "https://ftp.afrinic.net/pub/stats/afrinic/delegated-afrinic-extended-latest",
 }
 
+# X4BNet's lists_vpn outputs, rebuilt from its sources (mostly ASNs) by the repository's CI: vpn/ known VPN networks,
+# datacenter/ VPNs and hosting ("not an eyeball network"), each ipv4.txt and ipv6.txt, one network a line.
+# https://github.com/X4BNet/lists_vpn (README.md, "Lists"). Only ipv4.txt: the ipv6.txt files have been published
+# holding their two comment lines and no network, a file a build refuses, which would fail every release.
+_X4BNET: Final = "https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/{list}/ipv4.txt"
+
+
+def _x4bnet(kind: str) -> Preset:
+    source = {"url": _X4BNET.format(list=kind), "name": f"{kind}-ipv4.txt", "every": "1d"}
+    return Preset(source, cited=("https://github.com/X4BNet/lists_vpn",))
+
+
+# Cloud and CDN networks, each as its publisher serves it (the JSON documents and lists of fencepost.core.formats).
+# CAIDA's prefix-to-AS files have no such address: each is named for its day and the time of its snapshot
+# (routeviews-rv2-<date>-<hhmm>.pfx2as.gz), found through pfx2as-creation.log, so a folder takes one by upload.
+# None answers for reserved space; every one is fed unattended, so the stricter gates of a sourced folder apply.
+_NETWORKS: Final[dict[str, Preset]] = {
+    # AWS: one JSON document, its publication time inside (AWS offers an SNS notification of each change).
+    # https://docs.aws.amazon.com/vpc/latest/userguide/aws-ip-ranges.html
+    "aws-ip-ranges": Preset(
+        {"url": "https://ip-ranges.amazonaws.com/ip-ranges.json", "name": "ip-ranges.json", "every": "6h"},
+        cited=("https://docs.aws.amazon.com/vpc/latest/userguide/aws-ip-ranges.html",),
+    ),
+    # Google: cloud.json, the ranges of customers' Google Cloud resources; goog.json, every range Google makes
+    # available to users on the internet (same layout, no service or scope). Both "updated frequently".
+    "google-cloud": Preset(
+        {"url": "https://www.gstatic.com/ipranges/cloud.json", "name": "cloud.json", "every": "6h"},
+        cited=("https://cloud.google.com/appengine/docs/standard/php/outbound-ip-addresses",),
+    ),
+    "google-goog": Preset(
+        {"url": "https://www.gstatic.com/ipranges/goog.json", "name": "goog.json", "every": "6h"},
+        cited=("https://cloud.google.com/appengine/docs/standard/php/outbound-ip-addresses",),
+    ),
+    # Oracle: public_ip_ranges.json; "poll ... as frequently as every 24 hours ... at least weekly".
+    "oracle-cloud": Preset(
+        {
+            "url": "https://docs.oracle.com/iaas/tools/public_ip_ranges.json",
+            "name": "public_ip_ranges.json",
+            "every": "1d",
+        },
+        cited=("https://docs.oracle.com/iaas/Content/General/Concepts/addressranges.htm",),
+    ),
+    # Fastly: GET /public-ip-list, {"addresses": [...], "ipv6_addresses": [...]} (the API's PublicIpList).
+    "fastly": Preset(
+        {"url": "https://api.fastly.com/public-ip-list", "name": "public-ip-list.json", "every": "1d"},
+        cited=("https://github.com/fastly/fastly-php/blob/HEAD/docs/Api/PublicIpListApi.md",),
+    ),
+    # Cloudflare: ips-v4 and ips-v6, one network a line, listed at https://www.cloudflare.com/ips/; rarely changed.
+    "cloudflare": Preset(
+        {
+            "files": [
+                {"url": "https://www.cloudflare.com/ips-v4", "name": "ips-v4"},
+                {"url": "https://www.cloudflare.com/ips-v6", "name": "ips-v6"},
+            ],
+            "every": "1d",
+        },
+        cited=("https://www.cloudflare.com/ips/",),
+    ),
+    # The Tor Project's bulk exit list: one exit address a line, from active measurements run every 40 minutes, an
+    # address kept 48 hours after it was last seen (the exit list service's operations page and its announcement,
+    # lists.torproject.org tor-project 2020-03-09; the full format: https://metrics.torproject.org/collector.html).
+    "tor-exits": Preset(
+        {"url": "https://check.torproject.org/torbulkexitlist", "name": "torbulkexitlist", "every": "1h"},
+        cited=("https://lists.torproject.org/pipermail/tor-project/2020-March/002759.html",),
+    ),
+    "x4bnet-vpn": _x4bnet("vpn"),
+    "x4bnet-datacenter": _x4bnet("datacenter"),
+}
+
 PRESETS: Final[dict[str, Preset]] = {
     "geolite2-country-csv": _maxmind_csv("GeoLite2-Country", locations=True),
     "geolite2-city-csv": _maxmind_csv("GeoLite2-City", locations=True),
@@ -125,4 +194,5 @@ PRESETS: Final[dict[str, Preset]] = {
         },
         cited=("https://iplists.firehol.org/?ipset=firehol_level1",),
     ),
+    **_NETWORKS,
 }

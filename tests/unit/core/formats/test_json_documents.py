@@ -11,47 +11,7 @@ from fencepost.core.space.addresses import V4, V6
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.support.formats import problems_of, read_sample
-from tests.support.published import AWS
-
-# https://www.gstatic.com/ipranges/cloud.json
-GOOGLE = """\
-{
-  "syncToken": "1764310000000",
-  "creationTime": "2026-11-28T06:00:00.000000",
-  "prefixes": [{
-    "ipv4Prefix": "34.1.208.0/20",
-    "service": "Google Cloud",
-    "scope": "africa-south1"
-  }, {
-    "ipv6Prefix": "2600:1900:8000::/44",
-    "service": "Google Cloud",
-    "scope": "africa-south1"
-  }]
-}
-"""
-
-# https://docs.oracle.com/iaas/Content/General/Concepts/addressranges.htm
-ORACLE = """\
-{
-  "last_updated_timestamp": "2026-11-28T19:55:47.204985",
-  "regions": [
-    {
-      "region": "us-phoenix-1",
-      "cidrs": [
-        {"cidr": "129.146.0.0/21", "tags": ["OCI"]},
-        {"cidr": "134.70.8.0/21", "tags": ["OSN", "OBJECT_STORAGE"]}
-      ]
-    },
-    {
-      "region": "us-ashburn-1",
-      "cidrs": [{"cidr": "129.213.8.0/21", "tags": ["OCI"]}]
-    }
-  ]
-}
-"""
-
-# https://api.fastly.com/public-ip-list: one line
-FASTLY = '{"addresses":["23.235.32.0/20","43.249.72.0/22"],"ipv6_addresses":["2a04:4e40::/32"]}\n'
+from tests.support.published import AWS, FASTLY, GOOGLE, ORACLE
 
 
 def test_aws_one_range_a_prefix_with_every_service() -> None:

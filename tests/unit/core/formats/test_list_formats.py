@@ -17,6 +17,7 @@ from fencepost.core.storage.items import MAX_ITEM_BYTES
 from tests.reading import address as a
 from tests.reading import collected as _ranges
 from tests.support.formats import problems_of, read_sample
+from tests.support.published import CLOUDFLARE_V4, CLOUDFLARE_V6, TOR_BULK_EXIT_LIST, X4BNET_VPN
 
 # --- the lists -------------------------------------------------------------------------
 
@@ -115,14 +116,6 @@ def test_a_list_holding_nul_bytes_is_binary() -> None:
     assert raised.value.line == 2
 
 
-# The Tor Project's bulk exit list (check.torproject.org/torbulkexitlist): one exit address a line, no comments.
-TOR_BULK_EXIT_LIST = """\
-171.25.193.77
-185.220.101.1
-2a0b:f4c2::1
-"""
-
-
 def test_the_tor_bulk_exit_list_is_a_list_of_addresses() -> None:
     summary, collector, problems = read_sample(TOR_BULK_EXIT_LIST)
     assert (summary.layout, summary.columns, summary.rows, problems.count) == (Layout.LIST, ("comment",), 3, 0)
@@ -131,13 +124,6 @@ def test_the_tor_bulk_exit_list_is_a_list_of_addresses() -> None:
         (a("185.220.101.1"), a("185.220.101.1"), ("",)),
     ]
     assert _ranges(collector, V6) == [(a("2a0b:f4c2::1"), a("2a0b:f4c2::1"), ("",))]
-
-
-# Cloudflare's https://www.cloudflare.com/ips-v4 and ips-v6 (one network a line, no newline after the last) and
-# X4BNet's lists_vpn output/vpn/ipv4.txt (one network a line).
-CLOUDFLARE_V4 = "173.245.48.0/20\n103.21.244.0/22\n104.16.0.0/13"
-CLOUDFLARE_V6 = "2400:cb00::/32\n2606:4700::/32"
-X4BNET_VPN = "1.12.32.0/23\n1.14.0.0/15\n2.56.16.0/22\n"
 
 
 def test_cloudflare_and_x4bnet_lists_are_lists_of_networks() -> None:
