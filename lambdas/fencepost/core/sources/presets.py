@@ -124,7 +124,9 @@ _NETWORKS: Final[dict[str, Preset]] = {
         },
         cited=("https://docs.oracle.com/iaas/Content/General/Concepts/addressranges.htm",),
     ),
-    # Fastly: GET /public-ip-list, {"addresses": [...], "ipv6_addresses": [...]} (the API's PublicIpList).
+    # Fastly: GET /public-ip-list, {"addresses": [...], "ipv6_addresses": [...]} (the API's PublicIpList); changed
+    # two or three times a year, the list updated before the new space is used
+    # (https://community.fastly.com/t/how-often-do-fastlys-ip-ranges-change/704).
     "fastly": Preset(
         {"url": "https://api.fastly.com/public-ip-list", "name": "public-ip-list.json", "every": "1d"},
         cited=("https://github.com/fastly/fastly-php/blob/HEAD/docs/Api/PublicIpListApi.md",),
