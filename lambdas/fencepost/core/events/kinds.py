@@ -23,7 +23,9 @@ class Kind:
     meaning: str
 
 
-VERSION_LIVE: Final = Kind("version_live", "Dataset version live", "a build went live (or a dated build was placed)")
+VERSION_LIVE: Final = Kind(
+    "version_live", "Dataset version live", "a build went live (a dated build, placed in the history, never is)"
+)
 BUILD_FAILED: Final = Kind("build_failed", "Dataset build failed", "a build failed; the live version keeps answering")
 BUILD_REFUSED: Final = Kind(
     "build_refused", "Dataset build refused", "a gate refused a build, with the gate, its limit and the figures"
