@@ -138,6 +138,13 @@ LOOKUP: Final[dict[str, Setting[Any]]] = {
         300_000,  # inside the lookup function's 10 s timeout, with its 512 MB's share of a core
         "unchanged stretches one page of a diff between two versions may walk",
     ),
+    "trusted_proxies": Setting(
+        "TRUSTED_PROXIES",
+        "none",
+        doc="the hops ip=me looks through: none, hops=N, cloudfront[=CIDRs] or networks=CIDRs (core.space.forwarded)",
+        context="trustedProxies",
+    ),
+    "forwarded_entries": Setting("FORWARDED_MAX_ENTRIES", 20, 1, 100, "X-Forwarded-For entries read, from the right"),
 }
 
 CACHES: Final[dict[str, Setting[Any]]] = {

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
+from fencepost.core.space.forwarded import parse_trust
 from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.declared import (
     CACHE_TTL,
@@ -79,6 +80,8 @@ class LookupSettings:
     metrics_interval: float = LOOKUP["metrics_interval"].default
     mmdb_export_ranges: int = LOOKUP["mmdb_export_ranges"].default
     diff_scan: int = LOOKUP["diff_scan"].default
+    trusted_proxies: str = LOOKUP["trusted_proxies"].default
+    forwarded_entries: int = LOOKUP["forwarded_entries"].default
     caches: CacheLimits = CacheLimits()
     cors_origins: tuple[str, ...] = ("*",)  # origins a browser may call from (CORS_ORIGINS, comma separated)
     bucket: str | None = None  # where builds keep what diffs, reverse lookups and exports read (BUCKET_NAME)
@@ -93,6 +96,10 @@ class LookupSettings:
             raise SettingsError(
                 f"DEFAULT_DATASET {values['default_dataset']!r} is not a valid name: {DATASET_NAME_RULE}"
             )
+        try:
+            parse_trust(values["trusted_proxies"], values["forwarded_entries"])
+        except ValueError as error:
+            raise SettingsError(f"TRUSTED_PROXIES: {error}") from None
         return cls(
             table=TableSettings.from_env(env),
             caches=CacheLimits(**_read(CACHES, env)),

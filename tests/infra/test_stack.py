@@ -46,6 +46,8 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "MMDB_EXPORT_MAX_RANGES": "500000",
         "DIFF_SCAN_PIECES": "100000",
         "DYNAMODB_READ_TIMEOUT_SECONDS": "2",
+        "TRUSTED_PROXIES": "none",  # ip=me is the connection's address
+        "FORWARDED_MAX_ENTRIES": "20",
         # the lookup's limits: tests/infra/test_lookup_limits.py
         "LIVE_CACHE_ENTRIES": "1024",
         "NEGATIVE_CACHE_TTL_SECONDS": "5",

@@ -60,12 +60,15 @@ def test_no_two_settings_share_a_variable_or_a_context_key() -> None:
     assert len(keys) == len(set(keys))
 
 
+TEXT_FORMS = {"TRUSTED_PROXIES": "hops=1"}  # text settings with a grammar: another value they take
+
+
 def _other_value(setting: Setting[Any]) -> Any:
     """A value within bounds that is not the default."""
     if isinstance(setting.default, bool):
         return not setting.default
     if isinstance(setting.default, str):
-        return setting.default + "x"
+        return TEXT_FORMS.get(setting.env, setting.default + "x")
     assert setting.low is not None
     assert setting.high is not None
     middle = (setting.low + setting.high) / 2
@@ -103,6 +106,13 @@ def test_a_lookup_variable_out_of_its_bounds_is_refused_by_name(name: str) -> No
     bad = "maybe" if setting.high is None else str(setting.high * 2 + 1)  # not a boolean; above the bound
     with pytest.raises(SettingsError, match=setting.env):
         LookupSettings.from_env({**REQUIRED, setting.env: bad})
+
+
+def test_trusted_proxies_it_cannot_read_are_refused_at_start() -> None:
+    with pytest.raises(SettingsError, match=r"TRUSTED_PROXIES: .*hops=N"):
+        LookupSettings.from_env({**REQUIRED, "TRUSTED_PROXIES": "all"})
+    with pytest.raises(SettingsError, match=r"TRUSTED_PROXIES: hops must be .* 1 to 5"):
+        LookupSettings.from_env({**REQUIRED, "TRUSTED_PROXIES": "hops=9", "FORWARDED_MAX_ENTRIES": "5"})
 
 
 def test_the_default_dataset_must_be_a_dataset_name() -> None:

@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fencepost.core.space.forwarded import parse_trust
 from fencepost.http.build_diff_routes import ChangeFiles, DiffListing
 from fencepost.http.dataset_routes import Listings
 from fencepost.http.index_route import answer_index
-from fencepost.http.lookup_request import get_lookup, source_ip
+from fencepost.http.lookup_request import caller_ip, get_lookup
 from fencepost.http.lookup_routes import LookupRoutes
 from fencepost.http.paging import BETWEEN_TAG, decode_token
 from fencepost.http.range_routes import RangeListing
@@ -138,12 +139,13 @@ class Endpoints:
     ) -> None:
         self.settings, self.lookups, self.listings, self.ranges = settings, lookups, listings, ranges
         self.versions, self.diffs, self.rare = versions, diffs, rare
+        self.trust = parse_trust(settings.trusted_proxies, settings.forwarded_entries)
 
     def get_lookup(self, event: Event) -> HttpResponse:
-        return self.lookups.get(get_lookup(event, self.settings.default_dataset))
+        return self.lookups.get(get_lookup(event, self.settings.default_dataset, self.trust))
 
     def post_lookup(self, event: Event) -> HttpResponse:
-        return self.lookups.post(event.get("body"), bool(event.get("isBase64Encoded")), source_ip(event))
+        return self.lookups.post(event.get("body"), bool(event.get("isBase64Encoded")), caller_ip(event, self.trust))
 
     def get_index(self, _event: Event) -> HttpResponse:
         return answer_index(self.settings.default_dataset)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fencepost.core.space.addresses import AddressError, format_address, parse_address
+from fencepost.core.space.forwarded import Trust, client_address
 from fencepost.errors import InvalidIp, MissingIp
 from fencepost.http.conditional import header
 from fencepost.http.lookup_params import parse_dataset_text, parse_mode
@@ -21,6 +22,7 @@ from fencepost.reading.fields import Selection, parse_text
 from fencepost.reading.past import Past, parse_past
 
 Address = tuple[int, int]  # family, value
+NO_TRUST = Trust()  # ip=me is the connection's address
 
 
 def parse_ip(text: str, source_ip: str) -> Address:
@@ -35,8 +37,16 @@ def parse_ip(text: str, source_ip: str) -> Address:
 
 
 def source_ip(event: Mapping[str, Any]) -> str:
-    """The caller's address as API Gateway saw it (``ip=me``)."""
+    """The connection's address, as the front (API Gateway, or the function URL) saw it."""
     return str(((event.get("requestContext") or {}).get("http") or {}).get("sourceIp", ""))
+
+
+def caller_ip(event: Mapping[str, Any], trust: Trust) -> str:
+    """The caller's own address (``ip=me``): the connection's, or the client's as the trusted proxies in front of it
+    name it (``TRUSTED_PROXIES``, ``fencepost.core.space.forwarded``)."""
+    headers = event.get("headers")
+    forwarded, viewer = header(headers, "x-forwarded-for"), header(headers, "cloudfront-viewer-address")
+    return client_address(trust, source_ip(event), forwarded, viewer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +69,14 @@ class GetLookup:
         return self.mode is Mode.FIRST or len(self.names) == 1
 
 
-def get_lookup(event: Mapping[str, Any], default_dataset: str) -> GetLookup:
+def get_lookup(event: Mapping[str, Any], default_dataset: str, trust: Trust = NO_TRUST) -> GetLookup:
     """The request of a ``GET /lookup`` event, checked, or the first error in the documented order."""
     query: Mapping[str, str] = event.get("queryStringParameters") or {}
     ip = query.get("ip")
     if not ip:
         raise MissingIp("give the address to look up as ?ip=<address> (or ?ip=me)")
     tags = header(event.get("headers"), "if-none-match")
-    family, address = parse_ip(ip, source_ip(event))
+    family, address = parse_ip(ip, caller_ip(event, trust) if ip == "me" else "")
     selection = None if query.get("fields") is None else parse_text(query["fields"])
     mode = parse_mode(query.get("mode"))
     text = query.get("dataset")
