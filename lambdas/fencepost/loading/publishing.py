@@ -20,7 +20,7 @@ from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage import chunks
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.objects import is_fetched, report_key, settings_keys
-from fencepost.core.versions.data_dates import version_date
+from fencepost.core.versions.data_dates import latest_day, version_date
 from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
@@ -51,7 +51,9 @@ def _header(
 ) -> VersionHeader:
     """A version's header: what it was built from, how, and its data's own date (``core.versions.data_dates``)."""
     keys = [o.key for o in objects]
-    own_date = version_date(keys, epochs=read.epochs, last_modified=read.last_modified, enddates=read.enddates)
+    own_date = version_date(
+        keys, epochs=read.epochs, last_modified=read.last_modified, enddates=read.enddates, latest=latest_day(created)
+    )
     aliases = tuple(sorted(read.aliases)) or None
     header = VersionHeader(read.columns, read.rows, items, objects, created, settings, True, aliases)
     return replace(header, indexed=folder.index or None, numeric=folder.numeric or None, data_date=own_date)

@@ -17,6 +17,7 @@ from fencepost.core.versions.data_dates import (
     from_epoch,
     from_http_date,
     from_name,
+    latest_day,
     object_date,
     version_date,
 )
@@ -147,3 +148,23 @@ def test_the_data_itself_comes_before_its_header_and_its_name() -> None:
         "2026-11-24T10:31:02Z", "last-modified", key
     )
     assert version_date([key], enddates={key: "20261123"}) == stated
+
+
+def test_a_date_after_the_build_is_no_date_of_its_data() -> None:
+    # A build epoch or a Last-Modified in the future is a wrong clock, not the data's date: the next statement counts
+    built = "2026-11-29T05:30:00+00:00"
+    key = "city/GeoLite2-City_20261124.mmdb"
+    in_2100 = 4_102_444_800  # 2100-01-01T00:00:00Z
+    assert object_date(key, epoch=in_2100, latest=latest_day(built)) == DataDate("2026-11-24", "name", key)
+    assert object_date(key, last_modified="Fri, 01 Jan 2100 00:00:00 GMT", latest=latest_day(built)) == DataDate(
+        "2026-11-24", "name", key
+    )
+    assert object_date("geo/export-21000101.csv", latest=latest_day(built)) is None
+    # A day a registry ahead of UTC writes (+1000, +1400) may be the build's next day
+    rir = "rir/delegated-apnic-extended-latest"
+    assert version_date([rir], enddates={rir: "20261130"}, latest=latest_day(built)) == DataDate(
+        "2026-11-30", "rir", rir
+    )
+    assert version_date([rir], enddates={rir: "20261201"}, latest=latest_day(built)) is None
+    assert latest_day("not a time") is None
+    assert object_date(key, epoch=in_2100, latest=None) == DataDate("2100-01-01T00:00:00Z", "mmdb", key)

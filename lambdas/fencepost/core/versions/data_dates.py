@@ -13,6 +13,10 @@ Each object of a version may state its date four ways, the publisher's statement
   ``YYYY-MM-DD`` or ``YYYY_MM_DD`` standing alone (not inside a longer run of digits), a real day from
   ``EARLIEST_YEAR`` on. The last such date of the key is the object's (a release's own name comes after its folder).
 
+A statement of a day later than the day after the build's (in UTC: a registry ahead of UTC writes its day early)
+is a wrong clock, not the data's date (a build epoch or a Last-Modified in the future, a name naming a day to come):
+it is passed over for the object's next statement (``latest``, ``latest_day``).
+
 A version is as old as its oldest dated object: its date is the oldest of its objects' dates (each object's best
 statement), with that statement's source and object. Objects that state no date are left out; a version none of
 whose objects states one has no date (None).
@@ -23,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Final
 
@@ -94,17 +98,33 @@ def from_name(key: str) -> str | None:
     return found
 
 
+def latest_day(built_at: str) -> str | None:
+    """The last day a statement of a version built at ``built_at`` (RFC 3339) may name: the day after its build's, in
+    UTC (a day written ahead of UTC); None for text that is no instant."""
+    try:
+        moment = datetime.fromisoformat(built_at)
+    except (TypeError, ValueError):
+        return None
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return (moment.astimezone(UTC) + timedelta(days=1)).date().isoformat()
+
+
 def object_date(
-    key: str, *, epoch: object = None, last_modified: object = None, enddate: object = None
+    key: str, *, epoch: object = None, last_modified: object = None, enddate: object = None, latest: str | None = None
 ) -> DataDate | None:
     """The best date one object states: its MaxMind DB build epoch or its RIR version line's ``enddate``, else its
-    release's Last-Modified, else a date in its key."""
-    stated = ((MMDB, from_epoch(epoch)), (RIR, from_day(enddate)), (LAST_MODIFIED, from_http_date(last_modified)))
+    release's Last-Modified, else a date in its key; a statement of a day after ``latest`` (``latest_day``) is passed
+    over."""
+    stated = (
+        (MMDB, from_epoch(epoch)),
+        (RIR, from_day(enddate)),
+        (LAST_MODIFIED, from_http_date(last_modified)),
+        (NAME, from_name(key)),
+    )
     for source, text in stated:
-        if text is not None:
+        if text is not None and (latest is None or text[:10] <= latest):
             return DataDate(text, source, key)
-    named = from_name(key)
-    return None if named is None else DataDate(named, NAME, key)
+    return None
 
 
 def version_date(
@@ -113,12 +133,16 @@ def version_date(
     epochs: Mapping[str, object] | None = None,
     last_modified: Mapping[str, object] | None = None,
     enddates: Mapping[str, object] | None = None,
+    latest: str | None = None,
 ) -> DataDate | None:
-    """The date of a version built from the objects ``keys``: the oldest of their own dates (``object_date``), or
-    None when none states one. ``epochs``, ``last_modified`` and ``enddates`` are by object key."""
+    """The date of a version built from the objects ``keys``: the oldest of their own dates (``object_date``, none
+    after the day ``latest``), or None when none states one. ``epochs``, ``last_modified`` and ``enddates`` are by
+    object key."""
     epochs, last_modified, enddates = epochs or {}, last_modified or {}, enddates or {}
     dated = [
-        object_date(key, epoch=epochs.get(key), last_modified=last_modified.get(key), enddate=enddates.get(key))
+        object_date(
+            key, epoch=epochs.get(key), last_modified=last_modified.get(key), enddate=enddates.get(key), latest=latest
+        )
         for key in keys
     ]
     found = [stated for stated in dated if stated is not None]
