@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
 from fencepost.declared import CACHES, FETCH, LOADER, LOADER_CONCURRENCY, LOOKUP, TRACING, Setting
-from fencepost.settings import CacheLimits, origins
+from fencepost.settings import CacheLimits, origins, trusted_proxies
 from infra.athena import AthenaSettings
 from infra.context import ContextGetter, SettingsError, choice, given, matching, text, whole
 from infra.front import DEFAULT_FRONT, FrontSettings
@@ -124,6 +124,8 @@ class DeploySettings:
         burst_limit = whole(get, "burstLimit", BURST_LIMIT, low=1)
         cors_origins = origins(text(get, "corsOrigins", "*"), "corsOrigins")
         alarm_email, refused_email = _email(get, "alarmEmail"), _email(get, "refusedEmail")
+        lookup = chosen(get, LOOKUP | CACHES)
+        trusted_proxies(lookup["trusted_proxies"], lookup["forwarded_entries"], "trustedProxies")
         return cls(
             capacity=capacity,
             destroy_on_delete=removal == "destroy",
@@ -138,7 +140,7 @@ class DeploySettings:
             front=FrontSettings.from_context(get),
             alarm_email=alarm_email,
             refused_email=refused_email,
-            lookup=chosen(get, LOOKUP | CACHES),
+            lookup=lookup,
             loader=chosen(get, LOADER),
             fetch=chosen(get, FETCH),
             source_secret_prefix=matching(

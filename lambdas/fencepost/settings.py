@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fencepost.core.folders.limits import BOUNDS, ENVIRONMENT, Limits
-from fencepost.core.space.forwarded import parse_trust
+from fencepost.core.space.forwarded import Trust, parse_trust
 from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
 from fencepost.declared import (
     CACHE_TTL,
@@ -96,10 +96,7 @@ class LookupSettings:
             raise SettingsError(
                 f"DEFAULT_DATASET {values['default_dataset']!r} is not a valid name: {DATASET_NAME_RULE}"
             )
-        try:
-            parse_trust(values["trusted_proxies"], values["forwarded_entries"])
-        except ValueError as error:
-            raise SettingsError(f"TRUSTED_PROXIES: {error}") from None
+        trusted_proxies(values["trusted_proxies"], values["forwarded_entries"])
         return cls(
             table=TableSettings.from_env(env),
             caches=CacheLimits(**_read(CACHES, env)),
@@ -109,6 +106,15 @@ class LookupSettings:
             tables_queue=env.get("TABLES_QUEUE_URL", "").strip() or None,
             **values,
         )
+
+
+def trusted_proxies(text: str, entries: int, name: str = "TRUSTED_PROXIES") -> Trust:
+    """The proxies ``ip=me`` looks through (``TRUSTED_PROXIES``, and the deploy's ``trustedProxies``), or
+    ``SettingsError`` naming the forms the setting takes."""
+    try:
+        return parse_trust(text, entries)
+    except ValueError as error:
+        raise SettingsError(f"{name}: {error}") from None
 
 
 def origins(raw: str, name: str = "CORS_ORIGINS") -> tuple[str, ...]:

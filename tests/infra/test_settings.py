@@ -40,6 +40,13 @@ def test_values_may_come_typed_from_cdk_json_or_as_text_from_the_command_line() 
     assert text.destroy_on_delete is True
 
 
+def test_trusted_proxies_reach_the_lookup_functions_environment_as_given() -> None:
+    environment = _settings(trustedProxies="cloudfront=130.176.0.0/16").lookup_environment()
+
+    assert environment["TRUSTED_PROXIES"] == "cloudfront=130.176.0.0/16"
+    assert _settings().lookup_environment()["TRUSTED_PROXIES"] == "none"
+
+
 def test_cors_origins_are_a_comma_separated_list() -> None:
     assert _settings(corsOrigins=" https://a.example ,https://b.example,").cors_origins == (
         "https://a.example",
@@ -62,6 +69,8 @@ def test_cors_origins_are_a_comma_separated_list() -> None:
         ({"maxReadUnits": "-5"}, "maxReadUnits must be at least 1"),
         ({"writeRate": True}, "writeRate must be a number"),
         ({"corsOrigins": " , "}, "corsOrigins must name at least one origin"),
+        ({"trustedProxies": "all"}, "trustedProxies: 'all' is not one of: none, hops=N"),
+        ({"trustedProxies": "networks=10.0.0.0/33"}, "trustedProxies: '10.0.0.0/33' is not a comma-separated list"),
         ({"logLevel": "chatty"}, "logLevel must be DEBUG, INFO"),
         ({"alarmEmail": "ops"}, "alarmEmail must be an email address"),
         ({"capacity": "prewarm", "maxWriteUnits": "100"}, "cannot have them"),
