@@ -70,6 +70,8 @@ class VersionListing:
         builds = {build.build: build for build in self.store.list_builds(name)}
         if record.live is not None and record.live not in builds:  # written before build records were kept
             builds[record.live] = BuildRecord(name, record.live, ranges=record.ranges, objects=record.objects)
+            builds[record.live].built_at = record.built_at  # its dates as the record took them from its header
+            builds[record.live].data_date = record.data_date
         listed = [v for v in newest_first(periods) if v not in gone and v in builds]
         if after is not None:
             listed = [v for v in listed if (round(periods[v][-1].start * 1000), v) < after]

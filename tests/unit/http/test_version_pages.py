@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from fencepost.core.folders.backfill import Dated
+from fencepost.core.versions.data_dates import DataDate
 from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.errors import InvalidRequest, UnknownDataset
 from fencepost.http.version_routes import VersionListing
@@ -142,3 +143,14 @@ def test_a_live_version_that_cannot_be_read_lists_no_columns() -> None:
     page = json.loads(VersionListing(store, store.get_timeline, unreadable).answer("geo", {}))
     assert (page["columns"], page["indexed"]) == (None, None)
     assert [version["version"] for version in page["versions"]] == [5, 2, 4, 3]
+
+
+def test_a_live_version_without_a_build_record_is_listed_with_the_records_dates() -> None:
+    store = Store()
+    store.builds = [build for build in store.builds if build.build != 5]  # written before build records were kept
+    store.record.built_at = "2026-11-24T10:31:02+00:00"
+    store.record.data_date = DataDate("2026-11-20", "name", "geo/a-20261120.csv")
+    page = json.loads(VersionListing(store, store.get_timeline).answer("geo", {}))
+    (live,) = [v for v in page["versions"] if v["version"] == 5]
+    assert live["built_at"] == "2026-11-24T10:31:02+00:00"
+    assert live["data_date"] == {"date": "2026-11-20", "source": "name", "object": "geo/a-20261120.csv"}
