@@ -92,7 +92,18 @@ def test_a_long_forged_header_costs_no_more_than_its_rightmost_entries() -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["hops", "hops=0", "hops=-1", "hops=21", "hops=two", "networks=", "networks=10.0.0.0/33", "cloudfront=x", "all"],
+    [
+        "hops",
+        "hops=0",
+        "hops=-1",
+        "hops=21",
+        "hops=two",
+        "hops=²",
+        "networks=",
+        "networks=10.0.0.0/33",
+        "cloudfront=x",
+        "all",
+    ],
 )
 def test_a_setting_it_cannot_read_is_refused_naming_what_it_takes(text: str) -> None:
     with pytest.raises(ValueError, match=r"hops|network|none"):

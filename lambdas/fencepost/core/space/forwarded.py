@@ -47,7 +47,7 @@ def parse_trust(text: str, entries: int = 20) -> Trust:
     if kind in ("", "none") and not value:
         return Trust(entries=entries)
     if kind == "hops":
-        if not value.strip().isdigit() or not 1 <= int(value) <= entries:
+        if not value.strip().isdecimal() or not 1 <= int(value) <= entries:
             raise ValueError(f"hops must be a whole number from 1 to {entries}, not {value!r}")
         return Trust("hops", hops=int(value), entries=entries)
     if kind == "cloudfront":
