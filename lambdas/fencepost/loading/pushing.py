@@ -22,7 +22,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.events import ChangeEvents, NoEvents
+from fencepost.core.events import ChangeEvents, Event, NoEvents
 from fencepost.core.events.kinds import sink_failed
 from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.base import FileError
@@ -118,15 +118,17 @@ class SinkPusher:
         if info is None:
             return  # replaced since it was read: the message of its replacement pushes that
         before = {state.sink: state for state in record.sinks}
-        states, failures = [], []
+        states, failures, failed = [], [], []
         for name, sink in sorted(named.items()):
             state, failure = self._push(info, name, sink, before.get(name, SinkState(name)))
             states.append(state)
-            if failure:
-                failures.append(f"{name}: {failure}")
+            if failure is not None:
+                failures.append(f"{name}: {failure[0]}")
+                failed.append(failure[1])
         self.datasets.set_sinks(dataset, states)
         if not failures:
             return
+        self.events.publish(*failed)  # one publish: at most EVENTS_SECONDS, however many sinks failed
         reason = "; ".join(failures)
         if delivery.receive_count >= self.max_receives:
             log.warning("a sink's push failed its last delivery", extra={"dataset": dataset, "reason": reason})
@@ -135,7 +137,9 @@ class SinkPusher:
 
     def _push(
         self, info: VersionInfo, name: str, sink: WafSink | PrefixListSink, before: SinkState
-    ) -> tuple[SinkState, str | None]:
+    ) -> tuple[SinkState, tuple[str, Event] | None]:
+        """Push ``info`` to one sink: its state after, and when it failed, the error and its 'Dataset sink failed'
+        event."""
         log, now = self.telemetry.logger, iso(self.clock())
         try:
             found = networks(matching(self.versions.pieces(info), info.columns, sink.where))
@@ -149,8 +153,8 @@ class SinkPusher:
             extra = {"dataset": info.dataset, "version": info.version, "sink": name, "code": code, "reason": str(error)}
             log.warning("a sink's push failed", extra=extra)
             target = sink.id if isinstance(sink, PrefixListSink) else f"WAF IP sets ({sink.scope})"
-            self.events.publish(sink_failed(info.dataset, info.version, sink=name, target=target, error=str(error)))
-            return before.failed(str(error), now), str(error)
+            event = sink_failed(info.dataset, info.version, sink=name, target=target, error=str(error))
+            return before.failed(str(error), now), (str(error), event)
         extra = {"dataset": info.dataset, "version": info.version, "sink": name, "changed": pushed.changed}
         log.info("sink pushed", extra=extra | {"entries": pushed.entries, "sets": len(pushed.sets)})
         state = SinkState(name, info.version, now, pushed.entries, pushed.sets, pushed.changed, pushed.rule_group)

@@ -41,7 +41,9 @@ class Recorded:
     document: str = '{"sinks": {"waf": true, "prefix_list": {"id": "pl-0123456789abcdef0"}}}'
     pushed: list[tuple[str, int, Mapping[int, list[str]]]] = field(default_factory=list)
     refuse: str | None = None
+    refuse_all: bool = False  # every sink's push fails, not only the WAF one
     events: list[Event] = field(default_factory=list)
+    publishes: list[int] = field(default_factory=list)  # the events of each publish call
 
     def get(self, name: str, *args: Any, consistent: bool = False) -> Any:
         if args:  # the versions' get(dataset, version)
@@ -58,13 +60,14 @@ class Recorded:
         return FolderSettings.parse(self.document.encode(), dataset)
 
     def push(self, dataset: str, sink: WafSink | PrefixListSink, networks: Mapping[int, list[str]]) -> Pushed:
-        if self.refuse and isinstance(sink, WafSink):
+        if self.refuse and (self.refuse_all or isinstance(sink, WafSink)):
             raise PushFailed(self.refuse, "WAFLimitsExceededException")
         self.pushed.append((type(sink).__name__, self.record.live or 0, networks))
         return Pushed(["a-v4-1"], len(networks[V4]), len(networks[V4]))
 
     def publish(self, *events: Event) -> list[Event]:
         self.events.extend(events)
+        self.publishes.append(len(events))
         return []
 
 
@@ -128,3 +131,12 @@ def test_a_dataset_without_a_live_version_or_sinks_pushes_nothing() -> None:
     for world in (Recorded(DatasetRecord("drop")), Recorded(DatasetRecord("drop", live=1), document="{}")):
         pusher(world, FakeTelemetry()).on_push(PushSinks("drop", 1), Delivery(deadline=0.0))
         assert (world.pushed, world.record.sinks) == ([], [])
+
+
+def test_the_sinks_that_failed_one_push_are_announced_in_one_publish() -> None:
+    # One publish holds a push at most EVENTS_SECONDS, however many of its sinks failed
+    world = Recorded(DatasetRecord("drop", live=7), refuse="throttled", refuse_all=True)
+    with pytest.raises(HandBack):
+        pusher(world, FakeTelemetry()).on_push(PushSinks("drop", 7), Delivery(deadline=0.0, receive_count=1))
+    assert world.publishes == [2]
+    assert [event.detail["sink"] for event in world.events] == ["prefix_list", "waf"]
