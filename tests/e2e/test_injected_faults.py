@@ -90,9 +90,9 @@ def test_under_dynamodb_errors_a_load_is_ready_with_every_item_and_lookups_are_r
     record = _load(stack, ROWS)
     assert record["status"] == "READY"
     _assert_exact(stack, ROWS, record)
-    judged = _lookups(stack, ROWS, record["version"])
+    judged = _lookups(stack, ROWS, record["version"], 600)  # 2 tries of 0.2: about 4% are 503, whatever the order
     assert judged.statuses[503] > 0  # both of the lookup's tries failed, now and then: the documented answer
-    assert judged.verdicts["right"] > 200
+    assert judged.verdicts["right"] > 400
     counts = _counts(stack)
     assert counts["dynamodb.error.500"] > 20
     assert counts["dynamodb.error.503"] > 20
