@@ -9,6 +9,7 @@ from typing import Any
 
 from fencepost.core.folders.fingerprint import fingerprint
 from fencepost.core.formats.problems import Problem
+from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.sinks.state import SinkState
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.record_fields import bookkeeping, documented, key_field, served_as
@@ -274,6 +275,8 @@ class VersionHeader:
     indexed: tuple[str, ...] | None = None  # the columns with a value index (core.versions.value_index), in key order
     numeric: tuple[str, ...] | None = None  # the columns a MaxMind DB export stores as numbers
     data_date: DataDate | None = None  # its data's own date, as the publisher states it (core.versions.data_dates)
+    keyed: str | None = None  # a keyed dataset's version: its key column (its rows: core.storage.objects.keys_key)
+    keyed_joins: str | None = None  # the keyed datasets joined into its answers, as JSON (core.keyed.join_spec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,3 +293,5 @@ class VersionInfo:
     created_at: str = ""  # when the version was built (``VersionHeader.created_at``, ISO 8601)
     numeric: tuple[str, ...] = ()  # ``VersionHeader.numeric``
     data_date: DataDate | None = None  # ``VersionHeader.data_date``
+    keyed: str | None = None  # ``VersionHeader.keyed``: a keyed version has no ranges, only its table of keys
+    keyed_joins: tuple[KeyedJoin, ...] = ()  # ``VersionHeader.keyed_joins``, parsed

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.codec import Item, decode, encode
 from fencepost.aws.dynamo.pieces import version_hits, version_pieces
+from fencepost.core.keyed.join_spec import KeyedJoin, keyed_joins
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, version_pk
@@ -31,6 +32,8 @@ class VersionTable:
         indexed: tuple[str, ...] = ()
         created, numeric = "", ()
         data_date: DataDate | None = None
+        keyed: str | None = None
+        joins: tuple[KeyedJoin, ...] = ()
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
@@ -42,12 +45,16 @@ class VersionTable:
                 numeric = tuple(value["S"] for value in item.get("numeric", {}).get("L", []))
                 if "M" in item.get("data_date", {}):
                     data_date = decode(DataDate, item["data_date"]["M"])
+                keyed = item.get("keyed", {}).get("S")
+                joins = keyed_joins(item.get("keyed_joins", {}).get("S"))
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(dataset, version, columns, directories, gaps, aliases, indexed, created, numeric, data_date)
+        return VersionInfo(
+            dataset, version, columns, directories, gaps, aliases, indexed, created, numeric, data_date, keyed, joins
+        )
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""

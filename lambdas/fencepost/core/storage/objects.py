@@ -32,7 +32,7 @@ TABLES_PREFIX = "_tables/"
 # Versions built before ``KEPT_PREFIX`` existed kept them beside their report, as these patterns under
 # ``REPORTS_PREFIX``: they are read there when ``KEPT_PREFIX`` has none (``legacy_key``) and deleted there too (IAM
 # grants are made of the patterns).
-KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz", "*.table.gz")
+KEPT_FILES = ("*.pieces.gz", "*.changes.gz", "*.index.*.gz", "*.values.*.gz", "*.table.gz", "*.keys.gz")
 LEGACY_KEPT = tuple(f"{REPORTS_PREFIX}{pattern}" for pattern in KEPT_FILES[:4])  # table files came with _kept/
 
 
@@ -152,6 +152,11 @@ def pieces_key(dataset: str, build: int) -> str:
 def table_key(dataset: str, build: int) -> str:
     """Where a build keeps its pieces with what each answers (``core.storage.table_files``): what enrichment joins."""
     return f"{KEPT_PREFIX}{dataset}/{build}.table.gz"
+
+
+def keys_key(dataset: str, build: int) -> str:
+    """Where a keyed dataset's build keeps its whole table of keys (``core.keyed.table``): what answers join."""
+    return f"{KEPT_PREFIX}{dataset}/{build}.keys.gz"
 
 
 def changes_key(dataset: str, build: int) -> str:
