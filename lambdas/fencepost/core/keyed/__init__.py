@@ -1,2 +1,2 @@
 """Keyed datasets: tables of keys rather than ranges (an AS number and its name), stored whole, joined live into the
-answers of range datasets (``core.keyed.table``, ``core.keyed.join_spec``, ``core.keyed.as_names``)."""
+answers of range datasets (``core.keyed.keyed_table``, ``core.keyed.join_spec``)."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fencepost.core.keyed.table import KeyedError
+from fencepost.core.keyed.keyed_table import KeyedError
 from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
 
 MAX_KEYED_JOINS: Final = 4  # each join is a table a lookup container holds in memory

@@ -1,8 +1,8 @@
 """A keyed dataset's version: its whole table, one row a key, and the form its keys are compared in.
 
 A keyed version is stored as one gzip'd JSON object (``core.storage.objects.keys_key``): lookups read it once per
-container and keep it (``reading.keyed``), so a join costs no read per lookup. ``key_form`` says how a key is written
-on both sides of a join: ``text`` compares them as they are (trimmed), ``asn`` as AS numbers (``AS13335``, ``as13335``
+container and keep it, so a join costs no read per lookup. ``key_form`` says how a key is written on both sides of a
+join: ``text`` compares them as they are (trimmed), ``asn`` as AS numbers (``AS13335``, ``as13335``
 and ``13335`` are one key; ``0013335`` too).
 """
 
