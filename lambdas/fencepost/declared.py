@@ -175,6 +175,10 @@ CACHES: Final[dict[str, Setting[Any]]] = {
     ),
     # 64 MB: about 300,000 distinct values of indexed columns (reading.caches.index_bytes)
     "index_bytes": Setting("INDEX_CACHE_BYTES", 64 * MIB, MIB, 8 * 1024 * MIB, "value indexes kept", "indexCacheBytes"),
+    # 96 MB: a table of about 300,000 AS numbers with a name and a country (core.keyed.keyed_table.memory_bytes)
+    "keyed_bytes": Setting(
+        "KEYED_CACHE_BYTES", 96 * MIB, MIB, 8 * 1024 * MIB, "keyed tables kept for joins", "keyedCacheBytes"
+    ),
 }
 
 LOADER: Final[dict[str, Setting[Any]]] = {

@@ -61,6 +61,7 @@ class CacheLimits:
     version_bytes: int = CACHES["version_bytes"].default
     range_bytes: int = CACHES["range_bytes"].default
     index_bytes: int = CACHES["index_bytes"].default
+    keyed_bytes: int = CACHES["keyed_bytes"].default
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,12 @@ import time
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
+from fencepost.core.keyed.join_spec import KeyedJoin
+from fencepost.core.keyed.keyed_table import KeyedTable
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage.items import Hit, Item, read_hit
 from fencepost.core.storage.keys import Directory, Probe, range_pk
+from fencepost.core.storage.objects import keys_key
 from fencepost.core.versions.build import FamilyRanges
 from fencepost.model import LivePointer, VersionInfo
 
@@ -69,6 +72,7 @@ class MemoryStore:
         merge_neighbours: bool = False,
         aliases: tuple[tuple[int, int], ...] = (),
         indexed: tuple[str, ...] = (),
+        keyed_joins: tuple[KeyedJoin, ...] = (),
     ) -> VersionInfo:
         """Store a complete version of ``dataset`` from its ranges per family and make it live.
 
@@ -80,11 +84,22 @@ class MemoryStore:
             pieces = family_ranges.pieces(merge_neighbours=merge_neighbours)
             self.put_items(family_ranges.items(dataset, version, pieces), gaps=gaps)
             directories[family] = family_ranges.directory(pieces)
-        info = VersionInfo(dataset, version, tuple(columns), directories, gaps, aliases, indexed)
+        info = VersionInfo(
+            dataset, version, tuple(columns), directories, gaps, aliases, indexed, keyed_joins=keyed_joins
+        )
         with self._lock:
             self._versions[(dataset, version)] = info
             self._live[dataset] = LivePointer(dataset, version)
         return info
+
+    def publish_keyed(self, dataset: str, version: int, table: KeyedTable) -> tuple[VersionInfo, dict[str, bytes]]:
+        """Make a keyed version of ``dataset`` live; its stored table, by key, for the bucket lookups read it from."""
+        directories = {family: Directory(family) for family in FAMILIES}
+        info = VersionInfo(dataset, version, (table.key, *table.columns), directories, keyed=table.key)
+        with self._lock:
+            self._versions[(dataset, version)] = info
+            self._live[dataset] = LivePointer(dataset, version)
+        return info, {keys_key(dataset, version): table.encode()}
 
     def put_items(self, items: Iterable[Item], *, gaps: bool = True) -> None:
         """Store range items as written to the table (``gaps=False``: without their ``g`` attribute)."""

@@ -55,6 +55,7 @@ def test_lookup_function_runtime_size_and_environment(default: Synth) -> None:
         "VERSION_CACHE_BYTES": "67108864",
         "RANGE_CACHE_BYTES": "134217728",
         "INDEX_CACHE_BYTES": "67108864",
+        "KEYED_CACHE_BYTES": "100663296",
         "RESPONSE_BUDGET_BYTES": "4500000",
         "CORS_ORIGINS": "*",
     }

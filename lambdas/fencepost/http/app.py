@@ -30,6 +30,8 @@ from fencepost.http.responses import HttpResponse, without_body
 from fencepost.http.routes import ROUTES, Route
 from fencepost.http.version_routes import VersionListing, VersionSource
 from fencepost.observability import Observability
+from fencepost.reading.joining import Joins
+from fencepost.reading.keyed_tables import KeyedTables
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, TimelineStore
 from fencepost.settings import LookupSettings
@@ -162,7 +164,8 @@ def create_app(
     refusals = Refusals(obs.logger, obs.metrics, settings.log_addresses)
     pool = ThreadPoolExecutor(max_workers=settings.batch_concurrency, thread_name_prefix="lookup")
     history = History(datasets, lookup, settings.cache_ttl)
-    lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history)
+    joins = Joins(history, KeyedTables(files, settings.caches.keyed_bytes))
+    lookups = LookupRoutes(settings, lookup, obs.metrics, pool, refusals.refuse, history=history, joins=joins)
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
     versions = VersionListing(listings, history.timeline, lookup.version)

@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     from fencepost.http.value_routes import ValueListing
     from fencepost.http.version_diff_routes import VersionDiff
     from fencepost.reading.indexes import IndexFiles, ValueIndexes
+    from fencepost.reading.keyed_tables import KeyedFiles
 
-    class Files(ChangeFiles, IndexFiles, ExportLinks, Protocol):
-        """What the routes read from the bucket: the builds' changes, value indexes and exports."""
+    class Files(ChangeFiles, IndexFiles, ExportLinks, KeyedFiles, Protocol):
+        """What the routes read from the bucket: the builds' changes, value indexes, exports and keyed tables."""
 
 
 Event = Mapping[str, Any]

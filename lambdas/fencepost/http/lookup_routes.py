@@ -16,6 +16,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from fencepost.errors import (
     BatchTooLarge,
     InvalidIp,
+    InvalidRequest,
     NotFound,
     NoVersionAt,
     ServiceError,
@@ -31,6 +32,7 @@ from fencepost.model import LivePointer, VersionInfo
 from fencepost.observability import HandlerMetrics
 from fencepost.reading.answers import Answer, Miss, Mode, Outcome, Unknown, combined, overlay
 from fencepost.reading.fields import Selection, select, select_combined
+from fencepost.reading.joining import NO_JOINS, Joins, Pinned
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History, Past, parse_past
 from fencepost.reading.version_dates import add_dates
@@ -51,21 +53,24 @@ class LookupRoutes:
         refuse: Callable[[ServiceError], HttpResponse],
         *,
         history: History,
+        joins: Joins,
     ) -> None:
         self.settings, self.lookup, self.metrics, self.pool, self.refuse = settings, lookup, metrics, pool, refuse
-        self.history = history
+        self.history, self.joins = history, joins
 
     def get(self, request: GetLookup) -> HttpResponse:
         family, address = request.family, request.address
         pointers = self.pointers(request.names, strict=request.strict, past=request.past)
-        # The answer's validators, from the cached live pointers: a 304 reads no version and no range.
-        validators = Validators.of([_validated(pointer) for pointer in pointers], request.me)
+        versions = self.versions(pointers, strict=request.strict)
+        pinned = self.joins.pin(versions, request.past)
+        # The answer's validators, from the cached pointers and versions (of the keyed datasets joined too): a 304
+        # reads no range.
+        validators = Validators.of([*map(_validated, pointers), *pinned.validated()], request.me)
         cache = {"Cache-Control": f"{'public' if request.me is None else 'private'}, max-age={self.settings.max_age}"}
         if validators.not_modified_by(request.if_none_match):
             self.metrics.add_metric(name="NotModified", unit=MetricUnit.Count, value=1)
             return HttpResponse(304, "", {**cache, **validators.headers()}, content_type=None)
-        versions = self.versions(pointers, strict=request.strict)
-        outcomes = self.outcomes(versions, [(family, address)])[0]
+        outcomes = self.outcomes(versions, [(family, address)], pinned)[0]
         if len(request.names) == 1:
             body: dict[str, Any] | NotFound = self.single(outcomes[0])
         elif request.mode is Mode.FIRST:
@@ -103,6 +108,7 @@ class LookupRoutes:
         strict = ask.datasets is None or ask.mode is Mode.FIRST
         past = parse_past(ask.as_of, ask.version, several=ask.datasets is not None, now=time.time())
         versions = self.versions(self.pointers(names, strict=strict, past=past), strict=strict)
+        pinned = self.joins.pin(versions, past)
         parsed: list[Address | InvalidIp] = []
         for text in ask.ips:
             try:
@@ -110,7 +116,7 @@ class LookupRoutes:
             except InvalidIp as error:
                 parsed.append(error)
         addresses = [item for item in parsed if isinstance(item, tuple)]  # invalid addresses are not lookups
-        answered = iter(self.outcomes(versions, addresses))
+        answered = iter(self.outcomes(versions, addresses, pinned))
         results: list[Result] = []
         for text, item in zip(ask.ips, parsed, strict=True):
             if isinstance(item, InvalidIp):
@@ -146,22 +152,37 @@ class LookupRoutes:
                 versions.append(pointer)
                 continue
             try:
-                versions.append(self.lookup.version_of(pointer))
-            except UnknownDataset as error:
+                versions.append(_ranged(self.lookup.version_of(pointer)))
+            except (UnknownDataset, InvalidRequest) as error:
                 if strict:
                     raise
                 versions.append(Unknown(pointer.dataset, error))
         return versions
 
-    def outcomes(self, versions: Sequence[VersionInfo | Unknown], addresses: Sequence[Address]) -> list[list[Outcome]]:
-        """For each address, each dataset's answer in list order: every Query of the request at once."""
+    def outcomes(
+        self, versions: Sequence[VersionInfo | Unknown], addresses: Sequence[Address], pinned: Pinned = NO_JOINS
+    ) -> list[list[Outcome]]:
+        """For each address, each dataset's answer in list order (with the keyed datasets ``pinned`` joined): every
+        Query of the request at once."""
         known = [info for info in versions if not isinstance(info, Unknown)]
         asks = [(info, family, address) for family, address in addresses for info in known]
         answers = iter(self.lookup.answer_many(asks, self.pool if len(asks) > 1 else None))
-        outcomes = [[v if isinstance(v, Unknown) else next(answers) for v in versions] for _ in addresses]
+        attach = pinned.attach
+        outcomes = [[v if isinstance(v, Unknown) else attach(next(answers)) for v in versions] for _ in addresses]
         found = sum(isinstance(answer, Answer) for row in outcomes for answer in row)
         self.metrics.add_counts({"Lookups": len(asks), "Found": found, "NotFound": len(asks) - found})
         return outcomes
+
+
+def _ranged(info: VersionInfo) -> VersionInfo:
+    """A version lookups can answer from; ``InvalidRequest`` for a keyed dataset's (it has keys, not ranges)."""
+    if info.keyed is not None:
+        name = info.dataset
+        raise InvalidRequest(
+            f"dataset {name!r} is a keyed dataset: read a key at /datasets/{name}/keys/<key>, or join it into a "
+            "range dataset's answers (keyed_joins)"
+        )
+    return info
 
 
 def _validated(pointer: LivePointer | Unknown) -> tuple[str, int | None, float | None]:

@@ -27,6 +27,7 @@ from fencepost.core.space.reserved import reserved_field
 from fencepost.core.storage.items import Hit
 from fencepost.errors import NotFound, ServiceError
 from fencepost.model import VersionInfo
+from fencepost.reading.joined import JoinedPart
 
 FIELDS: Final = {
     "ip": "The address looked up, in canonical form (in a batch's errors: as it was sent).",
@@ -44,10 +45,25 @@ FIELDS: Final = {
     "answers": "With several datasets: each dataset's answer, in request order.",
     "as_of": "The instant asked for with `as_of` (RFC 3339, UTC): the answer is from the version live then.",
     "built_at": "Only when `fields` names it: when the version that answered was built (RFC 3339, UTC).",
+    "joined": "Present when the dataset joins keyed datasets into its answers: for each, the keyed `dataset` and "
+    "`version` read (live, or live at `as_of`), the column the key came `on`, the `key`, whether a row was `found`, "
+    "and an `error` when the keyed dataset could not be read. The joined columns are in `data` (null without a row).",
     "data_date": "Only when `fields` names it: the date of the answering version's data as its publisher states it "
     "(`date`, and its `source`: `mmdb`, `rir`, `last-modified` or `name`, and `object`); null when none does.",
 }
-FOUND: Final = ("ip", "dataset", "version", "range", "match", "data", "reserved", "as_of", "built_at", "data_date")
+FOUND: Final = (
+    "ip",
+    "dataset",
+    "version",
+    "range",
+    "match",
+    "data",
+    "joined",
+    "reserved",
+    "as_of",
+    "built_at",
+    "data_date",
+)
 MISSED: Final = ("ip", "dataset", "version", "gap", "versions", "reserved", "error", "as_of", "built_at", "data_date")
 COMBINED: Final = ("ip", "match", "reserved", "answers", "as_of")
 SELECTABLE: Final = tuple(name for name in FIELDS if name != "answers")  # what ``fields=`` may name
@@ -68,6 +84,7 @@ class Answer:
     dataset: str
     hit: Hit
     info: VersionInfo
+    joined: tuple[JoinedPart, ...] = ()  # the keyed joins, read for the request (``fencepost.reading.joining``)
 
     def body(self, fields: Collection[str] | None = None) -> dict[str, Any]:
         """The answer; ``fields``: only those top-level fields besides ``ip`` (what a selection keeps), the others
@@ -86,6 +103,10 @@ class Answer:
             body["match"] = {"start": hit.start_text, "end": hit.end_text, "network": shown}
         if fields is None or "data" in fields:
             body["data"] = dict(zip(self.info.columns, hit.values, strict=False))
+            for part in self.joined:
+                body["data"].update(part.data())
+        if self.joined and (fields is None or "joined" in fields):
+            body["joined"] = [part.body() for part in self.joined]
         if fields is None or "reserved" in fields:
             body.update(reserved_field(family, self.address))
         return body

@@ -1,0 +1,142 @@
+"""Keyed datasets joined into answers (``fencepost.reading.joining``): the joined columns come from the keyed version
+live at the request, a new keyed version changes the answers with no new range version, a warm lookup reads nothing
+more than one without a join, and a keyed dataset that cannot be read leaves the answer whole, its columns null."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bench.reverse import CountingBucket
+from bench.several import _NoListings
+from fencepost.core.keyed.join_spec import KeyedJoin
+from fencepost.core.keyed.keyed_table import KeyedTable
+from fencepost.core.space.addresses import V4, parse_address
+from fencepost.core.versions.build import FamilyRanges
+from fencepost.http.app import HttpApi, create_app
+from fencepost.observability import Observability
+from fencepost.reading.answers import FOUND
+from fencepost.reading.lookup import Lookup
+from fencepost.settings import CacheLimits, LookupSettings, TableSettings
+from tests.fakes.ranges import MemoryStore
+from tests.support import LambdaContext, event
+
+ROWS = [("1.0.0.0", "1.0.0.255", "13335"), ("8.8.8.0", "8.8.8.255", "AS15169"), ("9.9.9.0", "9.9.9.255", "64512")]
+JOIN = KeyedJoin("as-names", "asn", ("name", "country"), "as_")
+
+
+def _names(*rows: tuple[str, str, str]) -> KeyedTable:
+    return KeyedTable("asn", "asn", ("name", "country"), {asn: (name, cc) for asn, name, cc in rows})
+
+
+def _ranges() -> dict[int, FamilyRanges]:
+    ranges = FamilyRanges(V4)
+    for start, end, asn in ROWS:
+        ranges.add(parse_address(start)[1], parse_address(end)[1], (asn,))
+    return {V4: ranges}
+
+
+class _Service:
+    def __init__(self, *, keyed_bytes: int | None = None, ttl: float = 0.0) -> None:
+        self.store = MemoryStore()
+        self.bucket = CountingBucket({})
+        self.store.publish("asn", 1, _ranges(), ["asn"], keyed_joins=(JOIN,))
+        limits = CacheLimits() if keyed_bytes is None else CacheLimits(keyed_bytes=keyed_bytes)
+        settings = LookupSettings(table=TableSettings("t"), caches=limits, default_dataset="asn")
+        obs = Observability(service="fencepost-lookup", tracing=False)
+        lookup = Lookup(self.store, ttl, limits=limits)
+        self.api: HttpApi = create_app(settings, lookup, _NoListings(), obs, files=lambda: self.bucket)
+
+    def names(self, version: int, table: KeyedTable) -> None:
+        _, objects = self.store.publish_keyed("as-names", version, table)
+        self.bucket.objects.update(objects)
+
+    def get(self, path: str = "/lookup", status: int = 200, **query: str) -> dict[str, Any]:
+        request = event("lookup-get", queryStringParameters=query)
+        request["rawPath"] = request["requestContext"]["http"]["path"] = path
+        response = self.api.handle(request, LambdaContext())
+        assert response["statusCode"] == status, response["body"]
+        body: dict[str, Any] = json.loads(response["body"])
+        return body
+
+
+def test_the_joined_columns_come_from_the_live_keyed_version_and_follow_a_new_one() -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US"), ("15169", "GOOGLE", "US")))
+    first = service.get(ip="1.0.0.1")
+    assert list(first) == [name for name in FOUND if name in first]  # where the declared shape places ``joined``
+    assert first["data"] == {"asn": "13335", "as_name": "CLOUDFLARENET", "as_country": "US"}
+    assert first["joined"] == [{"dataset": "as-names", "version": 1, "on": "asn", "key": "13335", "found": True}]
+    assert service.get(ip="8.8.8.8")["data"]["as_name"] == "GOOGLE"  # "AS15169" is AS number 15169
+    service.names(2, _names(("13335", "CLOUDFLARE-2", "US")))
+    second = service.get(ip="1.0.0.1")
+    assert second["version"] == first["version"] == 1  # the range dataset was not built again
+    assert second["data"]["as_name"] == "CLOUDFLARE-2"
+    assert second["joined"][0]["version"] == 2
+    gone = service.get(ip="8.8.8.8")
+    assert gone["data"]["as_name"] is None
+    assert gone["joined"][0]["found"] is False
+
+
+def test_a_key_the_table_lacks_or_a_value_that_is_no_key_joins_nulls() -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+    missing = service.get(ip="9.9.9.9")
+    assert missing["data"] == {"asn": "64512", "as_name": None, "as_country": None}
+    assert missing["joined"][0] | {"key": "64512", "found": False} == missing["joined"][0]
+
+
+def test_an_unloaded_keyed_dataset_never_fails_the_lookup() -> None:
+    service = _Service()
+    body = service.get(ip="1.0.0.1")
+    assert body["data"] == {"asn": "13335", "as_name": None, "as_country": None}
+    assert body["joined"][0]["error"]["code"] == "UNKNOWN_DATASET"
+    assert body["joined"][0]["version"] is None
+
+
+def test_a_table_over_the_cache_budget_is_not_joined_and_says_which_setting() -> None:
+    service = _Service(keyed_bytes=2048)
+    service.names(1, _names(*((str(asn), f"NAME-{asn}", "US") for asn in range(1, 200))))
+    body = service.get(ip="1.0.0.1")
+    assert body["data"]["as_name"] is None
+    assert "KEYED_CACHE_BYTES" in body["joined"][0]["error"]["message"]
+
+
+def test_a_warm_joined_lookup_makes_one_query_and_no_get() -> None:
+    service = _Service(ttl=3600.0)
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+    service.get(ip="1.0.0.1")
+    queries, gets = service.store.queries, service.bucket.gets
+    for octet in range(2, 40):
+        assert service.get(ip=f"8.8.8.{octet}")["data"]["as_name"] is None
+        assert service.get(ip=f"1.0.0.{octet}")["data"]["as_name"] == "CLOUDFLARENET"
+    assert service.bucket.gets == gets  # the table was read once
+    assert service.store.queries - queries <= 1  # the range cache answers the rest; never a read for the join
+
+
+def test_the_entity_tag_changes_with_the_keyed_version() -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+
+    def tag() -> str:
+        request = event("lookup-get", queryStringParameters={"ip": "1.0.0.1"})
+        return str(service.api.handle(request, LambdaContext())["headers"]["ETag"])
+
+    before = tag()
+    assert tag() == before
+    service.names(2, _names(("13335", "OTHER", "US")))
+    assert tag() != before
+
+
+@pytest.mark.parametrize("path", ["/lookup"])
+def test_a_keyed_dataset_is_not_looked_up_by_address(path: str) -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+    body = service.get(path, 400, ip="1.0.0.1", dataset="as-names")
+    assert body["error"]["code"] == "INVALID_REQUEST"
+    assert "/datasets/as-names/keys/" in body["error"]["message"]
+    several = service.get(path, ip="1.0.0.1", dataset="asn,as-names")
+    assert several["answers"][0]["data"]["as_name"] == "CLOUDFLARENET"
+    assert several["answers"][1]["error"]["code"] == "INVALID_REQUEST"
