@@ -126,6 +126,7 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
         values + "/{value}",
         "/datasets/{name}/export",
         "/datasets/{name}/versions",
+        "/datasets/{name}/keys/{key}",
         "/enrich",
         "/enrich/{job}",
     }
@@ -135,6 +136,8 @@ def test_openapi_document_declares_the_routes_and_their_responses(lookup_handler
     assert set(export["303"]["headers"]) == {"Location"}
     assert set(paths[values]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
     assert set(paths[values + "/{value}"]["get"]["responses"]) == {"200", "400", "404", "410", "500", "503"}
+    keys = paths["/datasets/{name}/keys/{key}"]["get"]["responses"]
+    assert set(keys) == {"200", "400", "404", "410", "500", "503"}
     assert set(paths["/lookup"]) == {"get", "post"}
     assert set(paths["/lookup"]["get"]["responses"]) == {"200", "304", "400", "404", "410", "500", "503"}
     assert set(paths["/lookup"]["post"]["responses"]) == {"200", "400", "404", "410", "500", "503"}

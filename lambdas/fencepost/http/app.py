@@ -169,7 +169,8 @@ def create_app(
     listings = Listings(datasets, min(LISTING_TTL, settings.cache_ttl))  # briefly cached (http.dataset_routes)
     ranges = RangeListing(lookup, history, datasets, settings.response_budget)
     versions = VersionListing(listings, history.timeline, lookup.version)
-    rare = Rare(settings, history, listings, listings.list_builds, files=files, requests=exports, pool=pool, jobs=jobs)
+    builds = listings.list_builds
+    rare = Rare(settings, history, listings, builds, files=files, requests=exports, pool=pool, jobs=jobs, joins=joins)
     diffs = DiffListing(
         listings.get, lambda name: datasets.get_dataset(name, consistent=True), files, settings.response_budget
     )

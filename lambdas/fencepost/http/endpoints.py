@@ -24,6 +24,7 @@ from fencepost.http.range_routes import RangeListing
 from fencepost.http.responses import NO_STORE, HttpResponse, text_response
 from fencepost.http.version_routes import VersionListing
 from fencepost.model import BuildRecord
+from fencepost.reading.joining import Joins
 from fencepost.reading.past import History
 from fencepost.settings import LookupSettings
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from fencepost.http.console import Console
     from fencepost.http.export_routes import ExportLinks, ExportRequests, Exports
     from fencepost.http.job_routes import JobBucket, JobStatuses
+    from fencepost.http.key_routes import KeyReads
     from fencepost.http.reverse_routes import WhereListing
     from fencepost.http.value_routes import ValueListing
     from fencepost.http.version_diff_routes import VersionDiff
@@ -67,8 +69,9 @@ class Rare:
         requests: ExportRequests | None,
         pool: Executor,
         jobs: Callable[[], JobBucket] | None = None,
+        joins: Joins,
     ) -> None:
-        self.settings, self.history, self.listings = settings, history, listings
+        self.settings, self.history, self.listings, self.joins = settings, history, listings, joins
         self.builds, self.lookup, self.pool = builds, history.lookup, pool
         self.files, self.requests, self.jobs = files, requests, jobs
 
@@ -99,6 +102,12 @@ class Rare:
         from fencepost.reading.indexes import ValueIndexes
 
         return ValueIndexes(self.files, self.settings.caches.index_bytes)
+
+    @functools.cached_property
+    def keys(self) -> KeyReads:
+        from fencepost.http.key_routes import KeyReads
+
+        return KeyReads(self.joins, self.settings.max_age)
 
     @functools.cached_property
     def statuses(self) -> JobStatuses:
@@ -178,6 +187,9 @@ class Endpoints:
 
     def get_value(self, event: Event, name: str, column: str, value: str) -> HttpResponse:
         return self.rare.values.answer_one(name, column, value, _query(event))
+
+    def get_key(self, event: Event, name: str, key: str) -> HttpResponse:
+        return self.rare.keys.answer(name, key, _query(event))
 
     def get_export(self, event: Event, name: str) -> HttpResponse:
         return self.rare.exports.answer(name, _query(event))

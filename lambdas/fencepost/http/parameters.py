@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fencepost.core.keyed.keyed_table import MAX_KEY_CHARS
 from fencepost.core.storage.job_keys import JOB_NAME_PATTERN
 from fencepost.core.storage.keys import DATASET_NAME_PATTERN
 from fencepost.core.versions.exports import FORMATS as EXPORTS
@@ -129,3 +130,11 @@ def past_params(listed: str) -> tuple[Param, Param]:
         ),
         Param("version", "query", f"List the {listed} of this kept version.", VERSION, required=False),
     )
+
+
+KEY = Param(
+    "key",
+    "path",
+    "The key (percent-encoded): an AS number as `13335` or `AS13335` when the dataset's keys are AS numbers.",
+    {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS},
+)

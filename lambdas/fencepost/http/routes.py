@@ -1,8 +1,6 @@
-"""The routes of the HTTP API, declared once.
-
-The runtime app (``fencepost.http.app``) reads this table to register each route's function and to answer 404 or 405
-(with ``Allow``) for anything else; the OpenAPI document (``fencepost.http.openapi.document``) reads it for each route's
-parameters, models and exactly the errors it can give. Adding a route, or an error to a route, is one entry.
+"""The routes of the HTTP API, declared once. The runtime app (``fencepost.http.app``) reads this table to register each
+route's function and to answer 404 or 405 (with ``Allow``) for anything else; the OpenAPI document reads it for each
+route's parameters, models and exactly the errors it can give. Adding a route, or an error to a route, is one entry.
 
 Plain data, so the runtime reads it without importing pydantic (see ``fencepost.http.openapi.document``): models are
 named here and looked up in ``fencepost.http.openapi.schemas`` only when the document is built.
@@ -52,6 +50,7 @@ from fencepost.http.parameters import (
     JOBS_DEFAULT,
     JOBS_LIMIT,
     JOBS_MAX,
+    KEY,
     MODE,
     MODE_DESCRIPTION,
     PAST_VERSION_DESCRIPTION,
@@ -261,6 +260,16 @@ ROUTES: tuple[Route, ...] = (
         ),
         ok="ValueOne",
         errors=(InvalidRequest, NotIndexed, NotFound, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
+    ),
+    Route(
+        "GET",
+        "/datasets/<name>/keys/<key>",
+        "get_key",
+        summary="One row of a keyed dataset (AS number to name, and any table of keys), live or at `as_of`",
+        parameters=(Param("name", "path", "Keyed dataset name", DATASET_NAME), KEY, past_params("row")[0]),
+        ok="KeyRow",
+        errors=(InvalidRequest, NotFound, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
+        cached=True,
     ),
     Route(
         "GET",

@@ -140,3 +140,22 @@ def test_a_keyed_dataset_is_not_looked_up_by_address(path: str) -> None:
     several = service.get(path, ip="1.0.0.1", dataset="asn,as-names")
     assert several["answers"][0]["data"]["as_name"] == "CLOUDFLARENET"
     assert several["answers"][1]["error"]["code"] == "INVALID_REQUEST"
+
+
+def test_a_key_is_read_from_the_live_keyed_version_whatever_its_form() -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+    for key in ("13335", "AS13335", "as013335"):
+        row = service.get(f"/datasets/as-names/keys/{key}")
+        assert row == {
+            "dataset": "as-names",
+            "version": 1,
+            "key": "13335",
+            "data": {"asn": "13335", "name": "CLOUDFLARENET", "country": "US"},
+        }
+    missing = service.get("/datasets/as-names/keys/64512", 404)
+    assert missing["error"]["code"] == "NOT_FOUND"
+    assert missing["key"] == "64512"
+    assert service.get("/datasets/as-names/keys/ASX", 400)["error"]["code"] == "INVALID_REQUEST"
+    assert service.get("/datasets/asn/keys/13335", 400)["error"]["message"].endswith("it has ranges, not keys")
+    assert service.get("/datasets/nothing/keys/13335", 404)["error"]["code"] == "UNKNOWN_DATASET"

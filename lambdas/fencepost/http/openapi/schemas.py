@@ -1,6 +1,5 @@
 """Request and response models of the served OpenAPI document: ``fencepost.http.routes`` names each route's by class
-name. Only the document imports pydantic; the runtime app checks the body of ``POST /lookup`` by hand (see
-``fencepost.http.openapi.document`` for why)."""
+name. Only the document imports pydantic; ``POST /lookup``'s body is checked by hand (``openapi.document``)."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from fencepost.http.openapi.api_index import ApiIndex  # noqa: F401 (the routes 
 from fencepost.http.openapi.dataset_fields import FRESHNESS, SOURCE
 from fencepost.http.openapi.job_status import JobList, JobStatus  # noqa: F401 (the routes table names them here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
+from fencepost.http.openapi.keyed_rows import KeyRow  # noqa: F401 (the routes table names it here)
 from fencepost.model import DatasetRecord, DiffSummary
 from fencepost.reading.answers import COMBINED, FIELDS, FOUND, MISSED, ON_REQUEST, Mode
 
