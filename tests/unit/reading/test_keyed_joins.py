@@ -15,6 +15,7 @@ from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.keyed.keyed_table import KeyedTable
 from fencepost.core.space.addresses import V4, parse_address
 from fencepost.core.versions.build import FamilyRanges
+from fencepost.core.versions.history import Event, Timeline
 from fencepost.http.app import HttpApi, create_app
 from fencepost.observability import Observability
 from fencepost.reading.answers import FOUND
@@ -38,20 +39,39 @@ def _ranges() -> dict[int, FamilyRanges]:
     return {V4: ranges}
 
 
+class _Timelines(_NoListings):
+    """The histories ``as_of`` reads: each dataset's switches, as the loader records them."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, list[Event]] = {}
+
+    def get_timeline(self, dataset: str) -> Timeline:
+        return Timeline(self.events.get(dataset, []))
+
+
 class _Service:
     def __init__(self, *, keyed_bytes: int | None = None, ttl: float = 0.0) -> None:
         self.store = MemoryStore()
+        self.timelines = _Timelines()
         self.bucket = CountingBucket({})
         self.store.publish("asn", 1, _ranges(), ["asn"], keyed_joins=(JOIN,))
         limits = CacheLimits() if keyed_bytes is None else CacheLimits(keyed_bytes=keyed_bytes)
         settings = LookupSettings(table=TableSettings("t"), caches=limits, default_dataset="asn")
         obs = Observability(service="fencepost-lookup", tracing=False)
         lookup = Lookup(self.store, ttl, limits=limits)
-        self.api: HttpApi = create_app(settings, lookup, _NoListings(), obs, files=lambda: self.bucket)
+        self.api: HttpApi = create_app(settings, lookup, self.timelines, obs, files=lambda: self.bucket)
 
-    def names(self, version: int, table: KeyedTable) -> None:
+    def names(self, version: int, table: KeyedTable, at: float = 0.0) -> None:
         _, objects = self.store.publish_keyed("as-names", version, table)
         self.bucket.objects.update(objects)
+        self.timelines.events.setdefault("as-names", []).append(Event(at, version))
+
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        request = event("lookup-post", body=json.dumps(body), isBase64Encoded=False)
+        response = self.api.handle(request, LambdaContext())
+        assert response["statusCode"] == 200, response["body"]
+        answer: dict[str, Any] = json.loads(response["body"])
+        return answer
 
     def get(self, path: str = "/lookup", status: int = 200, **query: str) -> dict[str, Any]:
         request = event("lookup-get", queryStringParameters=query)
@@ -159,3 +179,21 @@ def test_a_key_is_read_from_the_live_keyed_version_whatever_its_form() -> None:
     assert service.get("/datasets/as-names/keys/ASX", 400)["error"]["code"] == "INVALID_REQUEST"
     assert service.get("/datasets/asn/keys/13335", 400)["error"]["message"].endswith("it has ranges, not keys")
     assert service.get("/datasets/nothing/keys/13335", 404)["error"]["code"] == "UNKNOWN_DATASET"
+
+
+def test_as_of_joins_the_keyed_version_live_at_that_instant() -> None:
+    service = _Service()
+    service.timelines.events["asn"] = [Event(1_000_000_000.0, 1)]  # 2001-09-09: the range version, live since
+    service.names(1, _names(("13335", "OLD-NAME", "US")), at=1_600_000_000.0)  # 2020-09-13
+    service.names(2, _names(("13335", "NEW-NAME", "US")), at=1_700_000_000.0)  # 2023-11-14
+    then = service.get(ip="1.0.0.1", as_of="2021-01-01T00:00:00Z")
+    assert then["data"]["as_name"] == "OLD-NAME"
+    assert then["joined"][0]["version"] == 1
+    now = service.get(ip="1.0.0.1", as_of="2024-01-01T00:00:00Z")
+    assert now["data"]["as_name"] == "NEW-NAME"
+    before = service.get(ip="1.0.0.1", as_of="2019-01-01T00:00:00Z")  # no keyed version yet: the range answers
+    assert before["data"]["as_name"] is None
+    assert before["joined"][0]["error"]["code"] == "NO_VERSION_AT"
+    assert service.get("/datasets/as-names/keys/13335", as_of="2021-01-01T00:00:00Z")["data"]["name"] == "OLD-NAME"
+    batch = service.post({"ips": ["1.0.0.1", "8.8.8.8"], "as_of": "2021-01-01T00:00:00Z"})
+    assert [result["data"]["as_name"] for result in batch["results"]] == ["OLD-NAME", None]
