@@ -204,8 +204,8 @@ def environment(table: Mapping[str, Setting[Any]], values: Mapping[str, Any]) ->
 
 def _loader_limits(get: ContextGetter) -> Limits:
     """``-c maxLineBytes=... -c maxObjectBytes=... -c maxBuildBytes=... -c maxBuildRows=...
-    -c maxDirectoryPartitions=... -c maxColumns=... -c maxDocumentBytes=...``: the loader's limits (each its
-    function's ``MAX_...`` variable)."""
+    -c maxDirectoryPartitions=... -c maxColumns=... -c maxDocumentBytes=... -c maxKeyedRows=...``: the loader's
+    limits (each its function's ``MAX_...`` variable)."""
     values = {}
     for name in ENVIRONMENT:
         low, high = BOUNDS[name]

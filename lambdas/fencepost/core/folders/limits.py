@@ -23,6 +23,9 @@ DEFAULT_MAX_BUILD_BYTES: Final = 512 << 20  # planning memory grows ~3 bytes per
 DEFAULT_MAX_BUILD_ROWS: Final = 10_000_000  # 2x the synthetic file; ~2.6 GB of the loader's 3,008 MB
 DEFAULT_MAX_DIRECTORY_PARTITIONS: Final = 50_000  # 73x the shared IPv6 file; ~4 MB per version a lookup caches
 DEFAULT_MAX_DOCUMENT_BYTES: Final = 64 << 20  # a JSON document read whole (AWS's ip-ranges.json: about 2 MB)
+# A keyed dataset's table is held whole, by the loader and by every lookup container that joins it: the AS-names
+# lists hold about 120,000 rows, about 33 MB once decoded (docs/keyed.md#limits, measured)
+DEFAULT_MAX_KEYED_ROWS: Final = 1_000_000
 DEFAULT_MAX_COLUMNS: Final = (
     1_000  # real files have tens: IP2Location DB26 has 26 fields, GeoIP2 City records a few dozen
 )
@@ -36,6 +39,7 @@ ENVIRONMENT: Final = {
     "max_directory_partitions": "MAX_DIRECTORY_PARTITIONS",
     "max_columns": "MAX_COLUMNS",
     "max_document_bytes": "MAX_DOCUMENT_BYTES",
+    "max_keyed_rows": "MAX_KEYED_ROWS",
 }
 
 
@@ -48,6 +52,7 @@ BOUNDS: Final = {
     "max_directory_partitions": (1, (1 << 20) + 256),  # every /20 of IPv6 and every /8 of IPv4
     "max_columns": (1, 16_384),  # a version's column names take at most 64 KB (core.storage.items): 16,384 of 1 byte
     "max_document_bytes": (1024, 1 << 30),  # parsed whole: about 5 bytes of memory a byte of JSON
+    "max_keyed_rows": (1, 20_000_000),  # a table every joining lookup container holds whole
 }
 
 
@@ -72,6 +77,7 @@ class Limits:
     max_directory_partitions: int = DEFAULT_MAX_DIRECTORY_PARTITIONS  # partitions a version's directory lists
     max_columns: int = DEFAULT_MAX_COLUMNS  # metadata columns of a version
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES  # a JSON document (a cloud's list of ranges), read whole
+    max_keyed_rows: int = DEFAULT_MAX_KEYED_ROWS  # rows (keys) of a keyed dataset's version, held whole
     lowered_by: str = field(default="", compare=False)  # the settings object that lowered some of them
     lowered: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -128,6 +134,12 @@ class Limits:
         return (
             f"the dataset's objects hold more than {self.max_build_rows:,} rows together "
             f"({self.source('max_build_rows')}; every line counts): split the dataset into several folders"
+        )
+
+    def too_many_keys(self) -> str:
+        return (
+            f"the dataset's objects hold more than {self.max_keyed_rows:,} keys ({self.source('max_keyed_rows')}): "
+            "a keyed dataset's table is held whole by the loader and by every lookup that joins it"
         )
 
     def too_many_columns(self) -> str:

@@ -13,10 +13,13 @@ from typing import Any
 from fencepost.core.folders.gate_settings import NAMES as GATES
 from fencepost.core.folders.gates import Gates
 from fencepost.core.folders.joins import JoinSpec
+from fencepost.core.folders.keyed_settings import NAMES as KEYED
+from fencepost.core.folders.keyed_settings import parse_keyed
 from fencepost.core.folders.limits import ENVIRONMENT, FolderLimits
 from fencepost.core.folders.max_age import parse_max_age
 from fencepost.core.folders.rules import MAX_RULE_ENTRIES, Pairs, parse_pairs
 from fencepost.core.formats.base import ReadOptions
+from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.sinks.sink_settings import Sinks, parse_sinks
 from fencepost.core.storage.objects import FolderError
 from fencepost.core.versions.exports import FORMATS as EXPORTS
@@ -46,7 +49,9 @@ class FolderSettings:
     formula (``core.versions.exports.safe_cell``; it governs exports, not building, so it is no part of the digest
     either); ``max_age``: seconds the live version may age before the dataset is stale (0: unset, a source's default
     applies; ``core.folders.max_age``; no part of the digest); ``sinks``: where the live version is pushed (WAF IP sets,
-    a managed prefix list; ``core.sinks.sink_settings``; no part of the digest).
+    a managed prefix list; ``core.sinks.sink_settings``; no part of the digest); ``key``, ``key_form``: the folder is a
+    keyed dataset, a table of keys with its key column and how keys compare; ``keyed_joins``: keyed datasets joined
+    into this range dataset's answers at lookup time (``core.folders.keyed_settings``).
     """
 
     columns: tuple[str, ...] | None = None
@@ -69,6 +74,9 @@ class FolderSettings:
     export_raw_cells: bool = False
     max_age: int = 0
     sinks: Sinks = field(default_factory=Sinks)
+    key: str | None = None
+    key_form: str | None = None  # None: "text" (an AS-names list: "asn")
+    keyed_joins: tuple[KeyedJoin, ...] = ()
 
     @property
     def read_options(self) -> ReadOptions:
@@ -84,7 +92,7 @@ class FolderSettings:
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
         known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", "retain_days", *GATES}
-        known |= {"export_raw_cells", "max_age", "sinks"}
+        known |= {"export_raw_cells", "max_age", "sinks", *KEYED}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -94,6 +102,7 @@ class FolderSettings:
             max_invalid_rows=_count(document.get("max_invalid_rows", 0), where),
             merge_neighbours=bool(_optional_bool(document.get("merge_neighbours"), "merge_neighbours", where)),
             limits=_limits(document.get("limits"), where),
+            **parse_keyed(document, where),  # first: a keyed folder's settings of ranges are refused as such
             **_later(document, where),
         )
 
@@ -192,7 +201,10 @@ def _limits(value: Any, where: str) -> FolderLimits:
     return FolderLimits(where, tuple(sorted(value.items())))
 
 
-ADDED_LATER = ("constants", "gap_when", "join", "locale", "max_unjoined_rows", "index", "exports", "numeric", *GATES)
+ADDED_LATER = (
+    *("constants", "gap_when", "join", "locale", "max_unjoined_rows", "index", "exports", "numeric"),
+    *(*GATES, *KEYED),
+)
 
 
 def settings_digest(settings: FolderSettings) -> str:
