@@ -166,6 +166,13 @@ class FakeBucket:
         return io.BytesIO(self.objects[key][offset:]).read
 
     @port
+    def object_if_any(self, key: str, limit: int) -> bytes | None:
+        body = self.objects.get(key)
+        if body is not None and len(body) > limit:
+            raise FileError(None, f"{key} holds more than {limit:,} bytes")
+        return body
+
+    @port
     def read_bytes(self, key: str, limit: int) -> bytes:
         if key not in self.objects:
             raise BucketUnavailable(f"{key} could not be read: NoSuchKey")

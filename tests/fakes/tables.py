@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from fencepost.aws.dynamo.versions import DIRECTORY_PAGE_CHARS
+from fencepost.core.keyed.join_spec import keyed_joins
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage.chunks import WriteOutcome
@@ -133,6 +134,8 @@ class FakeVersions:
             header.created_at,
             numeric,
             header.data_date,
+            header.keyed,
+            keyed_joins(header.keyed_joins),
         )
 
     def _hits(self, info: VersionInfo) -> Iterator[tuple[int, Hit]]:

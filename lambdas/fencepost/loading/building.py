@@ -18,6 +18,7 @@ from fencepost.loading.accepting import acceptance
 from fencepost.loading.backfilling import Backfill
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.failing import Failures, LoadRecords, Scheduler
+from fencepost.loading.keyed_building import KeyedBuilder
 from fencepost.loading.messages import BuildRequested
 from fencepost.loading.ports import BuildStates, Clock, Folder, SinkRequests, TableRequests, Telemetry
 from fencepost.loading.publishing import Publisher
@@ -48,6 +49,7 @@ class Builder:
     deletions: Scheduler
     telemetry: Telemetry
     clock: Clock
+    keyed: KeyedBuilder  # a keyed folder's build (``loading.keyed_building``)
     max_receives: int
     delete_grace: float
     sinks: SinkRequests | None = None  # a folder that changed its settings only: its sinks are pushed again
@@ -145,12 +147,19 @@ class Builder:
             record.live is None or record.retired or sources not in (record.sources, record.held)
         )
         live_since = record.live_since if record.live is not None and not record.retired else None
-        if not live_changed and self.backfill.step(dataset, build, settings, build_dated, live_since):
+        keyed = settings.key is not None  # a table of keys (``loading.keyed_building``): no dated folders
+        if not live_changed and not keyed and self.backfill.step(dataset, build, settings, build_dated, live_since):
             return
         if not objects:
             self._retire(dataset, build, record)
             return
         if self._unchanged(dataset, build, record, sources):
+            return
+        if keyed:
+            at = delivery.deadline
+            self.keyed.build(
+                dataset, build, objects, settings, record=record, sources=sources, started=started, deadline=at
+            )
             return
         read = self._read(dataset, build, objects, settings, deadline=delivery.deadline, started=started)
         if read is None:

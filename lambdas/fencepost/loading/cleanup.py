@@ -6,8 +6,8 @@ A build that was abandoned (it failed, or was superseded) never went live: it is
 began writing it before it was abandoned can still write (``writer_timeout``, the loader function's timeout), so
 no late chunk writer leaves items behind; its build record, which the sweep would use, goes last. A deletion is a
 message on the data queue that walks the version's partitions, remembering where it got to, and waits in hops of
-at most 15 minutes (SQS's longest delay). The files a build kept beside its report (its pieces, its changes) go
-with its items.
+at most 15 minutes (SQS's longest delay). The files a build kept beside its report (its pieces, its changes, a keyed
+version's table) go with its items.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage.items import Item
 from fencepost.core.storage.keys import range_pk
-from fencepost.core.storage.objects import changes_key, index_keys, pieces_key, table_key
+from fencepost.core.storage.objects import changes_key, index_keys, keys_key, pieces_key, table_key
 from fencepost.core.versions import exports
 from fencepost.core.versions.history import DAY, Timeline, keep_until
 from fencepost.loading.delivery import Delivery
@@ -115,6 +115,7 @@ class Deletions:
         kept = [
             pieces_key(dataset, version),
             table_key(dataset, version),
+            keys_key(dataset, version),  # a keyed version's table (``loading.keyed_building``)
             *index_keys(dataset, version, len(info.indexed) if info else 0),
         ]
         kept += exports.kept_keys(dataset, version)

@@ -16,6 +16,7 @@ from typing import Protocol
 from fencepost.core.events.kinds import build_refused
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.problems import for_record
+from fencepost.core.keyed.join_spec import stored_joins
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage import chunks
 from fencepost.core.storage.keys import Directory
@@ -56,7 +57,9 @@ def _header(
     )
     aliases = tuple(sorted(read.aliases)) or None
     header = VersionHeader(read.columns, read.rows, items, objects, created, settings, True, aliases)
-    return replace(header, indexed=folder.index or None, numeric=folder.numeric or None, data_date=own_date)
+    joins = stored_joins(folder.keyed_joins)  # the keyed datasets joined into its answers (core.keyed.join_spec)
+    indexed, numeric = folder.index or None, folder.numeric or None
+    return replace(header, indexed=indexed, numeric=numeric, data_date=own_date, keyed_joins=joins)
 
 
 def _build_record(
@@ -186,7 +189,8 @@ class Publisher:
     ) -> None:
         """The build record, the version's header and directory, the report and the dataset's progress."""
         aliases = tuple(sorted(read.aliases))
-        info = VersionInfo(dataset, build, read.columns, directories, True, tuple(map(parse_alias, aliases)))
+        aliased = tuple(map(parse_alias, aliases))
+        info = VersionInfo(dataset, build, read.columns, directories, True, aliased, keyed_joins=folder.keyed_joins)
         key, settings = report_key(dataset, build), settings_digest(folder)
         created = iso(self.clock())
         header = _header(read, items=len(book), objects=objects, created=created, settings=settings, folder=folder)

@@ -65,7 +65,7 @@ class Reader:
             read = Read(self.limits.lowered_for(options.limits))
         except LimitError as error:
             raise LoadFailure(str(error), object_key=options.limits.source) from None
-        _check_listable(objects)
+        check_listable(objects)
         first = ""
         tables = tables_of([obj.key for obj in objects], join)
         for obj in (obj for obj in objects if obj.key not in tables):
@@ -90,7 +90,7 @@ class Reader:
             read.rows += summary.rows
             if not first:
                 read.columns, first = summary.columns, obj.key
-                _check_storable(read.columns, obj.key, read.limits)
+                check_storable(read.columns, obj.key, read.limits)
             elif summary.columns != read.columns:
                 raise LoadFailure(
                     f"{obj.key} has the metadata columns {list(summary.columns)} but {first} has "
@@ -116,7 +116,7 @@ class Reader:
         except (JoinError, ItemTooLarge) as error:
             raise LoadFailure(str(error), object_key=key, earlier=read.problems.kept) from None
         read.columns = joined.columns
-        _check_storable(read.columns, key, read.limits)
+        check_storable(read.columns, key, read.limits)
         miss = joined.miss(join, key)
         if miss is None:
             return
@@ -125,6 +125,11 @@ class Reader:
             raise LoadFailure(miss + allows, object_key=key, earlier=read.problems.kept)
         read.problems.warn(Problem(key, None, miss))
         self.telemetry.metrics.add_metric(name="UnjoinedRows", unit=MetricUnit.Count, value=joined.unjoined)
+
+    def watched(self, dataset: str, build: int, key: str, *, read: Read, deadline: float) -> Iterator[bytes]:
+        """The object's lines within the build's limits, progress reported, stopping before the deadline (what a
+        keyed build reads: ``loading.keyed_building``). Raises ``FileError``."""
+        return self._watch(dataset, build, key, self.files.lines(key), read=read, deadline=deadline)
 
     def _watch_of(self, dataset: str, build: int, key: str, deadline: float) -> Watch:
         return Watch(
@@ -168,7 +173,7 @@ class Reader:
         read.bytes += taken
 
 
-def _check_listable(objects: list[ObjectRef]) -> None:
+def check_listable(objects: list[ObjectRef]) -> None:
     """A version lists its objects in its records: the list must fit them."""
     size = object_list_bytes(objects)
     if size > OBJECT_LIST_BYTES:
@@ -180,7 +185,7 @@ def _check_listable(objects: list[ObjectRef]) -> None:
         )
 
 
-def _check_storable(columns: tuple[str, ...], key: str, limits: Limits) -> None:
+def check_storable(columns: tuple[str, ...], key: str, limits: Limits) -> None:
     """A version stores its column names in its header item: they must fit it, and be no more than the limit."""
     if len(columns) > limits.max_columns:
         raise LoadFailure(limits.too_many_columns(), object_key=key)

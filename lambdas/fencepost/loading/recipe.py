@@ -1,7 +1,7 @@
 """A build's recipe, written once: a folder's objects read with its settings (the join, the rules, the columns its
-settings name checked, invalid rows within the folder's allowance, at least one range), then flattened into the
-pieces and directories lookups use. The loader (``loading.building``, ``loading.publishing``) and ``make plan``
-(``planner.local_build``) both build with it: the planner refuses what the loader refuses."""
+settings name and its keyed joins checked, invalid rows within the folder's allowance, at least one range), then
+flattened into the pieces and directories lookups use. The loader (``loading.building``, ``loading.publishing``) and
+``make plan`` (``planner.local_build``) both build with it: the planner refuses what the loader refuses."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Any, Protocol, runtime_checkable
 from fencepost.core.folders.joins import JoinError, folder_join
 from fencepost.core.folders.rules import RuleError, apply_rules, check_named
 from fencepost.core.folders.settings_file import FolderSettings
+from fencepost.core.keyed.join_spec import check_joins
+from fencepost.core.keyed.keyed_table import KeyedError
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage import chunks
 from fencepost.core.storage.items import ItemTooLarge
@@ -36,7 +38,8 @@ def read_folder(
         read.columns = apply_rules(read.collector, read.columns, settings.constants, settings.gap_when)
         check_named(read.columns, settings.index, "index")
         check_named(read.columns, settings.numeric, "numeric")
-    except (JoinError, RuleError, ItemTooLarge) as error:
+        check_joins(settings.keyed_joins, read.columns, dataset)
+    except (JoinError, RuleError, ItemTooLarge, KeyedError) as error:
         raise LoadFailure(str(error), object_key=settings_keys(dataset)[-1]) from None
     if read.problems.count > settings.max_invalid_rows:
         reason = f"{read.problems.count} invalid rows; the folder's settings allow {settings.max_invalid_rows}"

@@ -19,6 +19,7 @@ from fencepost.loading.exporting import ExportedVersions, Exporter, ExportFiles
 from fencepost.loading.failing import Failures
 from fencepost.loading.going_live import BillingMode, GoLive, LiveSwitch
 from fencepost.loading.indexing import Indexer, IndexFiles
+from fencepost.loading.keyed_building import KeyedBuilder, KeyFiles
 from fencepost.loading.messages import Message
 from fencepost.loading.ports import (
     Clock,
@@ -50,7 +51,7 @@ class BuildStore(BuildRecords, BuildStarts, ChunkCounts, Protocol): ...
 class VersionStore(VersionItems, VersionWrites, ExportedVersions, StoredVersions, Protocol): ...
 
 
-class Bucket(Folder, DatedFolders, Documents, PieceFiles, IndexFiles, ExportFiles, Protocol): ...
+class Bucket(Folder, DatedFolders, Documents, PieceFiles, IndexFiles, ExportFiles, KeyFiles, Protocol): ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +180,18 @@ def _builder(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
         telemetry=p.telemetry,
         clock=p.clock,
     )
+    keyed = KeyedBuilder(
+        reader=reader,
+        files=p.bucket,
+        versions=p.versions,
+        builds=p.builds,
+        datasets=p.datasets,
+        going_live=done.going_live,
+        failures=done.failures,
+        reports=reports,
+        telemetry=p.telemetry,
+        clock=p.clock,
+    )
     return Builder(
         datasets=p.datasets,
         builds=p.builds,
@@ -194,6 +207,7 @@ def _builder(p: Ports, s: LoaderSettings, reports: Reports, done: Finishing) -> 
         clock=p.clock,
         sinks=p.sinks,
         tables=p.tables,
+        keyed=keyed,
     )
 
 

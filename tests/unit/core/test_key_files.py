@@ -140,3 +140,8 @@ def test_the_table_encodes_and_decodes_to_the_rows_read() -> None:
     data = table.encode()
     assert gzip.decompress(data).startswith(b'{"format":1')
     assert KeyedTable.decode(data) == table
+
+
+def test_an_empty_object_holds_no_rows() -> None:
+    table, problems, count = read("as-names/asn.txt", b"\n\n")
+    assert (count, problems.count, table.rows) == (0, 0, {})

@@ -39,6 +39,8 @@ def read_key_object(name: str, lines: Iterable[bytes], rows: KeyRows, problems: 
     ``core.formats.base.FileError`` for a CSV object that is not UTF-8 text."""
     stream = iter(lines)
     head = list(itertools.islice(stream, DETECT_LINES))
+    if len(head) < DETECT_LINES and not any(raw.strip() for raw in head):
+        return 0  # an empty object holds no rows (the gates' min_ranges judges a table left empty)
     layout = _layout(head, rows.key)
     if layout is None:
         raise KeyFileError(
