@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from fencepost.core.keyed.join_spec import KeyedJoin
+from fencepost.loading.messages import ExportVersion, PushSinks
 from tests.support.keyed import (
     asn_txt,
     autnums_html,
@@ -149,3 +150,17 @@ def test_keyed_joins_that_cannot_apply_fail_the_load_naming_the_settings(stack: 
         "keyed_joins would add ['name'], already columns of the data: give a prefix",
     )
     assert dataset_record(stack, "geo").live is None
+
+
+def test_exports_and_sinks_do_nothing_for_a_keyed_version_and_never_retry(stack: Stack) -> None:
+    stack.put("names/_settings.json", json.dumps({"key": "id"}))
+    stack.put("names/table.csv", "id,name\n1,one\n2,two\n")
+    stack.drain()
+    for form in ("csv", "cidr", "mmdb"):
+        stack.loader.queues.send(ExportVersion("names", 1, form))
+    stack.loader.queues.send(PushSinks("names", 1))
+    stack.drain()  # (no message handed back, none parked in a dead-letter queue)
+    listed = stack.s3.list_objects_v2(Bucket=stack.bucket, Prefix="_exports/")
+    assert listed.get("KeyCount", 0) == 0
+    record = stack.dataset("names")
+    assert (record["status"], record["version"], record.get("sinks", [])) == ("READY", 1, [])

@@ -86,10 +86,9 @@ class Exporter:
         if self.files.modified(key) is not None or not may_write(marker, self.clock()):
             return  # written, or being written
         info = self.versions.get(dataset, version)
-        if info is None:
-            log.info(
-                "export of a version no longer kept: nothing written", extra={"dataset": dataset, "version": version}
-            )
+        if info is None or info.keyed is not None:
+            told = "a keyed version holds no ranges to export" if info else "a version no longer kept"
+            log.info(f"export refused: {told}; nothing written", extra={"dataset": dataset, "version": version})
             self.files.delete_files([building_key(key)])  # nobody will write it: a request may ask again
             return
         if not self.files.claim(building_key(key), WRITING, replacing=None if marker is None else marker.etag):

@@ -117,6 +117,9 @@ class SinkPusher:
         info = self.versions.get(dataset, record.live)
         if info is None:
             return  # replaced since it was read: the message of its replacement pushes that
+        if info.keyed is not None:  # (a keyed folder's settings name no sinks: core.folders.keyed_settings)
+            log.info("no push: a keyed version holds no ranges", extra={"dataset": dataset, "version": record.live})
+            return
         before = {state.sink: state for state in record.sinks}
         states, failures, failed = [], [], []
         for name, sink in sorted(named.items()):

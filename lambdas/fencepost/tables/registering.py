@@ -135,6 +135,9 @@ class TablesPublisher:
         if record is None or record.live is None:
             self.log.info("a dataset that is not served: no table", extra={"dataset": dataset, "version": version})
             return
+        if (info := self.versions.get(dataset, record.live)) is not None and info.keyed is not None:
+            self.log.info("a keyed dataset: no tables (it holds no ranges)", extra=_named(dataset, version))
+            return
         kept = kept_versions(record, self.datasets.timeline(dataset, consistent=True))
         if version not in kept:
             self.log.info("a version no longer kept: not written", extra={"dataset": dataset, "version": version})

@@ -4,6 +4,7 @@ retried, and a version without its table file is logged, not raised."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -229,3 +230,17 @@ def test_a_data_column_named_as_the_partition_is_left_out_of_the_versions_table(
     assert [key["Name"] for key in catalog.tables["geo_versions"]["PartitionKeys"]] == ["version"]
     live = [c["Name"] for c in catalog.tables["geo"]["StorageDescriptor"]["Columns"]]
     assert live == ["ip_bucket", "country", "version"]  # the live table has no partition: the column is its own
+
+
+class KeyedVersions:
+    def get(self, dataset: str, version: int) -> VersionInfo | None:
+        return VersionInfo(dataset, version, ("asn", "name"), {}, keyed="asn")  # a keyed dataset's version
+
+
+def test_a_keyed_dataset_gets_no_tables_and_says_so(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    publisher, objects, catalog = _publisher(DatasetRecord(name="geo", live=2), HISTORY, tmp_path)
+    publisher = dataclasses.replace(publisher, versions=KeyedVersions())
+    caplog.set_level(logging.INFO)
+    publisher.on_message('{"dataset": "geo", "version": 2}')
+    assert (catalog.tables, objects.store, objects.markers) == ({}, {}, {})
+    assert "a keyed dataset: no tables (it holds no ranges)" in caplog.text
