@@ -18,6 +18,7 @@ from typing import Any
 from fencepost.core.storage.objects import SETTINGS_NAME, FolderError
 from fencepost.declared import CHUNK_ITEMS, LOADER_CONCURRENCY, WRITE_THREADS, SettingsError
 from fencepost.loading.progress import LoadFailure
+from planner.keyed_plan import KeyedPlanned, keyed_plan
 from planner.loads import CANDIDATES, SHOWN, ModePlan, cheapest_within, deploy_arguments, hottest_share_spread
 from planner.loads import plan_mode as simulate
 from planner.local_build import Build, read_build
@@ -130,7 +131,7 @@ class PlanError(Exception):
     """Files the planner cannot read as the loader would, said as the load's report would say it."""
 
 
-def plan(args: argparse.Namespace) -> Planned:
+def plan(args: argparse.Namespace) -> Planned | KeyedPlanned:
     missing = [str(path) for path in args.files if not path.exists()]
     if missing:
         raise PlanError(f"no such file or folder: {', '.join(missing)}")
@@ -141,6 +142,8 @@ def plan(args: argparse.Namespace) -> Planned:
     dataset = args.dataset or (args.files[0].name if args.files[0].is_dir() else data[0].name.split(".")[0])
     name = re.sub(r"[^A-Za-z0-9._-]", "-", dataset)[:64] or "data"
     try:
+        if (keyed := keyed_plan(files, name)) is not None:  # a table of keys: no items to plan
+            return keyed
         build = read_build(files, name, chunk_items=args.chunk_items)
     except LoadFailure as failure:
         raise PlanError(_failed(failure, files)) from None

@@ -15,7 +15,8 @@ from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.archives import unpacked
 from fencepost.core.formats.lines import object_lines
 from fencepost.core.storage.objects import SETTINGS_NAME
-from fencepost.loading.progress import Read
+from fencepost.loading.keyed_building import KeyedRead, read_keyed
+from fencepost.loading.progress import LoadFailure, Read
 from fencepost.loading.reading import Reader
 from fencepost.loading.recipe import Flat, flatten, read_folder
 from fencepost.model import ObjectRef
@@ -67,6 +68,24 @@ class LocalBuild:
 def build_files(files: Sequence[Path], dataset: str, version: int) -> LocalBuild:
     """Read ``files`` (a folder's objects; a ``_settings.json`` among them applies) as version ``version`` of
     ``dataset``. Raises ``fencepost.loading.progress.LoadFailure`` (or a settings error) as a load would fail."""
+    reader, objects, settings = _local(files, dataset)
+    if settings.key is not None:
+        raise LoadFailure(f"a keyed folder (key {settings.key!r}) holds a table of keys, not ranges")
+    read = read_folder(reader, dataset, version, objects, settings, deadline=float("inf"))
+    return LocalBuild(read, flatten(read, settings), settings)
+
+
+def keyed_files(files: Sequence[Path], dataset: str, version: int) -> tuple[KeyedRead, FolderSettings] | None:
+    """``files`` read as a keyed folder's objects (``loading.keyed_building``) when their ``_settings.json`` names a
+    ``key``, with the settings; None for a folder of ranges. Raises ``LoadFailure`` as a load would fail."""
+    reader, objects, settings = _local(files, dataset)
+    if settings.key is None:
+        return None
+    return read_keyed(reader, dataset, version, objects, settings, deadline=float("inf")), settings
+
+
+def _local(files: Sequence[Path], dataset: str) -> tuple[Reader, list[ObjectRef], FolderSettings]:
+    """A reader of ``files`` as the folder's objects, the objects, and the folder's settings."""
     keys = {f"{dataset}/{path.name}": path for path in files if path.name != SETTINGS_NAME}
     settings_path = next((path for path in files if path.name == SETTINGS_NAME), None)
     settings = (
@@ -83,5 +102,4 @@ def build_files(files: Sequence[Path], dataset: str, version: int) -> LocalBuild
         limits=limits,
     )
     objects = [ObjectRef(key, "", path.stat().st_size) for key, path in sorted(keys.items())]
-    read = read_folder(reader, dataset, version, objects, settings, deadline=float("inf"))
-    return LocalBuild(read, flatten(read, settings), settings)
+    return reader, objects, settings
