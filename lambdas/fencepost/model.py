@@ -152,7 +152,7 @@ class DatasetRecord:
     built_at: str | None = documented("When the live version was built (RFC 3339, UTC).", default=None)
     data_date: DataDate | None = documented(  # noqa: RUF009
         "The live version's data's own date as its publisher states it: `date`, `source` (`mmdb`, `rir`, "
-        "`last-modified` or `name`), `object`; null when none does (docs/datasets.md).",
+        "`document`, `last-modified` or `name`), `object`; null when none does (docs/datasets.md).",
         default=None,
     )
     objects: list[ObjectRef] = field(default_factory=list)

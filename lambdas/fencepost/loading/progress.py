@@ -61,6 +61,7 @@ class Read:
     epochs: dict[str, int] = field(default_factory=dict)  # each MaxMind DB object's build epoch (its data's date)
     last_modified: dict[str, str] = field(default_factory=dict)  # a fetched object's release's Last-Modified header
     enddates: dict[str, str] = field(default_factory=dict)  # the day a text object says its data runs to (RIR files)
+    published: dict[str, str] = field(default_factory=dict)  # when a JSON document says it was made (its own stamp)
 
 
 @dataclass(kw_only=True, slots=True)

@@ -53,7 +53,12 @@ def _header(
     """A version's header: what it was built from, how, and its data's own date (``core.versions.data_dates``)."""
     keys = [o.key for o in objects]
     own_date = version_date(
-        keys, epochs=read.epochs, last_modified=read.last_modified, enddates=read.enddates, latest=latest_day(created)
+        keys,
+        epochs=read.epochs,
+        last_modified=read.last_modified,
+        enddates=read.enddates,
+        published=read.published,
+        latest=latest_day(created),
     )
     aliases = tuple(sorted(read.aliases)) or None
     header = VersionHeader(read.columns, read.rows, items, objects, created, settings, True, aliases)

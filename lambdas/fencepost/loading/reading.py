@@ -83,6 +83,8 @@ class Reader:
                     summary = read_ranges(obj.key, lines, documents, read.collector, read.problems)
                     if summary.stated is not None:  # the data's own date (core.versions.data_dates)
                         read.enddates[obj.key] = summary.stated
+                    if summary.published is not None:
+                        read.published[obj.key] = summary.published
             except FileError as error:
                 raise LoadFailure(
                     error.reason, object_key=obj.key, line=error.line, earlier=read.problems.kept

@@ -49,7 +49,8 @@ FIELDS: Final = {
     "`version` read (live, or live at `as_of`), the column the key came `on`, the `key`, whether a row was `found`, "
     "and an `error` when the keyed dataset could not be read. The joined columns are in `data` (null without a row).",
     "data_date": "Only when `fields` names it: the date of the answering version's data as its publisher states it "
-    "(`date`, and its `source`: `mmdb`, `rir`, `last-modified` or `name`, and `object`); null when none does.",
+    "(`date`, and its `source`: `mmdb`, `rir`, `document`, `last-modified` or `name`, "
+    "and `object`); null when none does.",
 }
 FOUND: Final = (
     "ip",

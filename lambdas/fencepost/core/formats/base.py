@@ -73,6 +73,7 @@ class FileSummary:
     columns: tuple[str, ...]
     rows: int  # ranges accepted
     stated: str | None = None  # the day the file says its data runs to, as written (an RIR version line's enddate)
+    published: str | None = None  # when a JSON document says it was made, ISO 8601 (``json_layouts.DocumentFormat``)
 
 
 class RangeSink(Protocol):

@@ -1,5 +1,6 @@
 """Fastly's public IP list (``https://api.fastly.com/public-ip-list``): ``{"addresses": [...], "ipv6_addresses":
-[...]}``, CIDR networks as strings, recognised by either key. No columns: a folder's ``constants`` add some.
+[...]}``, CIDR networks as strings, recognised by either key. No columns: a folder's ``constants`` add some. It
+states no date of its own.
 """
 
 from __future__ import annotations
@@ -24,4 +25,8 @@ def fastly_entries(document: dict[str, Any]) -> Iterator[Entry]:
             yield f"{key}[{index}]", item, ()
 
 
-FORMAT: Final = DocumentFormat(Layout.FASTLY, is_fastly, fastly_entries, COLUMNS)
+def fastly_published(document: dict[str, Any]) -> None:  # noqa: ARG001 - the list states no date
+    return None
+
+
+FORMAT: Final = DocumentFormat(Layout.FASTLY, is_fastly, fastly_entries, COLUMNS, fastly_published)

@@ -1,6 +1,8 @@
 """Google Cloud's ``cloud.json`` (and ``goog.json``, of the same layout): ``{"syncToken", "creationTime",
 "prefixes": [{"ipv4Prefix" or "ipv6Prefix", "service", "scope"}]}``, recognised by its ``creationTime`` and
-``prefixes``. Columns: ``service``, ``scope`` (``goog.json`` has neither: they are empty).
+``prefixes``. Columns: ``service``, ``scope`` (``goog.json`` has neither: they are empty). ``creationTime``
+(``2021-07-14T10:01:33.087737``) is when Google made the document, a local time without an offset (its
+``syncToken``, milliseconds since 1970, puts it seven hours later in UTC): it dates the data by the day it names.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from fencepost.core.formats.base import Layout
-from fencepost.core.formats.json_layouts import DocumentFormat, Entry, listed, text, value
+from fencepost.core.formats.json_layouts import DocumentFormat, Entry, listed, stamp, text, value
 
 COLUMNS: Final = ("service", "scope")
 
@@ -28,4 +30,8 @@ def google_entries(document: dict[str, Any]) -> Iterator[Entry]:
         )
 
 
-FORMAT: Final = DocumentFormat(Layout.GOOGLE, is_google, google_entries, COLUMNS)
+def google_published(document: dict[str, Any]) -> str | None:
+    return stamp(document, "creationTime")
+
+
+FORMAT: Final = DocumentFormat(Layout.GOOGLE, is_google, google_entries, COLUMNS, google_published)

@@ -7,6 +7,7 @@ document, at most ``MAX_DOCUMENT_BYTES`` of it; its top-level keys say whose lay
 a range; an entry without a usable network is a problem named by where it is (``prefixes[3]``), with no line. A
 network listed more than once (AWS lists a prefix under each of its services) is one range, each column holding
 the entries' distinct values joined by spaces (``AMAZON EC2``): the later entry would otherwise hide the earlier.
+The document's own timestamp, where its layout has one, is the summary's ``published`` (``core.versions.data_dates``).
 """
 
 from __future__ import annotations
@@ -111,4 +112,4 @@ def read_document(
         accepted += 1
     if not found and not rejected:
         raise FileError(None, f"the file ({chosen.layout.value} format) has no ranges")
-    return FileSummary(chosen.layout, "", False, columns, accepted)
+    return FileSummary(chosen.layout, "", False, columns, accepted, published=chosen.published(document))

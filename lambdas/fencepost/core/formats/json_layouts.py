@@ -21,6 +21,7 @@ class DocumentFormat(NamedTuple):
     is_one: Callable[[dict[str, Any]], bool]  # whether a document (its top-level object) is of this format
     entries: Callable[[dict[str, Any]], Iterator[Entry]]  # raises ``FileError`` for a list that is not one
     columns: tuple[str, ...]
+    published: Callable[[dict[str, Any]], str | None]  # when the document says it was made (ISO 8601), if it does
 
 
 def listed(document: object, key: str, where: str = "") -> list[Any]:
@@ -36,6 +37,12 @@ def listed(document: object, key: str, where: str = "") -> list[Any]:
 def value(item: object, key: str) -> object:
     """What an entry holds under ``key``; None when the entry is not an object or has no such key."""
     return item.get(key) if isinstance(item, dict) else None
+
+
+def stamp(document: dict[str, Any], key: str) -> str | None:
+    """A document's timestamp under ``key`` as written (ISO 8601), or None when it holds no text there."""
+    found = document.get(key)
+    return found.strip() if isinstance(found, str) and found.strip() else None
 
 
 def text(found: object) -> str:

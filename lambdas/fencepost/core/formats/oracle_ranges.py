@@ -1,6 +1,7 @@
 """Oracle Cloud's ``public_ip_ranges.json``: ``{"last_updated_timestamp", "regions": [{"region", "cidrs": [{"cidr",
 "tags": [...]}]}]}``, recognised by its ``last_updated_timestamp`` and ``regions``. Columns: ``region``, ``tags``
-(the tags joined by spaces: ``OSN OBJECT_STORAGE``).
+(the tags joined by spaces: ``OSN OBJECT_STORAGE``). ``last_updated_timestamp`` (``2019-11-18T19:55:47.204985``)
+is the file's creation time, ISO 8601 without an offset by Oracle's documentation: it dates the data by its day.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from fencepost.core.formats.base import Layout
-from fencepost.core.formats.json_layouts import DocumentFormat, Entry, listed, text, value
+from fencepost.core.formats.json_layouts import DocumentFormat, Entry, listed, stamp, text, value
 
 COLUMNS: Final = ("region", "tags")
 
@@ -25,4 +26,8 @@ def oracle_entries(document: dict[str, Any]) -> Iterator[Entry]:
             yield f"regions[{number}].cidrs[{index}]", value(item, "cidr"), (name, text(value(item, "tags")))
 
 
-FORMAT: Final = DocumentFormat(Layout.ORACLE, is_oracle, oracle_entries, COLUMNS)
+def oracle_published(document: dict[str, Any]) -> str | None:
+    return stamp(document, "last_updated_timestamp")
+
+
+FORMAT: Final = DocumentFormat(Layout.ORACLE, is_oracle, oracle_entries, COLUMNS, oracle_published)

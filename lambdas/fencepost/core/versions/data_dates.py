@@ -2,10 +2,13 @@
 built (its header's ``created_at``) or when a file happened to be copied (a file's modification time, which is
 never used: a copy, a sync or an unpacking changes it, and it says nothing of the data).
 
-Each object of a version may state its date four ways, the publisher's statement in the data itself first:
+Each object of a version may state its date five ways, the publisher's statement in the data itself first:
 
 - ``mmdb``: a MaxMind DB file's ``build_epoch`` (its metadata), when the publisher built the database;
 - ``rir``: the ``enddate`` of an RIR delegated statistics file's version line, the day its data runs to (a day);
+- ``document``: when a cloud's JSON document says it was made (``core.formats.json_documents``): AWS's
+  ``createDate`` (UTC by its documentation), Google's ``creationTime``, Oracle's ``last_updated_timestamp``; an
+  instant when the text names its offset, else the day it names (Google and Oracle write local times without one);
 - ``last-modified``: the ``Last-Modified`` header the publisher sent with a release a folder's source fetched
   (``core.sources``), recorded in the release's manifest;
 - ``name``: a date in the object's key, as publishers name their releases (``GeoLite2-City_20261124``,
@@ -33,9 +36,16 @@ from typing import Final
 
 MMDB: Final = "mmdb"
 RIR: Final = "rir"
+DOCUMENT: Final = "document"
 LAST_MODIFIED: Final = "last-modified"
 NAME: Final = "name"
-SOURCES: Final = (MMDB, RIR, LAST_MODIFIED, NAME)  # in the order they are preferred (the data's own statement first)
+SOURCES: Final = (
+    MMDB,
+    RIR,
+    DOCUMENT,
+    LAST_MODIFIED,
+    NAME,
+)  # in the order they are preferred (the data's own statement first)
 
 EARLIEST_YEAR: Final = 1990  # before any public IP data set: an 8-digit number naming an earlier "day" is no date
 LATEST_YEAR: Final = 2199
@@ -47,7 +57,8 @@ class DataDate:
     """The date a version's data was made, as its publisher states it."""
 
     date: (
-        str  # ISO 8601, UTC: an instant (``2026-11-24T10:31:02Z``) from mmdb and last-modified, a day from rir and name
+        str  # ISO 8601, UTC: an instant (``2026-11-24T10:31:02Z``) from mmdb and last-modified (and a document
+        # that names its offset), a day from rir and name (and a document that names none)
     )
     source: str  # how it is known: one of ``SOURCES``
     object: str  # the key of the object that states it
@@ -84,6 +95,20 @@ def from_day(text: object) -> str | None:
     return from_name(text)
 
 
+def from_document(text: object) -> str | None:
+    """A JSON document's own timestamp (ISO 8601, as ``core.formats.json_documents`` gives it) as an instant when it
+    names its offset, else as the day it names; None for text that is not one."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
+        return None
+    return _instant(moment) if moment.tzinfo is not None else moment.date().isoformat()
+
+
 def from_name(key: str) -> str | None:
     """The last date standing alone in ``key`` (``YYYY-MM-DD``), or None when it holds none."""
     found = None
@@ -110,14 +135,21 @@ def latest_day(built_at: str) -> str | None:
 
 
 def object_date(
-    key: str, *, epoch: object = None, last_modified: object = None, enddate: object = None, latest: str | None = None
+    key: str,
+    *,
+    epoch: object = None,
+    last_modified: object = None,
+    enddate: object = None,
+    published: object = None,
+    latest: str | None = None,
 ) -> DataDate | None:
-    """The best date one object states: its MaxMind DB build epoch or its RIR version line's ``enddate``, else its
-    release's Last-Modified, else a date in its key; a statement of a day after ``latest`` (``latest_day``) is passed
-    over."""
+    """The best date one object states: its MaxMind DB build epoch, its RIR version line's ``enddate`` or its JSON
+    document's timestamp (``published``), else its release's Last-Modified, else a date in its key; a statement of a
+    day after ``latest`` (``latest_day``) is passed over."""
     stated = (
         (MMDB, from_epoch(epoch)),
         (RIR, from_day(enddate)),
+        (DOCUMENT, from_document(published)),
         (LAST_MODIFIED, from_http_date(last_modified)),
         (NAME, from_name(key)),
     )
@@ -133,15 +165,21 @@ def version_date(
     epochs: Mapping[str, object] | None = None,
     last_modified: Mapping[str, object] | None = None,
     enddates: Mapping[str, object] | None = None,
+    published: Mapping[str, object] | None = None,
     latest: str | None = None,
 ) -> DataDate | None:
     """The date of a version built from the objects ``keys``: the oldest of their own dates (``object_date``, none
-    after the day ``latest``), or None when none states one. ``epochs``, ``last_modified`` and ``enddates`` are by
-    object key."""
-    epochs, last_modified, enddates = epochs or {}, last_modified or {}, enddates or {}
+    after the day ``latest``), or None when none states one. ``epochs``, ``last_modified``, ``enddates`` and
+    ``published`` are by object key."""
+    epochs, last_modified, enddates, published = epochs or {}, last_modified or {}, enddates or {}, published or {}
     dated = [
         object_date(
-            key, epoch=epochs.get(key), last_modified=last_modified.get(key), enddate=enddates.get(key), latest=latest
+            key,
+            epoch=epochs.get(key),
+            last_modified=last_modified.get(key),
+            enddate=enddates.get(key),
+            published=published.get(key),
+            latest=latest,
         )
         for key in keys
     ]

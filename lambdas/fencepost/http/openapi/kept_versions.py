@@ -26,8 +26,9 @@ class KeptVersion(BaseModel):
     )
     built_at: str | None = Field(description="When it was built (RFC 3339, UTC); null for a version built before.")
     data_date: dict[str, str] | None = Field(
-        description="Its data's own date as its publisher states it (`date`, `source`: `mmdb`, `rir`, `last-modified` "
-        "or `name`, `object`), as in `GET /datasets/{name}`; null when none does, or for a version built before."
+        description="Its data's own date as its publisher states it (`date`, `source`: `mmdb`, `rir`, `document`, "
+        "`last-modified` or `name`, `object`), as in `GET /datasets/{name}`; null when none does, or for a version "
+        "built before."
     )
 
 
