@@ -6,7 +6,8 @@ Blocks files, the Locations files per language and licence files, its databases 
 each download has a SHA-256 file beside it (``<hex>  <dated file name>``) and redirects to a storage host. iptoasn is
 gzipped TSV without a header; the registries' files open with a version line and summaries; Spamhaus publishes JSON
 lines closed by a metadata line; FireHOL a ``#`` header and one network a line. The cloud and CDN documents, and
-Cloudflare's, Tor's and X4BNet's lists, are the publishers' samples of ``tests.support.published``.
+Cloudflare's, Tor's and X4BNet's lists, are the publishers' samples of ``tests.support.published``; the AS-names lists
+(the CIDR Report's ``autnums.html``, RIPE's ``asn.txt``) are keyed, and their ``expected`` names a key, not an address.
 """
 
 from __future__ import annotations
@@ -189,6 +190,27 @@ NETWORK_RELEASES: dict[str, Callable[[], Release]] = {
     ),
 }
 
+# AS-names lists in the publishers' layouts: ``expected`` is a key (an AS number), a column and its value
+AUTNUMS = """<html>
+<head>
+<title>AS Names</title>
+</head>
+<body>
+<pre>
+<a href="/cgi-bin/as-report?as=AS1&view=2.0">AS1     </a> LVLT-1 - Level 3 Parent, LLC, US
+<a href="/cgi-bin/as-report?as=AS3320&view=2.0">AS3320  </a> DTAG Internet service provider operations, DE
+<a href="/cgi-bin/as-report?as=AS13335&view=2.0">AS13335 </a> CLOUDFLARENET - Cloudflare, Inc., US
+</pre>
+</body>
+</html>
+"""
+ASN_TXT = "1 LVLT-1 - Level 3 Parent, LLC, US\n3320 DTAG Internet service provider operations, DE\n"
+ASN_TXT += "13335 CLOUDFLARENET - Cloudflare, Inc., US\n"
+KEYED_RELEASES: dict[str, Callable[[], Release]] = {
+    "as-names": lambda: _one("/as2.0/autnums.html", AUTNUMS, ("AS13335", "name", "CLOUDFLARENET - Cloudflare, Inc.")),
+    "ripe-as-names": lambda: _one("/ripe/asnames/asn.txt", ASN_TXT, ("3320", "country", "DE")),
+}
+
 RELEASES: dict[str, Callable[[], Release]] = {
     "geolite2-country-csv": lambda: maxmind_csv("Country"),
     "geolite2-city-csv": lambda: maxmind_csv("City"),
@@ -201,6 +223,7 @@ RELEASES: dict[str, Callable[[], Release]] = {
     "spamhaus-drop": spamhaus,
     "firehol-level1": firehol,
     **NETWORK_RELEASES,
+    **KEYED_RELEASES,
 }
 
 

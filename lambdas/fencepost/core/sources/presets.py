@@ -153,6 +153,24 @@ _NETWORKS: Final[dict[str, Preset]] = {
     "x4bnet-datacenter": _x4bnet("datacenter"),
 }
 
+# AS names, for a keyed folder (its _settings.json: {"key": "asn"}; docs/keyed.md): one AS a line, read by content
+# (core.keyed.key_files). The CIDR Report's autnums.html, regenerated with its daily report: an HTML head, then
+# `<a href="/cgi-bin/as-report?as=AS13335&view=2.0">AS13335 </a> CLOUDFLARENET - Cloudflare, Inc., US`
+# (https://www.cidr-report.org/as2.0/; read so by pyasn's and wilhelmr/asnames' scripts). RIPE NCC's asn.txt, the same
+# names without the markup: `13335 CLOUDFLARENET - Cloudflare, Inc., US`, the country after the last ", "
+# (https://ftp.ripe.net/ripe/asnames/; furriest/radb-tools asn-country.py and the Internet Yellow Pages' RIPE
+# crawler read it so). Both change a few names a day: checked daily.
+_AS_NAMES: Final[dict[str, Preset]] = {
+    "as-names": Preset(
+        {"url": "https://www.cidr-report.org/as2.0/autnums.html", "name": "autnums.html", "every": "1d"},
+        cited=("https://www.cidr-report.org/as2.0/",),
+    ),
+    "ripe-as-names": Preset(
+        {"url": "https://ftp.ripe.net/ripe/asnames/asn.txt", "name": "asn.txt", "every": "1d"},
+        cited=("https://ftp.ripe.net/ripe/asnames/",),
+    ),
+}
+
 PRESETS: Final[dict[str, Preset]] = {
     "geolite2-country-csv": _maxmind_csv("GeoLite2-Country", locations=True),
     "geolite2-city-csv": _maxmind_csv("GeoLite2-City", locations=True),
@@ -197,4 +215,5 @@ PRESETS: Final[dict[str, Preset]] = {
         cited=("https://iplists.firehol.org/?ipset=firehol_level1",),
     ),
     **_NETWORKS,
+    **_AS_NAMES,
 }
