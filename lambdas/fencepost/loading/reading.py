@@ -15,6 +15,7 @@ from fencepost.core.folders.joins import JoinError, JoinSpec, apply_join, read_t
 from fencepost.core.folders.limits import LimitError, Limits
 from fencepost.core.formats.base import FileError, FileSummary, ReadOptions, text_lines
 from fencepost.core.formats.choice import read_ranges, reads_whole
+from fencepost.core.formats.lines import opens_document
 from fencepost.core.formats.mmdb import MmdbSummary
 from fencepost.core.storage.items import (
     COLUMN_NAMES_BYTES,
@@ -77,9 +78,11 @@ class Reader:
                     summary = read_mmdb_object(self.files, read, options, watch, self.telemetry)
                 else:
                     lines = self._watch(
-                        dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline
+                        dataset, build, obj.key, self.files.lines(obj.key), read=read, deadline=deadline, documents=True
                     )
-                    documents = dataclasses.replace(options, max_document_bytes=read.limits.max_document_bytes)
+                    documents = dataclasses.replace(
+                        options, max_document_bytes=read.limits.max_document_bytes, reader_limits=read.limits
+                    )
                     summary = read_ranges(obj.key, lines, documents, read.collector, read.problems)
                     if summary.stated is not None:  # the data's own date (core.versions.data_dates)
                         read.enddates[obj.key] = summary.stated
@@ -146,12 +149,23 @@ class Reader:
         )
 
     def _watch(
-        self, dataset: str, build: int, key: str, lines: Iterator[bytes], *, read: Read, deadline: float
+        self,
+        dataset: str,
+        build: int,
+        key: str,
+        lines: Iterator[bytes],
+        *,
+        read: Read,
+        deadline: float,
+        documents: bool = False,
     ) -> Iterator[bytes]:
         """Pass lines through within the limits, reporting progress and stopping before the deadline (checked by
-        lines and by bytes, so that no line escapes it). Raises ``FileError``."""
+        lines and by bytes, so that no line escapes it). With ``documents``, an object that opens a JSON object may
+        hold lines as long as a document (``Limits.line_ceiling``: a minified document is one line). Raises
+        ``FileError``."""
         limits = read.limits
         max_line = limits.max_line_bytes
+        document = None if documents else False  # whether the object opens a JSON object (None: not known yet)
         bytes_room = min(limits.max_object_bytes, limits.max_build_bytes - read.bytes)
         lines_room = limits.max_build_rows - read.lines
         watch = self._watch_of(dataset, build, key, deadline)
@@ -159,8 +173,10 @@ class Reader:
         for count, line in enumerate(lines, 1):
             size = len(line)
             taken += size
+            if document is None and (document := opens_document(line)) is not None:
+                max_line = limits.line_ceiling(document)
             if size > max_line:
-                raise FileError(count, limits.line_too_long())
+                raise FileError(count, limits.line_too_long_in(bool(document)))
             if taken > bytes_room:
                 too_large = taken > limits.max_object_bytes
                 raise FileError(count, limits.object_too_large() if too_large else limits.build_too_large())

@@ -110,7 +110,25 @@ class Limits:
             return f"limits.{name} of {self.lowered_by}"
         return ENVIRONMENT[name]
 
+    def line_ceiling(self, document: bool) -> int:
+        """The longest line an object may hold: ``max_line_bytes``, but as much as ``max_document_bytes`` in an
+        object that opens a JSON object (a minified document is one line, bounded as a document: the document
+        reader holds it to ``max_document_bytes``, a line format to ``max_line_bytes``)."""
+        return max(self.max_line_bytes, self.max_document_bytes) if document else self.max_line_bytes
+
     # -- what crossing each limit says -------------------------------------------------------------------------
+
+    def line_too_long_in(self, document: bool) -> str:
+        """What crossing ``line_ceiling(document)`` says."""
+        if document and self.max_document_bytes >= self.max_line_bytes:
+            return self.document_too_large()
+        return self.line_too_long()
+
+    def document_too_large(self) -> str:
+        return (
+            f"a JSON document larger than {self.max_document_bytes:,} bytes ({self.source('max_document_bytes')}) "
+            "is not read"
+        )
 
     def line_too_long(self) -> str:
         return (

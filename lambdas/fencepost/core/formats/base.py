@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from fencepost.core.folders.limits import DEFAULT_MAX_DOCUMENT_BYTES, FolderLimits
+from fencepost.core.folders.limits import DEFAULT_MAX_DOCUMENT_BYTES, FolderLimits, Limits
 from fencepost.core.formats.cells import RowError
 from fencepost.core.formats.problems import Problem
 from fencepost.core.space.addresses import MAPPED_FIRST, MAPPED_LAST, V6, unmapped
@@ -63,6 +63,9 @@ class ReadOptions:
     columns: tuple[str, ...] | None = None  # names of the metadata columns, in order
     limits: FolderLimits = field(default_factory=FolderLimits)  # the limits it lowers (the reader applies them)
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES  # the reader's MAX_DOCUMENT_BYTES, as the folder lowers it
+    # The reader's limits, as the folder lowers them: an object that opens a JSON object but is read by lines (a
+    # DROP JSON file) is held to their max_line_bytes here, the line splitter having let a document's long line by
+    reader_limits: Limits = field(default_factory=Limits)
 
 
 @dataclass(frozen=True, slots=True)
