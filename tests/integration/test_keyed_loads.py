@@ -5,6 +5,7 @@ and a range folder's keyed_joins recorded with its version, or refused naming th
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from fencepost.core.keyed.join_spec import KeyedJoin
@@ -46,11 +47,17 @@ def test_an_as_names_folder_goes_live_with_its_table_and_a_second_file_makes_ver
     assert record["load"]["diff"]["added"] == 100
     status, listed = stack.get("/datasets/as-names/versions")
     assert status == 200, listed
-    assert [entry["version"] for entry in listed["versions"]] == [2, 1]
+    assert [entry["version"] for entry in listed["versions"]] == [2, 1]  # both kept (retain_days)
+    # A gzip'd object is read as the lines it holds
+    stack.put("as-names/more.txt.gz", gzip.compress(asn_txt(range(401, 411))))
+    stack.drain()
+    assert stored_table(stack, "as-names", 3).rows == expected_rows(range(1, 411))
+    stack.delete("as-names/more.txt.gz")
+    stack.drain()
     # The same sources again build nothing
     stack.put("as-names/autnums.html", autnums_html(range(301, 401)))
     stack.drain()
-    assert dataset_record(stack, "as-names").live == 2
+    assert dataset_record(stack, "as-names").live == 4
 
 
 def test_a_truncated_feed_is_refused_and_the_live_version_serves_on(stack: Stack) -> None:
