@@ -99,15 +99,17 @@ class VersionListing:
         dated = [_dated(state, timeline, builds) for state in self.store.list_dated(name)]
         return json_text({**body, "dated": dated, "next": cursor})
 
-    def _columns(self, record: DatasetRecord) -> dict[str, list[str] | None]:
-        """The live version's data columns and indexed columns (``values`` routes take these); null when none is."""
+    def _columns(self, record: DatasetRecord) -> dict[str, Any]:
+        """The live version's data columns and indexed columns (``values`` routes take these), its key column (a keyed
+        dataset's) and the keyed datasets it joins; null when none is live."""
         info = None
         if record.live is not None and self.version is not None:
             with contextlib.suppress(UnknownDataset):
                 info = self.version(record.name, record.live)
         if info is None:
-            return {"columns": None, "indexed": None}
-        return {"columns": list(info.columns), "indexed": list(info.indexed)}
+            return {"columns": None, "indexed": None, "key": None, "keyed_joins": None}
+        joins = [join.document() for join in info.keyed_joins]
+        return {"columns": list(info.columns), "indexed": list(info.indexed), "key": info.keyed, "keyed_joins": joins}
 
 
 def _data_date(build: BuildRecord) -> dict[str, str] | None:

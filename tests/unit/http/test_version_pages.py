@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from fencepost.core.folders.backfill import Dated
+from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.versions.data_dates import DataDate
 from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.errors import InvalidRequest, UnknownDataset
@@ -132,6 +133,23 @@ def test_the_live_versions_columns_and_indexed_columns_are_listed() -> None:
     store.record = DatasetRecord("geo", live=None)  # nothing served: nothing to name
     empty = json.loads(VersionListing(store, store.get_timeline, version).answer("geo", {}))
     assert (empty["columns"], empty["indexed"], len(asked)) == (None, None, 1)
+    assert (empty["key"], empty["keyed_joins"]) == (None, None)
+
+
+def test_a_keyed_dataset_lists_its_key_and_a_range_dataset_the_keyed_datasets_it_joins() -> None:
+    store = Store()
+    join = KeyedJoin("as-names", "asn", ("name",), "as_")
+
+    def version(dataset: str, number: int) -> VersionInfo:
+        if dataset == "as-names":
+            return VersionInfo(dataset, number, ("asn", "name"), {}, keyed="asn")
+        return VersionInfo(dataset, number, ("asn",), {}, keyed_joins=(join,))
+
+    names = json.loads(VersionListing(store, store.get_timeline, version).answer("as-names", {}))
+    assert (names["key"], names["keyed_joins"]) == ("asn", [])
+    ranges = json.loads(VersionListing(store, store.get_timeline, version).answer("geo", {}))
+    assert ranges["key"] is None
+    assert ranges["keyed_joins"] == [{"dataset": "as-names", "on": "asn", "columns": ["name"], "prefix": "as_"}]
 
 
 def test_a_live_version_that_cannot_be_read_lists_no_columns() -> None:

@@ -50,6 +50,13 @@ class VersionList(BaseModel):
         description="The live version's indexed columns (`GET /datasets/{name}/values/{column}` takes these); null "
         "when nothing is served."
     )
+    key: str | None = Field(
+        description="A keyed dataset's key column (`GET /datasets/{name}/keys/{key}`); null for a range dataset."
+    )
+    keyed_joins: list[dict[str, Any]] | None = Field(
+        description="The keyed datasets the live version joins into its answers (`dataset`, `on`, `columns`, "
+        "`prefix`: the folder's `keyed_joins` it was built with); null when nothing is served."
+    )
     versions: list[KeptVersion]
     dated: list[DatedFolder] = Field(description="Every dated folder, by date, with what became of it.")
     next: str | None = Field(description="The cursor of the next page; null on the last page.")
