@@ -40,7 +40,7 @@ def test_the_loader_limits_reach_the_function_with_their_defaults(synthesize: Sy
         "MAX_DIRECTORY_PARTITIONS": "50000",
         "MAX_COLUMNS": "1000",
         "MAX_DOCUMENT_BYTES": "67108864",
-        "MAX_KEYED_ROWS": "1000000",
+        "MAX_KEYED_ROWS": "300000",
     }
     # And the function reads them as its own defaults
     assert LoaderSettings.from_env({**environment, **BASE}).limits == Limits()
