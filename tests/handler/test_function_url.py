@@ -86,4 +86,5 @@ def test_the_url_events_request_id_is_the_log_correlation_id(lookup_handler: Loo
 
     assert _answer(lookup_handler, ev)[0] == 400
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
-    assert [line["correlation_id"] for line in lines] == [ev["requestContext"]["requestId"]]
+    assert [line["message"] for line in lines] == ["request refused", "access"]  # the access line last
+    assert {line["correlation_id"] for line in lines} == {ev["requestContext"]["requestId"]}

@@ -5,7 +5,7 @@ without Powertools' router, whose import alone costs about 50 ms of every cold s
 as the lookup's own work. Every other route goes through the router, built on the first such request: path
 parameters, 404 and 405 (with ``Allow``), CORS preflights. Both paths call the same methods
 (``fencepost.http.endpoints``) and map errors the same way (``refusals``); tests compare the two on every sample
-event.
+event. Each request, whichever way it went, gets its access line (``access_log``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fencepost.core.space.forwarded import parse_trust
 from fencepost.core.storage.keys import DATASET_NAME_RULE
 from fencepost.errors import DependencyUnavailable, InvalidRequest, MethodNotAllowed, NotFound, ServiceError
+from fencepost.http.access_log import AccessLog
 from fencepost.http.build_diff_routes import DiffListing
 from fencepost.http.cors import preflight
 from fencepost.http.dataset_routes import LISTING_TTL, DatasetReader, Listings
@@ -86,18 +88,27 @@ def _as_get(event: dict[str, Any], http: dict[str, Any]) -> dict[str, Any]:
 class HttpApi:
     """Each request to its route's method of ``Endpoints`` (``GET /lookup`` directly), and how refusals are answered."""
 
-    def __init__(self, endpoints: Endpoints, refusals: Refusals, cors_origins: tuple[str, ...]) -> None:
+    def __init__(
+        self, endpoints: Endpoints, refusals: Refusals, cors_origins: tuple[str, ...], access: AccessLog | None = None
+    ) -> None:
         methods = {name for name in vars(type(endpoints)) if not name.startswith("_")}
         unmatched = methods ^ {route.name for route in ROUTES}
         if unmatched:
             raise RuntimeError(f"every route in fencepost.http.routes needs a method, and no other: {unmatched}")
         self.endpoints: Endpoints = endpoints
-        self.refusals, self.cors_origins = refusals, cors_origins
+        self.refusals, self.cors_origins, self.access = refusals, cors_origins, access
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        """The answer to one request, its access line written (``http.access_log``)."""
+        response = self._answer(event, context)
+        if self.access is not None:
+            self.access.record(event, response)
+        return response
+
+    def _answer(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         http = (event.get("requestContext") or {}).get("http") or {}
         if http.get("method") == "HEAD":  # what GET would answer, without its body (RFC 9110, 9.3.2)
-            return without_body(self.handle(_as_get(event, http), context))
+            return without_body(self._answer(_as_get(event, http), context))
         if http.get("method") == "GET" and event.get("rawPath") == "/lookup":
             try:
                 return self.endpoints.get_lookup(event).payload()
@@ -177,4 +188,7 @@ def create_app(
     endpoints = Endpoints(
         settings, lookups, listings=listings, ranges=ranges, versions=versions, diffs=diffs, rare=rare
     )
-    return HttpApi(endpoints, refusals, settings.cors_origins)
+    access = AccessLog(
+        obs.logger, parse_trust(settings.trusted_proxies, settings.forwarded_entries), settings.log_addresses
+    )
+    return HttpApi(endpoints, refusals, settings.cors_origins, access)
