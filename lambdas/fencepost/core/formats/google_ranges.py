@@ -1,8 +1,8 @@
 """Google Cloud's ``cloud.json`` (and ``goog.json``, of the same layout): ``{"syncToken", "creationTime",
 "prefixes": [{"ipv4Prefix" or "ipv6Prefix", "service", "scope"}]}``, recognised by its ``creationTime`` and
 ``prefixes``. Columns: ``service``, ``scope`` (``goog.json`` has neither: they are empty). ``creationTime``
-(``2021-07-14T10:01:33.087737``) is when Google made the document, a local time without an offset (its
-``syncToken``, milliseconds since 1970, puts it seven hours later in UTC): it dates the data by the day it names.
+(``2021-07-14T10:01:33.087737``) is when Google made the document, a local time without an offset (that file's
+``syncToken``, milliseconds since 1970, is 17:01:33 UTC: Pacific time): it dates the data by the day it names.
 """
 
 from __future__ import annotations
