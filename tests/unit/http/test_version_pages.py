@@ -140,14 +140,15 @@ def test_a_keyed_dataset_lists_its_key_and_a_range_dataset_the_keyed_datasets_it
     store = Store()
     join = KeyedJoin("as-names", "asn", ("name",), "as_")
 
-    def version(dataset: str, number: int) -> VersionInfo:
-        if dataset == "as-names":
-            return VersionInfo(dataset, number, ("asn", "name"), {}, keyed="asn")
+    def keyed(dataset: str, number: int) -> VersionInfo:
+        return VersionInfo(dataset, number, ("asn", "name"), {}, keyed="asn")
+
+    def joining(dataset: str, number: int) -> VersionInfo:
         return VersionInfo(dataset, number, ("asn",), {}, keyed_joins=(join,))
 
-    names = json.loads(VersionListing(store, store.get_timeline, version).answer("as-names", {}))
+    names = json.loads(VersionListing(store, store.get_timeline, keyed).answer("geo", {}))
     assert (names["key"], names["keyed_joins"]) == ("asn", [])
-    ranges = json.loads(VersionListing(store, store.get_timeline, version).answer("geo", {}))
+    ranges = json.loads(VersionListing(store, store.get_timeline, joining).answer("geo", {}))
     assert ranges["key"] is None
     assert ranges["keyed_joins"] == [{"dataset": "as-names", "on": "asn", "columns": ["name"], "prefix": "as_"}]
 

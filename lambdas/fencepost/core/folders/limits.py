@@ -25,7 +25,8 @@ DEFAULT_MAX_DIRECTORY_PARTITIONS: Final = 50_000  # 73x the shared IPv6 file; ~4
 DEFAULT_MAX_DOCUMENT_BYTES: Final = 64 << 20  # a JSON document read whole (AWS's ip-ranges.json: about 2 MB)
 # A keyed dataset's table is held whole, by the loader and by every lookup container that joins it: the AS-names
 # lists hold about 120,000 rows, about 33 MB once decoded (docs/keyed.md#limits, measured)
-DEFAULT_MAX_KEYED_ROWS: Final = 300_000  # joined whole within the lookup's KEYED_CACHE_BYTES (96 MB): about 310 bytes a key
+# Joined whole within the lookup's KEYED_CACHE_BYTES (96 MB): about 310 bytes a key (docs/keyed.md#limits)
+DEFAULT_MAX_KEYED_ROWS: Final = 300_000
 DEFAULT_MAX_COLUMNS: Final = (
     1_000  # real files have tens: IP2Location DB26 has 26 fields, GeoIP2 City records a few dozen
 )
