@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from fencepost.core.keyed.keyed_table import KeyedError, KeyedTable
+from fencepost.core.keyed.keyed_table import KeyedError, KeyedTable, TableTooLarge
 from fencepost.core.storage.objects import keys_key
 from fencepost.errors import Unavailable
 from fencepost.model import VersionInfo
@@ -45,7 +45,9 @@ class KeyedTables:
         if body is None:
             raise Unavailable(f"the table of version {info.version} of keyed dataset {info.dataset!r} is missing")
         try:
-            table = KeyedTable.decode(body)
+            table = KeyedTable.decode(body, max_text=self.max_bytes)  # its text is smaller than the table it makes
+        except TableTooLarge as error:
+            raise Unavailable(f"{error} (KEYED_CACHE_BYTES): keyed dataset {info.dataset!r} is not joined") from None
         except KeyedError as error:
             raise Unavailable(f"the table of keyed dataset {info.dataset!r} is unreadable: {error}") from None
         if not self._tables.put(key, table, table.memory_bytes()):

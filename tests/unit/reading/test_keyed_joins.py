@@ -4,6 +4,7 @@ more than one without a join, and a keyed dataset that cannot be read leaves the
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any
 
@@ -197,3 +198,14 @@ def test_as_of_joins_the_keyed_version_live_at_that_instant() -> None:
     assert service.get("/datasets/as-names/keys/13335", as_of="2021-01-01T00:00:00Z")["data"]["name"] == "OLD-NAME"
     batch = service.post({"ips": ["1.0.0.1", "8.8.8.8"], "as_of": "2021-01-01T00:00:00Z"})
     assert [result["data"]["as_name"] for result in batch["results"]] == ["OLD-NAME", None]
+
+
+def test_a_stored_table_that_inflates_past_the_budget_is_never_inflated_whole() -> None:
+    service = _Service(keyed_bytes=1024 * 1024)
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+    key = next(iter(service.bucket.objects))
+    service.bucket.objects[key] = gzip.compress(b'{"format": 1, "rows": [' + b" " * 50_000_000 + b"]}")
+    body = service.get(ip="1.0.0.1")
+    assert body["data"]["as_name"] is None
+    assert "larger than 1,048,576 bytes" in body["joined"][0]["error"]["message"]
+    assert body["joined"][0]["error"]["code"] == "UNAVAILABLE"

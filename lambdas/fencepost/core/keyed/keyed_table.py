@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -22,10 +23,15 @@ MAX_ASN: Final = 2**32 - 1  # 4-byte AS numbers (RFC 6793)
 # bytes a row for the dict slot, the key's str and the values' tuple, without the characters themselves.
 ROW_BYTES: Final = 152
 CELL_BYTES: Final = 56  # a str object's header and its slot in the row's tuple
+MAX_TEXT_BYTES: Final = 1024 * 1024 * 1024  # a stored table's JSON text, inflated, at most (300,000 keys take ~12 MB)
 
 
 class KeyedError(ValueError):
     """A keyed table or setting that cannot be used; the message says why."""
+
+
+class TableTooLarge(KeyedError):
+    """A stored table whose text is over the reader's bound."""
 
 
 def normalize(form: str, value: str) -> str | None:
@@ -85,11 +91,18 @@ class KeyedTable:
         return gzip.compress(text.encode(), compresslevel=6, mtime=0)
 
     @classmethod
-    def decode(cls, data: bytes) -> KeyedTable:
-        """A stored table; ``KeyedError`` when the object is not one."""
+    def decode(cls, data: bytes, max_text: int = MAX_TEXT_BYTES) -> KeyedTable:
+        """A stored table; ``KeyedError`` when the object is not one, or its JSON text is over ``max_text`` bytes (it
+        is never inflated further: a small object cannot make a reader hold gigabytes)."""
         try:
-            document = json.loads(gzip.decompress(data))
-        except (OSError, EOFError, ValueError) as error:
+            inflater = zlib.decompressobj(wbits=31)  # a gzip member
+            text = inflater.decompress(data, max_text + 1)
+            if len(text) > max_text or inflater.unconsumed_tail:
+                raise TableTooLarge(f"the keyed table's text is larger than {max_text:,} bytes")
+            document = json.loads(text)
+        except (zlib.error, ValueError) as error:
+            if isinstance(error, KeyedError):
+                raise
             raise KeyedError(f"the keyed table is unreadable: {error}") from None
         return cls.from_document(document)
 
