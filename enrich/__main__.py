@@ -2,8 +2,10 @@
 ``GET /lookup`` for its address appended, joined here with each version's table file, no lookup per row.
 
 Where the datasets come from: ``--ranges [NAME=]FILE`` builds them from files of ranges with the loader's own recipe
-(no service at all); otherwise the stack that ``TABLE_NAME`` and ``BUCKET_NAME`` name (on AWS: the stack's outputs,
-with the usual AWS credentials); otherwise the local stack ``make run`` started (its state file, ``local.state``).
+(no service at all; the keyed datasets their ``keyed_joins`` name from ``--keyed NAME=FILE``, read the same way, or
+none: their columns null); otherwise the stack that ``TABLE_NAME`` and ``BUCKET_NAME`` name (on AWS: the stack's
+outputs, with the usual AWS credentials); otherwise the local stack ``make run`` started (its state file,
+``local.state``).
 
 Progress goes to stderr every few seconds, and a summary at the end (``--summary FILE`` writes it as JSON too).
 Exit status: 0 done (bad rows are counted, not fatal), 1 the input or the job's settings cannot be used, 2 usage.
@@ -30,7 +32,7 @@ from fencepost.enrichment.outputs import OutputError
 from fencepost.enrichment.parquet_output import FORM as PARQUET
 from fencepost.enrichment.parquet_output import ParquetOutput
 from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
-from fencepost.enrichment.sources import FileSource
+from fencepost.enrichment.sources import FileSource, keyed_file_tables
 from fencepost.errors import ServiceError
 from fencepost.reading.answers import Mode
 
@@ -42,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("file", help="the input: a path, or - for stdin (gzip is read when the bytes say so)")
     parse.add_argument("--dataset", action="append", default=[], help="a dataset to answer from (repeat for more)")
     parse.add_argument("--ranges", action="append", default=[], metavar="[NAME=]FILE", help="build NAME from FILE")
+    parse.add_argument(
+        "--keyed", action="append", default=[], metavar="NAME=FILE", help="with --ranges: keyed dataset NAME from FILE"
+    )
     parse.add_argument("--format", choices=FORMATS, help="the input's format (default: by its name, else lines)")
     parse.add_argument("--column", help="the address's column (name or 1-based number), JSON field path, log field")
     parse.add_argument("--no-header", action="store_true", help="the CSV or TSV input has no header line")
@@ -86,8 +91,13 @@ def _files(ranges: Sequence[str], datasets: Sequence[str]) -> dict[str, list[Pat
 
 
 def _sources(args: argparse.Namespace) -> tuple[list[str], Callable[[str], VersionSource]]:
+    if args.keyed and not args.ranges:
+        raise InputError("--keyed goes with --ranges: a stack's datasets join the stack's keyed datasets")
+    if any("=" not in given for given in args.keyed):
+        raise InputError("--keyed names its dataset: --keyed NAME=FILE")
     if args.ranges:
-        built = {name: FileSource(name, files) for name, files in _files(args.ranges, args.dataset).items()}
+        keyed = keyed_file_tables(_files(args.keyed, ()))
+        built = {name: FileSource(name, files, keyed) for name, files in _files(args.ranges, args.dataset).items()}
         names = args.dataset or list(built)
         missing = [name for name in names if name not in built]
         if missing:

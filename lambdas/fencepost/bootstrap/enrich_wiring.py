@@ -19,6 +19,7 @@ from fencepost.enrichment.sources import ServiceSource, TableCache
 from fencepost.loading.dispatch import Step
 from fencepost.loading.messages import Message
 from fencepost.loading.ports import Outbox, Telemetry
+from fencepost.reading.keyed_tables import KeyedTables
 from fencepost.reading.lookup import Lookup
 from fencepost.reading.past import History
 from fencepost.settings import CacheLimits, LoaderSettings, LookupSettings
@@ -33,22 +34,31 @@ def service_source(env: Mapping[str, str] | None = None) -> ServiceSource:
     return source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
 
 
-def source_over(tables: Tables, bucket: Bucket, caches: CacheLimits, kept: TableCache | None = None) -> ServiceSource:
-    """The datasets of ``tables``, their versions' table files read from ``bucket`` (and kept in ``kept``)."""
+def source_over(
+    tables: Tables,
+    bucket: Bucket,
+    caches: CacheLimits,
+    kept: TableCache | None = None,
+    keyed: KeyedTables | None = None,
+) -> ServiceSource:
+    """The datasets of ``tables``, their versions' table files read from ``bucket`` (and kept in ``kept``), the
+    keyed versions they join read as lookups read them (within ``caches.keyed_bytes``; kept in ``keyed``)."""
     lookup = Lookup(tables, math.inf, limits=caches)
     limit = Limits().max_object_bytes
-    return ServiceSource(History(tables, lookup, math.inf), lambda key: bucket.object_if_any(key, limit), kept)
+    keyed = keyed or KeyedTables(lambda: bucket, caches.keyed_bytes)
+    return ServiceSource(History(tables, lookup, math.inf), lambda key: bucket.object_if_any(key, limit), kept, keyed)
 
 
 def job_steps(
     tables: Tables, bucket: Bucket, *, s3: Any, outbox: Outbox, telemetry: Telemetry, settings: LoaderSettings
 ) -> Mapping[type[Message], Step]:
     """The loader's steps for enrichment jobs in the bucket (``enrichment.job_steps``); table files kept between
-    invocations (a version's never changes)."""
+    invocations (a version's never changes), and the keyed tables their versions join."""
     kept, files = TableCache(), JobObjects(s3, bucket)
+    keyed = KeyedTables(lambda: bucket, CacheLimits().keyed_bytes)
     steps = JobSteps(
         files=files,
-        sources=lambda: source_over(tables, bucket, CacheLimits(), kept),
+        sources=lambda: source_over(tables, bucket, CacheLimits(), kept, keyed),
         outbox=outbox,
         telemetry=telemetry,
         planner=JobPlanner(files=files, part_bytes=settings.part_bytes, max_parts=settings.max_parts),

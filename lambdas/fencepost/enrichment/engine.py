@@ -4,9 +4,12 @@ step per row.
 1. The texts are parsed at once (``enrichment.address_column``).
 2. Each dataset's version per row is resolved (``enrichment.resolving``): one for the job, or one per row's instant.
 3. Each version's arrays are searched for all its rows at once (``FamilyTable.below``): the piece each row is in.
-4. Rows that get the same objects share a key: the piece in each dataset when the fields selected are the same for
-   every address of a piece (``Shape.by_piece``), else the address itself. Each distinct key is answered once, by
-   the lookup's own read path over the arrays (``Lookup.answer``) and its own answer code, from the key's first row.
+4. Each keyed dataset the versions join gets its version per row (``enrichment.keyed_joins``), live at the instant
+   the row's range version is resolved at.
+5. Rows that get the same objects share a key: the piece in each dataset when the fields selected are the same for
+   every address of a piece (``Shape.by_piece``), else the address itself; and the keyed version each row joins.
+   Each distinct key is answered once, by the lookup's own read path over the arrays (``Lookup.answer``) and its own
+   answer code (the joined parts too: ``Pinned.attach``), from the key's first row.
 
 A batch's result is the distinct objects and, for each row, the index of its own (-1: the row has no address).
 """
@@ -22,6 +25,7 @@ import numpy.typing as npt
 from fencepost.core.space.addresses import V4, V6
 from fencepost.core.space.aliases import alias_of
 from fencepost.enrichment.address_column import INVALID, Addresses, parse_addresses
+from fencepost.enrichment.keyed_joins import NOT_JOINED, KeyedJoins, KeyedSlots
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Objects, Shape
 from fencepost.enrichment.table import VersionTable, bound_int
@@ -63,6 +67,7 @@ class Enricher:
         self._objects: dict[int, Objects] = {}
         self._next = 0
         self._value_ids: dict[int, npt.NDArray[np.int64]] = {}  # a version's (by slot): ``value_ids``
+        self.joins = KeyedJoins(self.resolvers)
 
     def enrich(
         self, texts: Sequence[str], instants: npt.NDArray[np.float64] | None = None, *, fixed: float | None = None
@@ -71,7 +76,9 @@ class Enricher:
         every row is answered by the version live at ``fixed`` (None: now)."""
         parsed = parse_addresses(texts)
         found = [self._found(resolver, parsed, instants, fixed) for resolver in self.resolvers]
+        keyed = self.joins.slots([each.slots for each in found], instants, fixed)
         columns = [column for each in found for column in (each.slots.astype(np.int64), self._keyed(each))]
+        columns += keyed.columns
         stable = self.by_piece and not any(_aliased(resolver) for resolver in self.resolvers)
         if not stable:
             columns.append(_address_codes(parsed))
@@ -89,8 +96,8 @@ class Enricher:
             if known is None:
                 known = self._next
                 self._next += 1
-                made = self._answered(parsed, row, found)
-                if stable and min(key[0::2]) >= 0:  # a refused row's reason names its own instant: not kept
+                made = self._answered(parsed, row, found, keyed)
+                if stable and _kept(key, len(found)):
                     self._objects[known] = made
                     self._remember(key, known)
                 else:
@@ -102,6 +109,10 @@ class Enricher:
         ids = np.full(len(parsed), -1, dtype=np.int64)
         ids[valid] = ids_of[inverse]
         versions, refused = self._counts(found, valid)
+        joined, unjoined = self.joins.counts(keyed, valid)
+        versions.update(joined)
+        for name, count in unjoined.items():
+            refused[name] = refused.get(name, 0) + count
         return Batch(ids, objects, frozenset(fresh), parsed.errors, versions, refused)
 
     def _keyed(self, found: _Found) -> npt.NDArray[np.int64]:
@@ -170,17 +181,21 @@ class Enricher:
                 places[rows[inside]] = below[inside] + offset
         return places
 
-    def _answered(self, parsed: Addresses, row: int, found: Sequence[_Found]) -> Objects:
+    def _answered(self, parsed: Addresses, row: int, found: Sequence[_Found], keyed: KeyedSlots) -> Objects:
         """The objects of one row: each dataset's outcome from the piece the join found (the lookup's read path for
-        the rest: misses, and addresses a version answers through an alias), composed as ``GET /lookup`` does."""
+        the rest: misses, and addresses a version answers through an alias), with the keyed versions the row joins
+        attached (``Pinned.attach``), composed as ``GET /lookup`` does."""
         family = int(parsed.family[row])
+        pinned = self.joins.pinned(keyed, row)
         if self.data_only:  # a found answer is its piece's values: nothing else of it is made
             slot, place = int(found[0].slots[row]), int(found[0].places[row])
             if slot >= 0 and place >= 0:
                 version = self.resolvers[0].slots[slot]
                 table = version.table.families[family]
                 local = place - len(version.table.families[V4]) if family == V6 else place
-                return self.shape.data_object(version.info.columns, table.values[int(table.rows[local])])
+                values = table.values[int(table.rows[local])]
+                parts = pinned.parts(version.info, values) if version.info.keyed_joins else ()
+                return self.shape.data_object(version.info.columns, values, parts)
         address = bound_int(family, parsed.v4[row] if family == V4 else parsed.v6[row])
         outcomes: list[Outcome] = []
         for resolver, each in zip(self.resolvers, found, strict=True):
@@ -195,7 +210,14 @@ class Enricher:
             local = place - len(version.table.families[V4]) if family == V6 else place
             hit = version.table.families[family].hit(local, texts=self.texts)
             outcomes.append(Answer(family, address, resolver.dataset, hit, version.info))
-        return self.shape.compose(family, address, outcomes)
+        return self.shape.compose(family, address, [pinned.attach(outcome) for outcome in outcomes])
+
+
+def _kept(key: tuple[int, ...], datasets: int) -> bool:
+    """Whether a key's objects are kept across batches: not those of a row refused at its own instant (the reason
+    names the instant), by a range dataset (a negative slot) or by a keyed one (below ``NOT_JOINED``)."""
+    ranges, keyed = key[: 2 * datasets : 2], key[2 * datasets :]
+    return min(ranges) >= 0 and min(keyed, default=NOT_JOINED) >= NOT_JOINED
 
 
 def _aliased(resolver: Resolver) -> bool:

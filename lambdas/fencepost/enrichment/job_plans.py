@@ -26,6 +26,7 @@ from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
 from fencepost.errors import ServiceError
 from fencepost.loading.ports import Clock
 from fencepost.loading.reports import iso
+from fencepost.model import LivePointer
 
 REFUSED = (InputError, OutputError, JobError, PartError, ServiceError, *UNRESOLVED)
 
@@ -59,6 +60,7 @@ class JobPlanner:
                 spec = replace(spec, as_of=format_instant(parse_instant(spec.as_of, self.clock())))
             elif spec.time is None:  # the versions live now answer every part, whatever goes live meanwhile
                 pointers = [source.live(dataset) for dataset in spec.datasets]
+                pointers += _keyed_live(source, pointers)
                 pins = {pointer.dataset: [pointer.version, pointer.live_since] for pointer in pointers}
         except (InstantError, *UNRESOLVED) as error:
             raise JobFailed(reason(error)) from None
@@ -139,3 +141,16 @@ def _rows_from(spec: JobSpec, key: str) -> Callable[[list[str]], int]:
 
 def _spec_document(spec: JobSpec) -> dict[str, Any]:
     return {name: getattr(spec, name) for name in JobSpec.__slots__} | {"datasets": list(spec.datasets)}
+
+
+def _keyed_live(source: VersionSource, pointers: list[LivePointer]) -> list[LivePointer]:
+    """The live versions of the keyed datasets the versions of ``pointers`` join, pinned with them so that every part
+    joins the same ones; a keyed dataset with none is not pinned (its joined columns are null, as lookups give)."""
+    names = dict.fromkeys(join.dataset for pointer in pointers for join in source.info(pointer).keyed_joins)
+    found = []
+    for name in names:
+        try:
+            found.append(source.live(name))
+        except UNRESOLVED:
+            continue
+    return found

@@ -29,7 +29,7 @@ from fencepost.enrichment.outputs import FORMS, OutputError, Writer
 from fencepost.enrichment.parquet_output import FORM as PARQUET
 from fencepost.enrichment.parquet_output import ParquetOutput
 from fencepost.enrichment.resolving import UNRESOLVED, Resolver, VersionSource
-from fencepost.enrichment.shape import Shape, parse_fields
+from fencepost.enrichment.shape import Shape, answer_columns, parse_fields
 from fencepost.model import LivePointer
 from fencepost.reading.answers import Mode
 
@@ -151,9 +151,10 @@ def assemble(
 
 def _columns(resolver: Resolver, as_of: float | None, *, per_row: bool) -> tuple[str, ...]:
     """The columns the answers will carry: those of the version that answers now (or at ``as_of``); with each row
-    answered as of its own time, those of every version the history still keeps, in the order first met."""
+    answered as of its own time, those of every version the history still keeps, in the order first met. Each
+    version's columns are those of its found answers' ``data``: the keyed joins' after its own."""
     if not per_row:
-        return resolver.slots[resolver.fixed(as_of)].info.columns
+        return answer_columns(resolver.slots[resolver.fixed(as_of)].info)
     found: dict[str, None] = {}
     for event in resolver.source.timeline(resolver.dataset).events:
         if event.version is None or event.gone:
@@ -162,7 +163,7 @@ def _columns(resolver: Resolver, as_of: float | None, *, per_row: bool) -> tuple
             info = resolver.source.info(LivePointer(resolver.dataset, event.version, event.at))
         except UNRESOLVED:
             continue
-        found.update(dict.fromkeys(info.columns))
+        found.update(dict.fromkeys(answer_columns(info)))
     return tuple(found)
 
 

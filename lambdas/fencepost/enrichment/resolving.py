@@ -9,12 +9,14 @@ met are read once each (their table files) and kept for the job.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from fencepost.core.keyed.keyed_table import KeyedTable
 from fencepost.core.versions.history import Timeline
 from fencepost.enrichment.table import TableStore, VersionTable
 from fencepost.errors import NoVersionAt, ServiceError, UnknownDataset, VersionGone
@@ -25,7 +27,8 @@ UNRESOLVED = (UnknownDataset, NoVersionAt, VersionGone)
 
 
 class VersionSource(Protocol):
-    """Where a job's versions come from: the service (its table and bucket) or a file of ranges."""
+    """Where a job's versions come from: the service (its table and bucket) or a file of ranges; the keyed
+    datasets the versions join come from the same place."""
 
     def live(self, dataset: str) -> LivePointer: ...
     def at(self, dataset: str, instant: float) -> LivePointer:
@@ -35,6 +38,9 @@ class VersionSource(Protocol):
     def timeline(self, dataset: str) -> Timeline: ...
     def info(self, pointer: LivePointer) -> VersionInfo: ...
     def table(self, info: VersionInfo) -> VersionTable: ...
+    def keyed(self, info: VersionInfo) -> KeyedTable:
+        """The table of a keyed version, as lookups read it (``reading.keyed_tables``); raises as they do."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,28 +81,47 @@ class Resolver:
         slot ``-2 - k`` and ``errors[-2 - k]`` says why (k counts the distinct instants refused in this batch)."""
         if self._timeline is None:
             self._timeline = self.source.timeline(self.dataset)
-        events = np.array([event.at for event in self._timeline.events], dtype=np.float64)
-        event_of = np.searchsorted(events, instants, side="right") - 1
-        slots = np.full(len(instants), -1, dtype=np.int32)
-        errors: dict[int, ServiceError] = {}
-        known = ~np.isnan(instants)
-        for event in np.unique(event_of[known]).tolist():
-            rows = np.flatnonzero(known & (event_of == event))
-            found = self._timeline.events[event] if event >= 0 else None
-            if found is not None and found.version is not None and not found.gone:
-                slots[rows] = self.slot_of(LivePointer(self.dataset, found.version, found.at))
-                continue
-            distinct, inverse = np.unique(instants[rows], return_inverse=True)  # the reason names the instant
-            base = -2 - len(errors)
-            for offset, instant in enumerate(distinct.tolist()):
-                errors[base - offset] = self._refusal(instant)
-            slots[rows] = base - inverse.astype(np.int32)
-        return slots, errors
+        return by_instant(self.source, self.dataset, self._timeline, instants, self.slot_of)
 
-    def _refusal(self, instant: float) -> ServiceError:
-        """Why no version answers at ``instant``, as ``GET /lookup?as_of=`` says it."""
-        try:
-            self.source.at(self.dataset, instant)
-        except UNRESOLVED as raised:
-            return raised
-        return NoVersionAt(f"no version of dataset {self.dataset!r} answers then")
+
+def by_instant(
+    source: VersionSource,
+    dataset: str,
+    timeline: Timeline,
+    instants: npt.NDArray[np.float64],
+    slot_of: Callable[[LivePointer], int],
+    *,
+    refused: tuple[type[ServiceError], ...] = UNRESOLVED,
+) -> tuple[npt.NDArray[np.int32], dict[int, ServiceError]]:
+    """Each row's slot among a dataset's versions by its instant, a search over ``timeline``'s switch instants for
+    all rows at once: ``slot_of`` a version live then, -1 for NaN (no time), ``-2 - k`` for the k-th distinct instant
+    no kept version served (in ``errors``, why: the error of ``source.at`` among ``refused``, as
+    ``GET /lookup?as_of=`` says it)."""
+    events = np.array([event.at for event in timeline.events], dtype=np.float64)
+    event_of = np.searchsorted(events, instants, side="right") - 1
+    slots = np.full(len(instants), -1, dtype=np.int32)
+    errors: dict[int, ServiceError] = {}
+    known = ~np.isnan(instants)
+    for event in np.unique(event_of[known]).tolist():
+        rows = np.flatnonzero(known & (event_of == event))
+        found = timeline.events[event] if event >= 0 else None
+        if found is not None and found.version is not None and not found.gone:
+            slots[rows] = slot_of(LivePointer(dataset, found.version, found.at))
+            continue
+        distinct, inverse = np.unique(instants[rows], return_inverse=True)  # the reason names the instant
+        base = -2 - len(errors)
+        for offset, instant in enumerate(distinct.tolist()):
+            errors[base - offset] = _refusal(source, dataset, instant, refused)
+        slots[rows] = base - inverse.astype(np.int32)
+    return slots, errors
+
+
+def _refusal(
+    source: VersionSource, dataset: str, instant: float, refused: tuple[type[ServiceError], ...]
+) -> ServiceError:
+    """Why no version of ``dataset`` answers at ``instant``."""
+    try:
+        source.at(dataset, instant)
+    except refused as raised:
+        return raised
+    return NoVersionAt(f"no version of dataset {dataset!r} answers then")

@@ -3,7 +3,9 @@ answer for its address, with the fields selected as ``fields=`` selects them, ``
 
 ``compose`` builds those objects with the lookup's own code (``reading.answers``, ``reading.fields``), so each value
 is exactly what ``GET /lookup`` answers; ``columns`` names the flat columns a CSV or TSV output gets
-(``<dataset>.<path>``, one per leaf: ``geo.data.country``, ``geo.range.cidrs``), the same for every row.
+(``<dataset>.<path>``, one per leaf: ``geo.data.country``, ``geo.range.cidrs``), the same for every row. A dataset's
+``data`` columns are its versions' and then the names its keyed joins add (``answer_columns``); ``joined`` is one
+column, its list as JSON.
 
 Keys of the objects (the *prefixes*): each dataset's name; ``all`` for what a several-dataset answer holds beside
 its ``answers`` (``match``, ``reserved``: when selected); ``first`` for the answer of ``mode=first``.
@@ -17,8 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fencepost.errors import InvalidFields, InvalidRequest, NotFound
+from fencepost.model import VersionInfo
 from fencepost.reading.answers import Answer, Miss, Mode, Outcome, Unknown, combined, overlay
 from fencepost.reading.fields import Selection, parse_text, select, select_combined
+from fencepost.reading.joined import JoinedPart
 
 Objects = dict[str, dict[str, Any]]  # each prefix's answer object
 ALL: Final = "all"
@@ -35,10 +39,16 @@ LEAVES: Final[dict[str, tuple[str, ...]]] = {
     "reserved": ("name", "network", "rfc"),
     "versions": ("",),
     "error": ("code", "message"),
+    "joined": ("",),  # the keyed joins' list, as JSON
 }
 # Fields whose value is the same for every address a piece answers: rows are then answered once per piece.
-PIECE_FIELDS: Final = frozenset({"dataset", "version", "data", "range"})
+PIECE_FIELDS: Final = frozenset({"dataset", "version", "data", "range", "joined"})
 NOT_HERE: Final = ("as_of",)  # a row's own instant: the row holds its time already
+
+
+def answer_columns(info: VersionInfo) -> tuple[str, ...]:
+    """The columns of ``data`` in a found answer of ``info``: its own, then those its keyed joins add."""
+    return (*info.columns, *(name for join in info.keyed_joins for name in join.names))
 
 
 def parse_fields(text: str | None) -> Selection:
@@ -82,10 +92,13 @@ class Shape:
         """One dataset and only its ``data`` selected: a found answer is then its piece's values by column name."""
         return len(self.datasets) == 1 and set(self.selection.paths) == {"data"}
 
-    def data_object(self, columns: Sequence[str], values: Sequence[str]) -> Objects:
+    def data_object(self, columns: Sequence[str], values: Sequence[str], joined: Sequence[JoinedPart] = ()) -> Objects:
         """What ``compose`` gives for a found answer when ``data_only``: ``Answer.body``'s ``data`` (the values by
-        column, as ``zip`` pairs them), selected; made without the answer around it, for speed."""
-        data = dict(zip(columns, values, strict=False))
+        column, as ``zip`` pairs them, then the columns ``joined`` adds), selected; made without the answer around
+        it, for speed."""
+        data: dict[str, str | None] = dict(zip(columns, values, strict=False))
+        for part in joined:
+            data.update(part.data())
         below = self.selection.paths.get("data")
         return {self.datasets[0]: {"data": data if below is None else {k: v for k, v in data.items() if k in below}}}
 
@@ -163,7 +176,7 @@ class Column:
         return str(value)
 
 
-_ORDER: Final = ("ip", "dataset", "version", "range", "match", "data", "gap", "versions", "reserved", "error")
+_ORDER: Final = ("ip", "dataset", "version", "range", "match", "data", "joined", "gap", "versions", "reserved", "error")
 
 
 def _single(outcome: Outcome, fields: Collection[str]) -> dict[str, Any]:

@@ -54,9 +54,12 @@ class Pinned:
         """A found answer of a version that joins, with its joined parts; any other outcome as it is."""
         if not isinstance(outcome, Answer) or not outcome.info.keyed_joins:
             return outcome
-        values = dict(zip(outcome.info.columns, outcome.hit.values, strict=False))
-        parts = tuple(self._part(join, values.get(join.on, "")) for join in outcome.info.keyed_joins)
-        return dataclasses.replace(outcome, joined=parts)
+        return dataclasses.replace(outcome, joined=self.parts(outcome.info, outcome.hit.values))
+
+    def parts(self, info: VersionInfo, values: Sequence[str]) -> tuple[JoinedPart, ...]:
+        """What each join of ``info`` adds to a found answer whose values (by ``info.columns``) are ``values``."""
+        by_column = dict(zip(info.columns, values, strict=False))
+        return tuple(self._part(join, by_column.get(join.on, "")) for join in info.keyed_joins)
 
     def _part(self, join: KeyedJoin, value: str) -> JoinedPart:
         read = self.reads[join.dataset]

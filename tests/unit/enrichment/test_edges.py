@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from enrich.__main__ import main as enrich_main
+from fencepost.core.keyed.keyed_table import KeyedTable
 from fencepost.core.space.addresses import V4, V6, parse_address
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.versions.build import FamilyRanges
@@ -23,7 +24,7 @@ from fencepost.enrichment.outputs import Writer
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import FIRST, Shape, parse_fields
 from fencepost.enrichment.table import VersionTable
-from fencepost.errors import InvalidRequest, NoVersionAt
+from fencepost.errors import InvalidRequest, NoVersionAt, UnknownDataset
 from fencepost.model import LivePointer, VersionInfo
 from fencepost.reading.answers import Answer, Mode
 from fencepost.reading.lookup import Lookup
@@ -63,6 +64,9 @@ class _Source:
 
     def table(self, info: VersionInfo) -> VersionTable:
         return self._table
+
+    def keyed(self, info: VersionInfo) -> KeyedTable:
+        raise UnknownDataset(f"no keyed dataset named {info.dataset!r}")
 
 
 def _objects(
