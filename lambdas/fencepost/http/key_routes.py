@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from fencepost.core.keyed.keyed_table import normalize
 from fencepost.errors import InvalidRequest, NotFound, Unavailable
@@ -25,6 +26,7 @@ class KeyReads:
         if read.table is None or read.pointer is None:
             raise read.error or Unavailable(f"the table of keyed dataset {name!r} cannot be read")
         table, version = read.table, read.pointer.version
+        key = _decoded(key)
         normal = normalize(table.form, key)
         if normal is None:
             raise InvalidRequest(f"{key[:80]!r} is no key of dataset {name!r} (its keys are {table.form})")
@@ -37,3 +39,11 @@ class KeyReads:
         data = {table.key: normal, **dict(zip(table.columns, row, strict=True))}
         cache = {"Cache-Control": f"public, max-age={self.max_age}"}
         return json_response(200, {**head, "key": normal, "data": data}, cache)
+
+
+def _decoded(text: str) -> str:
+    """The key as the path segment sends it percent-encoded (``Acme%20Corp%2F1`` is ``Acme Corp/1``)."""
+    try:
+        return unquote(text, errors="strict") if "%" in text else text
+    except UnicodeDecodeError:
+        raise InvalidRequest("the key is not percent-encoded UTF-8") from None

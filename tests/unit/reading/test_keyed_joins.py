@@ -209,3 +209,15 @@ def test_a_stored_table_that_inflates_past_the_budget_is_never_inflated_whole() 
     assert body["data"]["as_name"] is None
     assert "larger than 1,048,576 bytes" in body["joined"][0]["error"]["message"]
     assert body["joined"][0]["error"]["code"] == "UNAVAILABLE"
+
+
+def test_a_key_in_the_path_is_percent_decoded_as_the_route_says() -> None:
+    service = _Service()
+    table = KeyedTable("id", "text", ("owner",), {"Acme Corp/1": ("acme",), "Zürich": ("zh",), "50%": ("half",)})
+    _, objects = service.store.publish_keyed("customers", 1, table)
+    service.bucket.objects.update(objects)
+    assert service.get("/datasets/customers/keys/Acme%20Corp%2F1")["data"] == {"id": "Acme Corp/1", "owner": "acme"}
+    assert service.get("/datasets/customers/keys/Z%C3%BCrich")["key"] == "Zürich"
+    assert service.get("/datasets/customers/keys/50%25")["data"]["owner"] == "half"
+    bad = service.get("/datasets/customers/keys/%FF", 400)["error"]["message"]
+    assert bad == "the key is not percent-encoded UTF-8"
