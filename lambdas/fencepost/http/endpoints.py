@@ -130,6 +130,7 @@ class Rare:
                 (build.ranges for build in self.builds(dataset) if build.build == version), None
             ),
             parquet=self.settings.tables_queue is not None,
+            version_of=self.lookup.version,
         )
 
 

@@ -5,6 +5,7 @@ lines, and what cannot make one table refused naming where."""
 from __future__ import annotations
 
 import gzip
+import time
 
 import pytest
 
@@ -145,3 +146,16 @@ def test_the_table_encodes_and_decodes_to_the_rows_read() -> None:
 def test_an_empty_object_holds_no_rows() -> None:
     table, problems, count = read("as-names/asn.txt", b"\n\n")
     assert (count, problems.count, table.rows) == (0, 0, {})
+
+
+@pytest.mark.parametrize("name", ["as-names/asn.txt", "as-names/autnums.html"])
+def test_a_long_line_of_spaces_in_an_as_names_list_is_read_in_linear_time(name: str) -> None:
+    # A line within MAX_LINE_BYTES (1 MiB) whose name holds a long run of spaces before more text: a pattern that
+    # backtracks over the run from every position takes minutes on such a line, past any loader's deadline
+    padded = b"CLOUDFLARENET" + b" " * 60_000 + b"- Cloudflare, Inc., US"
+    head = AUTNUMS.split(b"<a href", 1)[0] if name.endswith(".html") else b""
+    line = b'<a href="/cgi-bin/as-report?as=AS13335&view=2.0">AS13335 </a> ' if name.endswith(".html") else b"13335 "
+    started = time.monotonic()
+    table, _, _ = read(name, head + line + padded + b"  \n")
+    assert time.monotonic() - started < 1.0
+    assert table.rows["13335"] == ("CLOUDFLARENET" + " " * 60_000 + "- Cloudflare, Inc.", "US")

@@ -29,8 +29,10 @@ from fencepost.core.keyed.key_rows import KeyFileError, KeyRows
 AS_NAMES_KEY: Final = "asn"
 AS_NAMES_COLUMNS: Final = ("name", "country")
 DETECT_LINES: Final = 1000  # lines an AS-names list's head may take before its first AS
-_AUTNUMS: Final = re.compile(r'\s*<a href="[^"]*">\s*AS(\d+)\s*</a>\s?(.*?)\s*')
-_ASN_TXT: Final = re.compile(r"(\d+) (.*?)\s*")
+# The text after the AS, its trailing blanks stripped after the match: a lazy group before a run of blanks would be
+# tried from every position of a long run, quadratic in a line as long as MAX_LINE_BYTES
+_AUTNUMS: Final = re.compile(r'\s*<a href="[^"]*">\s*AS(\d+)\s*</a>\s?(.*)')
+_ASN_TXT: Final = re.compile(r"(\d+) (.*)")
 _COUNTRY: Final = re.compile(r"(.*), ([A-Z]{2})")
 
 
@@ -79,7 +81,8 @@ def as_names_entry(line: str, layout: str) -> tuple[str, str, str] | None:
     match = (_AUTNUMS if layout == "autnums" else _ASN_TXT).fullmatch(line.rstrip("\r\n"))
     if match is None:
         return None
-    text = html.unescape(match.group(2)) if layout == "autnums" else match.group(2)
+    text = match.group(2).rstrip()
+    text = html.unescape(text) if layout == "autnums" else text
     named = _COUNTRY.fullmatch(text)
     return (match.group(1), *((named.group(1), named.group(2)) if named else (text, "")))
 
