@@ -159,3 +159,13 @@ def test_a_long_line_of_spaces_in_an_as_names_list_is_read_in_linear_time(name: 
     table, _, _ = read(name, head + line + padded + b"  \n")
     assert time.monotonic() - started < 1.0
     assert table.rows["13335"] == ("CLOUDFLARENET" + " " * 60_000 + "- Cloudflare, Inc.", "US")
+
+
+def test_a_csv_saved_with_a_byte_order_mark_is_read_by_its_key_column() -> None:
+    table, problems, count = read("t/excel.csv", b"\xef\xbb\xbfid,owner\r\n1,acme\r\n", rows_of("id"))
+    assert (table.columns, table.rows, count, problems.count) == (("owner",), {"1": ("acme",)}, 1, 0)
+
+
+def test_an_asn_txt_saved_with_a_byte_order_mark_is_read_as_one() -> None:
+    table, _, count = read("as-names/asn.txt", b"\xef\xbb\xbf" + ASN_TXT)
+    assert (count, table.rows["1"]) == (4, ("LVLT-1 - Level 3 Parent, LLC", "US"))

@@ -33,6 +33,7 @@ DETECT_LINES: Final = 1000  # lines an AS-names list's head may take before its 
 # tried from every position of a long run, quadratic in a line as long as MAX_LINE_BYTES
 _AUTNUMS: Final = re.compile(r'\s*<a href="[^"]*">\s*AS(\d+)\s*</a>\s?(.*)')
 _ASN_TXT: Final = re.compile(r"(\d+) (.*)")
+_BOM: Final = b"\xef\xbb\xbf"  # a byte-order mark opening an object (a spreadsheet's "CSV UTF-8")
 _COUNTRY: Final = re.compile(r"(.*), ([A-Z]{2})")
 
 
@@ -41,6 +42,8 @@ def read_key_object(name: str, lines: Iterable[bytes], rows: KeyRows, problems: 
     ``core.formats.base.FileError`` for a CSV object that is not UTF-8 text."""
     stream = iter(lines)
     head = list(itertools.islice(stream, DETECT_LINES))
+    if head:
+        head[0] = head[0].removeprefix(_BOM)
     if len(head) < DETECT_LINES and not any(raw.strip() for raw in head):
         return 0  # an empty object holds no rows (the gates' min_ranges judges a table left empty)
     layout = _layout(head, rows.key)
