@@ -11,7 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from enrich.__main__ import main as enrich
+from fencepost.core.storage.job_keys import job_file_key, summary_key
 from fencepost.core.versions.history import format_instant
 from tests.support.keyed import as_name, asn_txt
 from tests.support.stacks import Stack
@@ -60,7 +63,8 @@ def test_rows_join_the_keyed_version_live_at_their_own_time_or_now_as_get_lookup
         status, body = stack.get("/lookup", ip=row["ip"], dataset="routed", as_of=row["at"], fields=FIELDS)
         assert got == _element(status, body), row
         seen.update(part["version"] for part in got.get("joined", ()))
-    assert None in seen and len(seen) == 3  # rows before the names, in their first version and in their second
+    assert len(seen) == 3  # rows before the names (None), in their first version and in their second
+    assert None in seen
     names = [got["data"]["as_name"] for got in written if "data" in got]
     assert names[:4] == [None, None, None, None]  # before the names' first version
     assert names[4:8] == [as_name(1, "")[0], as_name(1, "")[0], as_name(2, "")[0], None]  # AS 350 came later
@@ -85,6 +89,30 @@ def _now(stack: Stack, tmp_path: Path) -> None:
         assert got == _element(*stack.get("/lookup", ip=ip, dataset="routed", fields=FIELDS)), ip
     assert written[0]["data"]["as_name"] == as_name(1, "-b")[0]
     assert written[0]["joined"][0]["version"] == stack.dataset("routed-names")["version"]
+
+
+@pytest.mark.parametrize("stack", [{"ENRICH_PART_BYTES": str(4 << 10)}], indirect=True)
+def test_a_job_in_the_bucket_joins_as_python_m_enrich_does(stack: Stack, tmp_path: Path) -> None:
+    """An enrichment job cut into parts joins the names as one run of ``python -m enrich`` does (which answers as
+    ``GET /lookup``), each part from the keyed version pinned when the job was planned."""
+    _loaded(stack)
+    body = "n,ip\n" + "".join(f"{n},{ADDRESSES[n % len(ADDRESSES)]}\n" for n in range(3_000))
+    source, out = tmp_path / "rows.csv", tmp_path / "rows.out.csv"
+    source.write_text(body)
+    assert enrich([str(source), "--dataset", "routed", "--fields", FIELDS, "--out", str(out), "--quiet"]) == 0
+    stack.put("_enrich/k1/in/rows.csv", body)
+    stack.put(job_file_key("k1"), json.dumps({"datasets": ["routed"], "fields": FIELDS}))
+    stack.drain()
+    summary = stack.report(summary_key("k1"))
+    assert (summary["state"], summary["rows"]) == ("done", 3_000), summary
+    assert summary["parts"] >= 4
+    output = summary["outputs"][0]["output"]
+    written = stack.s3.get_object(Bucket=stack.bucket, Key=output)["Body"].read()
+    assert written == out.read_bytes()
+    header = written.decode().splitlines()[0]
+    assert header == "n,ip,routed.version,routed.data.asn,routed.data.as_name,routed.data.as_country,routed.joined"
+    live = stack.dataset("routed-names")["version"]
+    assert summary["versions"]["routed-names"] == {str(live): 3_000}
 
 
 def _pairs(*instants: float) -> list[tuple[float, str]]:
