@@ -49,7 +49,9 @@ def _loaded(stack: Stack) -> tuple[float, float, float]:
 
 
 def test_rows_join_the_keyed_version_live_at_their_own_time_or_now_as_get_lookup(stack: Stack, tmp_path: Path) -> None:
-    rows = [{"n": n, "ip": ip, "at": format_instant(at)} for n, (at, ip) in enumerate(_pairs(*_loaded(stack)))]
+    rows: list[dict[str, Any]] = [
+        {"n": n, "ip": ip, "at": format_instant(at)} for n, (at, ip) in enumerate(_pairs(*_loaded(stack)))
+    ]
     source, out, summary = tmp_path / "rows.jsonl", tmp_path / "out.jsonl", tmp_path / "summary.json"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
