@@ -21,7 +21,7 @@ CONSOLE := lambdas/fencepost/http/console
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help install run-install lint fmt test test-quick test-slow run rollback fetch bench fuzz plan enrich sql clean
+.PHONY: help install mmdblookup run-install lint fmt test test-quick test-slow run rollback fetch bench fuzz plan enrich sql clean
 
 help:
 	@echo "make run        run the whole service locally (DynamoDB Local, local S3/SQS, loader, HTTP API)"
@@ -76,8 +76,19 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@ $(NODE_RUN_STAMP)
 
+# mmdblookup (Debian's mmdb-bin: libmaxminddb's own reader) reads the MaxMind DB exports in the tests. Where it is
+# missing it is installed with apt-get (as root, or through sudo without a password), or the target stops saying how.
+mmdblookup:
+	@command -v mmdblookup >/dev/null || { \
+	  as_root=""; [ "$$(id -u)" -eq 0 ] || as_root="sudo -n"; \
+	  echo "installing mmdblookup (Debian's mmdb-bin) with apt-get"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$as_root apt-get install -y -q mmdb-bin >/dev/null 2>&1 || \
+	    { $$as_root apt-get update -q >/dev/null 2>&1 && $$as_root apt-get install -y -q mmdb-bin >/dev/null 2>&1; }; \
+	  command -v mmdblookup >/dev/null || { echo "mmdblookup is needed by the tests of MaxMind DB exports and could not be installed: install Debian's mmdb-bin (sudo apt-get install mmdb-bin) or libmaxminddb's mmdblookup, then run make again"; exit 1; }; }
+
 # Everything make test needs; make run installs only its part (run-install).
-install: $(PY_STAMP) $(NODE_STAMP) $(SCAN_STAMP)
+install: $(PY_STAMP) $(NODE_STAMP) $(SCAN_STAMP) mmdblookup
 
 run-install: $(RUN_STAMP) $(NODE_RUN_STAMP)
 

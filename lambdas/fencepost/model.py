@@ -14,6 +14,7 @@ from fencepost.core.sinks.state import SinkState
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.record_fields import bookkeeping, documented, key_field, served_as
 from fencepost.core.versions.data_dates import DataDate
+from fencepost.core.versions.mmdb_profiles import ColumnMap
 
 __all__ = [
     "BuildRecord",
@@ -277,6 +278,7 @@ class VersionHeader:
     data_date: DataDate | None = None  # its data's own date, as the publisher states it (core.versions.data_dates)
     keyed: str | None = None  # a keyed dataset's version: its key column (its rows: core.storage.objects.keys_key)
     keyed_joins: str | None = None  # the keyed datasets joined into its answers, as JSON (core.keyed.join_spec)
+    profile_columns: str | None = None  # the folder's mmdb_profile_columns, as JSON (core.versions.mmdb_profiles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,3 +297,4 @@ class VersionInfo:
     data_date: DataDate | None = None  # ``VersionHeader.data_date``
     keyed: str | None = None  # ``VersionHeader.keyed``: a keyed version has no ranges, only its table of keys
     keyed_joins: tuple[KeyedJoin, ...] = ()  # ``VersionHeader.keyed_joins``, parsed
+    profile_columns: ColumnMap = ()  # ``VersionHeader.profile_columns``, parsed: what its GeoLite2 exports read

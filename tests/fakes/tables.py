@@ -14,6 +14,7 @@ from fencepost.core.storage.chunks import WriteOutcome
 from fencepost.core.storage.items import Hit, Item, read_hit
 from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, builds_pk, range_pk, version_pk
 from fencepost.core.storage.piece_files import stored_lines
+from fencepost.core.versions.mmdb_profiles import loaded_map
 from fencepost.model import BuildRecord, BuildState, VersionHeader, VersionInfo
 from tests.fakes.kernel import Clock, Faults, Store, detached, port
 
@@ -136,6 +137,7 @@ class FakeVersions:
             header.data_date,
             header.keyed,
             keyed_joins(header.keyed_joins),
+            loaded_map(header.profile_columns),
         )
 
     def _hits(self, info: VersionInfo) -> Iterator[tuple[int, Hit]]:

@@ -1,5 +1,7 @@
-"""``GET /datasets/{name}/export?format=csv|cidr|mmdb|parquet[&version=N]``: a whole version as a file
+"""``GET /datasets/{name}/export?format=csv|cidr|mmdb|parquet[&profile=P][&version=N]``: a whole version as a file
 (``core.versions.exports``). Parquet is asked of the tables function (its queue), the others of the loader.
+``profile`` (with ``mmdb``) asks for a GeoLite2 record shape (``core.versions.mmdb_profiles``): a version whose
+columns cannot answer a field the profile needs is refused here (400), before anything is asked.
 
 The first request for a version and format puts its marker in the bucket (only if there is none: S3's conditional
 write), asks the loader to write it (one message on its data queue) and answers ``202`` with ``Retry-After``; while
@@ -16,14 +18,17 @@ from collections.abc import Callable, Mapping
 from typing import Final, Protocol
 
 from fencepost.core.versions.exports import (
+    EXPORTABLE,
     FORMATS,
     LINK_SECONDS,
     REQUESTED,
+    ExportFormat,
     Marker,
     export_object,
     marker_object,
     should_ask,
 )
+from fencepost.core.versions.mmdb_profiles import MMDB_PREFIX, ProfileError, check_profile, profile_named
 from fencepost.errors import (
     ExportTooLarge,
     InvalidRequest,
@@ -33,7 +38,7 @@ from fencepost.errors import (
     check_dataset_name,
 )
 from fencepost.http.responses import NO_STORE, HttpResponse, json_response
-from fencepost.model import DatasetRecord
+from fencepost.model import DatasetRecord, VersionInfo
 
 RETRY_AFTER: Final = 5  # seconds a client waits before asking again
 
@@ -63,17 +68,16 @@ class Exports:
         ranges_of: Callable[[str, int], int | None] = lambda _dataset, _version: None,
         clock: Callable[[], float] = time.time,
         parquet: bool = False,
+        version_of: Callable[[str, int], VersionInfo] | None = None,
     ) -> None:
         self.record, self.files, self.requests, self.clock = record, files, requests, clock
+        self.version_of = version_of  # a version's columns, which a profile is checked against
         self.parquet = parquet  # whether a tables function writes Parquet here (TABLES_QUEUE_URL)
         self.max_mmdb_ranges, self.kept, self.ranges_of = max_mmdb_ranges, kept, ranges_of
 
     def answer(self, dataset: str, query: Mapping[str, str]) -> HttpResponse:
         check_dataset_name(dataset)
-        form = query.get("format", "csv")
-        chosen = FORMATS.get(form)
-        if chosen is None:
-            raise InvalidRequest(f"invalid format {form[:20]!r}: one of {', '.join(FORMATS)}")
+        chosen = _chosen(query)
         asked = query.get("version")
         if asked is not None and not (asked.isascii() and asked.isdigit() and 0 < len(asked) <= 15 and int(asked)):
             raise InvalidRequest(f"invalid version {asked[:20]!r}: a version number, such as 3")
@@ -90,14 +94,22 @@ class Exports:
                 f"version {version} of dataset {dataset!r} is not kept: see GET /datasets/{dataset}/versions"
             )
         ranges = record.ranges if version == record.live else self.ranges_of(dataset, version) or 0
-        if chosen.name == "mmdb" and ranges > self.max_mmdb_ranges:
+        if chosen.mmdb and ranges > self.max_mmdb_ranges:
             raise ExportTooLarge(
                 f"version {version} of dataset {dataset!r} holds {ranges:,} ranges; a MaxMind DB export holds at most "
                 f"{self.max_mmdb_ranges:,} (MMDB_EXPORT_MAX_RANGES: the loader builds it in memory): export csv or cidr"
             )
+        if chosen.profile is not None:
+            self._check_profile(dataset, version, chosen.profile)
         files = self.files()
         key = export_object(dataset, version, chosen)
-        body = {"dataset": dataset, "version": version, "format": chosen.name}
+        body: dict[str, object] = {
+            "dataset": dataset,
+            "version": version,
+            "format": "mmdb" if chosen.mmdb else chosen.name,
+        }
+        if chosen.profile is not None:
+            body["profile"] = chosen.profile
         if files.modified(key) is not None:
             link = files.presigned(key, LINK_SECONDS)
             return json_response(303, {**body, "status": "READY", "url": link}, {**NO_STORE, "Location": link})
@@ -109,3 +121,31 @@ class Exports:
             self.requests(dataset, version, chosen.name)
         headers = {**NO_STORE, "Retry-After": str(RETRY_AFTER)}
         return json_response(202, {**body, "status": "WRITING", "retry_after": RETRY_AFTER}, headers)
+
+    def _check_profile(self, dataset: str, version: int, profile: str) -> None:
+        """``InvalidRequest`` when the version's columns (and the mapping it was built with) cannot answer a field
+        the profile needs."""
+        if self.version_of is None:
+            return
+        info = self.version_of(dataset, version)
+        try:
+            check_profile(profile_named(profile), info.columns, info.profile_columns)
+        except ProfileError as error:
+            raise InvalidRequest(f"version {version} of dataset {dataset!r}: {error}") from None
+
+
+def _chosen(query: Mapping[str, str]) -> ExportFormat:
+    """The format (and profile) asked for, or ``InvalidRequest`` naming those there are."""
+    form = query.get("format", "csv")
+    chosen = FORMATS.get(form)
+    if chosen is None:
+        raise InvalidRequest(f"invalid format {form[:20]!r}: one of {', '.join(FORMATS)}")
+    profile = query.get("profile")
+    if profile is None:
+        return chosen
+    if chosen.name != "mmdb":
+        raise InvalidRequest(f"profile applies to format=mmdb only, not {chosen.name}")
+    try:
+        return EXPORTABLE[MMDB_PREFIX + profile_named(profile).name]
+    except ProfileError as error:
+        raise InvalidRequest(str(error)) from None

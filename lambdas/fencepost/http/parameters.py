@@ -11,6 +11,7 @@ from fencepost.core.keyed.keyed_table import MAX_KEY_CHARS
 from fencepost.core.storage.job_keys import JOB_NAME_PATTERN
 from fencepost.core.storage.keys import DATASET_NAME_PATTERN
 from fencepost.core.versions.exports import FORMATS as EXPORTS
+from fencepost.core.versions.mmdb_profiles import PROFILES
 from fencepost.errors import InvalidRequest
 from fencepost.http.lookup_params import MAX_DATASETS
 from fencepost.http.paging import DEFAULT_LIMIT, MAX_LIMIT, ListingError, parse_limit
@@ -64,6 +65,13 @@ EXPORT_DESCRIPTION = (
     "`csv` (the default): `start,end,<columns>` of the version's pieces; `cidr`: one CIDR network a line with its "
     "columns, tab separated; `mmdb`: a MaxMind DB file readable by `maxminddb` and the other official readers; "
     "`parquet`: the version in the table layout of the Glue tables (written by the tables function, where deployed)."
+)
+EXPORT_PROFILE: Mapping[str, Any] = {"type": "string", "enum": list(PROFILES)}
+EXPORT_PROFILE_DESCRIPTION = (
+    "With `format=mmdb`: the file in a GeoLite2 record shape and `database_type` (`GeoLite2-Country`, "
+    "`GeoLite2-City`, `GeoLite2-ASN`) that MaxMind's `geoip2` readers, Elasticsearch, Logstash and nginx's geoip2 "
+    "module accept; the version's columns answer its fields (docs/exports.md). A version without a column for a "
+    "field the profile needs (a country, an ASN) is `INVALID_REQUEST`, naming the profile, the field and its columns."
 )
 VERSION: Mapping[str, Any] = {"type": "integer", "minimum": 1}
 AS_OF: Mapping[str, Any] = {"type": "string", "format": "date-time", "maxLength": 40}
@@ -129,6 +137,14 @@ def past_params(listed: str) -> tuple[Param, Param]:
             required=False,
         ),
         Param("version", "query", f"List the {listed} of this kept version.", VERSION, required=False),
+    )
+
+
+def export_params() -> tuple[Param, Param]:
+    """``format`` and ``profile`` of ``GET /datasets/{name}/export``."""
+    return (
+        Param("format", "query", EXPORT_DESCRIPTION, EXPORT_FORMAT, required=False),
+        Param("profile", "query", EXPORT_PROFILE_DESCRIPTION, EXPORT_PROFILE, required=False),
     )
 
 

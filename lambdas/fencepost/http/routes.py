@@ -39,8 +39,6 @@ from fencepost.http.parameters import (
     DATASET_NAME,
     DATASET_NAMES,
     DATASETS_DESCRIPTION,
-    EXPORT_DESCRIPTION,
-    EXPORT_FORMAT,
     FIELDS,
     FIELDS_DESCRIPTION,
     FORMAT,
@@ -61,6 +59,7 @@ from fencepost.http.parameters import (
     WHERE,
     WHERE_DESCRIPTION,
     Param,
+    export_params,
     paging,
     past_params,
 )
@@ -170,7 +169,7 @@ ROUTES: tuple[Route, ...] = (
         summary="A whole version as a file: 303 to a download link once written, 202 while it is being written",
         parameters=(
             Param("name", "path", "Dataset name", DATASET_NAME),
-            Param("format", "query", EXPORT_DESCRIPTION, EXPORT_FORMAT, required=False),
+            *export_params(),
             Param("version", "query", "The version; the live one when omitted.", VERSION, required=False),
         ),
         ok="ExportStatus",

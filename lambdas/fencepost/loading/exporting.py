@@ -5,10 +5,11 @@ Parquet is written by the tables function (``handlers/tables.py``), not here: a 
 queue once the version is kept and live.
 
 A folder's ``"exports"`` asks for them as each version is built: the message waits (sent again every
-``WAIT_FOR_LIVE`` seconds) until the version is live, and is dropped if it never goes live. The version's pieces
-are read from the table in address order, a page at a time. CSV and CIDR exports are
-streamed to a multipart upload, never more than a part held; a MaxMind DB is built in memory (its search tree
-and records) and written whole. The marker beside the export (``core.versions.exports.Marker``) is taken over by one
+``WAIT_FOR_LIVE`` seconds) until the version is live, and is dropped if it never goes live. The version's pieces are
+read from the table in address order, a page at a time. CSV and CIDR exports are streamed to a multipart upload,
+never more than a part held; a MaxMind DB is built in memory (its search tree and records) and written whole, in a
+GeoLite2 profile's shape for ``mmdb:<profile>`` (read with the ``mmdb_profile_columns`` the version was built with;
+the ranges left out are logged). The marker beside the export (``core.versions.exports.Marker``) is taken over by one
 writer (a conditional write: of several deliveries of the same request, one writes), and deleted once the export is
 written; a writer that dies leaves a marker that is asked again once it is older than ``STALE_MARKER_SECONDS``.
 """
@@ -25,8 +26,18 @@ from fencepost.core.folders.settings_file import FolderSettings
 from fencepost.core.formats.base import FileError
 from fencepost.core.space.addresses import V6
 from fencepost.core.storage.objects import FolderError, building_key, export_key
-from fencepost.core.versions.exports import FORMATS, WRITING, Marker, cidr_lines, csv_lines, encoded, may_write
+from fencepost.core.versions.exports import (
+    EXPORTABLE,
+    WRITING,
+    ExportFormat,
+    Marker,
+    cidr_lines,
+    csv_lines,
+    encoded,
+    may_write,
+)
 from fencepost.core.versions.history import Timeline
+from fencepost.core.versions.mmdb_profiles import ProfileError, profile_named
 from fencepost.loading.delivery import Delivery
 from fencepost.loading.messages import ExportVersion
 from fencepost.loading.ports import Clock, KeptFiles, Outbox, TableRequests, Telemetry
@@ -71,7 +82,7 @@ class Exporter:
 
     def on_export(self, message: ExportVersion, delivery: Delivery) -> None:  # noqa: ARG002 - one invocation
         dataset, version = message.dataset, message.version
-        chosen = FORMATS.get(message.format)
+        chosen = EXPORTABLE.get(message.format)
         log = self.telemetry.logger
         if chosen is None:
             log.warning("an export of an unknown format was dropped", extra={"format": message.format[:20]})
@@ -93,19 +104,29 @@ class Exporter:
             return
         if not self.files.claim(building_key(key), WRITING, replacing=None if marker is None else marker.etag):
             return  # another delivery took it over first
+        self._write(info, chosen, key)
+
+    def _write(self, info: VersionInfo, chosen: ExportFormat, key: str) -> None:
+        """Write the export and delete its marker (a profile the version's columns cannot answer writes nothing)."""
         began = time.perf_counter()
         pieces = self.versions.pieces(info)
-        if chosen.name == "mmdb":
+        written = True
+        if chosen.profile is not None:
+            data = self._profiled(info, pieces, chosen.profile)
+            written = data is not None
+            if data is not None:
+                self.files.put_bytes(key, data)
+        elif chosen.name == "mmdb":
             self.files.put_bytes(key, self._mmdb(info, pieces))
         else:
-            lines = (csv_lines if chosen.name == "csv" else cidr_lines)(info.columns, pieces, raw=self._raw(dataset))
+            raw = self._raw(info.dataset)
+            lines = (csv_lines if chosen.name == "csv" else cidr_lines)(info.columns, pieces, raw=raw)
             self.files.put_parts(key, encoded(lines, PART_BYTES), chosen.content_type)
-        self.files.delete_files([building_key(key)])
-        seconds = round(time.perf_counter() - began, 2)
-        log.info(
-            "version exported",
-            extra={"dataset": dataset, "version": version, "format": chosen.name, "seconds": seconds},
-        )
+        self.files.delete_files([building_key(key)])  # written, or refused: a request may ask again
+        if written:
+            seconds = round(time.perf_counter() - began, 2)
+            extra = {"dataset": info.dataset, "version": info.version, "format": chosen.name, "seconds": seconds}
+            self.telemetry.logger.info("version exported", extra=extra)
 
     def _served(self, message: ExportVersion) -> bool:
         """Whether the version is kept (live, previous, or in its ``retain_days``); one still loading is asked for
@@ -119,7 +140,7 @@ class Exporter:
         if record is not None and record.load.version == message.version and record.status == LoadStatus.LOADING:
             self.outbox.send(message, WAIT_FOR_LIVE)
         else:  # never written: a request may ask again at once
-            extension = FORMATS[message.format].extension
+            extension = EXPORTABLE[message.format].extension
             self.files.delete_files([building_key(export_key(message.dataset, message.version, extension))])
         return False
 
@@ -144,8 +165,39 @@ class Exporter:
     def _mmdb(self, info: VersionInfo, pieces: Iterator[tuple[int, int, int, list[str]]]) -> bytes:
         from fencepost.core.versions.mmdb_export import mmdb_bytes  # mmdb-writer and netaddr: only exports need them
 
-        epoch = int(datetime.fromisoformat(info.created_at).timestamp()) if info.created_at else int(self.clock())
-        has_ipv6 = bool(info.directories[V6].partitions) if V6 in info.directories else False
+        epoch, has_ipv6 = self._epoch(info), _has_ipv6(info)
         return mmdb_bytes(
             info.dataset, info.columns, pieces, has_ipv6=has_ipv6, build_epoch=epoch, numeric=info.numeric
         )
+
+    def _profiled(
+        self, info: VersionInfo, pieces: Iterator[tuple[int, int, int, list[str]]], name: str
+    ) -> bytes | None:
+        """A MaxMind DB in a GeoLite2 profile's shape, read with the mapping the version was built with; None for a
+        version whose columns cannot answer the profile (the route refuses it before asking)."""
+        from fencepost.core.versions.mmdb_export import profile_mmdb
+
+        profile, log = profile_named(name), self.telemetry.logger
+        extra = {"dataset": info.dataset, "version": info.version, "profile": name}
+        try:
+            written = profile_mmdb(
+                *(info.dataset, info.version, info.columns, pieces),
+                profile=profile,
+                mapping=info.profile_columns,
+                has_ipv6=_has_ipv6(info),
+                build_epoch=self._epoch(info),
+            )
+        except ProfileError as error:
+            log.warning(f"export refused: {error}", extra=extra)
+            return None
+        if written.skipped:
+            log.info(f"ranges left out of the export: {written.skipped}", extra=extra)
+        return written.data
+
+    def _epoch(self, info: VersionInfo) -> int:
+        """The version's build time (epoch seconds): the file's ``build_epoch``."""
+        return int(datetime.fromisoformat(info.created_at).timestamp()) if info.created_at else int(self.clock())
+
+
+def _has_ipv6(info: VersionInfo) -> bool:
+    return bool(info.directories[V6].partitions) if V6 in info.directories else False

@@ -22,6 +22,7 @@ from fencepost.core.storage import chunks
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.objects import is_fetched, report_key, settings_keys
 from fencepost.core.versions.data_dates import latest_day, version_date
+from fencepost.core.versions.mmdb_profiles import stored_map
 from fencepost.errors import StoreUnavailable
 from fencepost.loading.comparing import Comparer
 from fencepost.loading.failing import Failures
@@ -64,7 +65,10 @@ def _header(
     header = VersionHeader(read.columns, read.rows, items, objects, created, settings, True, aliases)
     joins = stored_joins(folder.keyed_joins)  # the keyed datasets joined into its answers (core.keyed.join_spec)
     indexed, numeric = folder.index or None, folder.numeric or None
-    return replace(header, indexed=indexed, numeric=numeric, data_date=own_date, keyed_joins=joins)
+    mapped = stored_map(folder.mmdb_profile_columns)  # what its GeoLite2 exports read (core.versions.mmdb_profiles)
+    return replace(
+        header, indexed=indexed, numeric=numeric, data_date=own_date, keyed_joins=joins, profile_columns=mapped
+    )
 
 
 def _build_record(
@@ -195,7 +199,10 @@ class Publisher:
         """The build record, the version's header and directory, the report and the dataset's progress."""
         aliases = tuple(sorted(read.aliases))
         aliased = tuple(map(parse_alias, aliases))
-        info = VersionInfo(dataset, build, read.columns, directories, True, aliased, keyed_joins=folder.keyed_joins)
+        joins, mapped = folder.keyed_joins, folder.mmdb_profile_columns
+        info = VersionInfo(
+            dataset, build, read.columns, directories, True, aliased, keyed_joins=joins, profile_columns=mapped
+        )
         key, settings = report_key(dataset, build), settings_digest(folder)
         created = iso(self.clock())
         header = _header(read, items=len(book), objects=objects, created=created, settings=settings, folder=folder)

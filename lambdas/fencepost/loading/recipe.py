@@ -1,7 +1,8 @@
 """A build's recipe, written once: a folder's objects read with its settings (the join, the rules, the columns its
-settings name and its keyed joins checked, invalid rows within the folder's allowance, at least one range), then
-flattened into the pieces and directories lookups use. The loader (``loading.building``, ``loading.publishing``) and
-``make plan`` (``planner.local_build``) both build with it: the planner refuses what the loader refuses."""
+settings name, its keyed joins and its GeoLite2 export profiles checked, invalid rows within the folder's allowance,
+at least one range), then flattened into the pieces and directories lookups use. The loader (``loading.building``,
+``loading.publishing``) and ``make plan`` (``planner.local_build``) both build with it: the planner refuses what the
+loader refuses."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from fencepost.core.storage.items import ItemTooLarge
 from fencepost.core.storage.keys import Directory
 from fencepost.core.storage.objects import is_fetched, release_dates, release_key, settings_keys
 from fencepost.core.versions.build import FamilyRanges, Pieces
+from fencepost.core.versions.mmdb_profiles import ProfileError, check_folder
 from fencepost.loading.progress import LoadFailure, Read
 from fencepost.loading.reading import Reader
 from fencepost.model import ObjectRef
@@ -39,7 +41,8 @@ def read_folder(
         check_named(read.columns, settings.index, "index")
         check_named(read.columns, settings.numeric, "numeric")
         check_joins(settings.keyed_joins, read.columns, dataset)
-    except (JoinError, RuleError, ItemTooLarge, KeyedError) as error:
+        check_folder(read.columns, settings.exports, settings.mmdb_profile_columns)
+    except (JoinError, RuleError, ItemTooLarge, KeyedError, ProfileError) as error:
         raise LoadFailure(str(error), object_key=settings_keys(dataset)[-1]) from None
     if read.problems.count > settings.max_invalid_rows:
         reason = f"{read.problems.count} invalid rows; the folder's settings allow {settings.max_invalid_rows}"

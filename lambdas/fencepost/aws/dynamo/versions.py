@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from fencepost.aws.dynamo.client import Table
 from fencepost.aws.dynamo.codec import Item, decode, encode
@@ -13,6 +14,7 @@ from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage.keys import VERSION_HEADER_SK, Directory, version_pk
 from fencepost.core.storage.piece_files import stored_lines
 from fencepost.core.versions.data_dates import DataDate
+from fencepost.core.versions.mmdb_profiles import ColumnMap, loaded_map
 from fencepost.model import VersionHeader, VersionInfo
 
 # Directory pages are items; 300,000 characters keeps one far below the 400 KB item limit.
@@ -34,6 +36,7 @@ class VersionTable:
         data_date: DataDate | None = None
         keyed: str | None = None
         joins: tuple[KeyedJoin, ...] = ()
+        mapped: ColumnMap = ()
         pages: dict[int, list[str]] = {family: [] for family in FAMILIES}
         for item in self.table.query_all(version_pk(dataset, version)):
             if int(item["SK"]["N"]) == VERSION_HEADER_SK:
@@ -47,14 +50,16 @@ class VersionTable:
                     data_date = decode(DataDate, item["data_date"]["M"])
                 keyed = item.get("keyed", {}).get("S")
                 joins = keyed_joins(item.get("keyed_joins", {}).get("S"))
+                mapped = loaded_map(item.get("profile_columns", {}).get("S"))
             else:
                 pages[int(item["f"]["N"])].append(item["p"]["S"])
         if columns is None:
             return None
         directories = {family: Directory.from_pages(family, pages[family]) for family in FAMILIES}
-        return VersionInfo(
+        info = VersionInfo(
             dataset, version, columns, directories, gaps, aliases, indexed, created, numeric, data_date, keyed, joins
         )
+        return replace(info, profile_columns=mapped) if mapped else info
 
     def put(self, info: VersionInfo, header: VersionHeader) -> None:
         """Write the version's header and directory pages (its range items are written separately)."""

@@ -17,7 +17,10 @@ from fencepost.core.storage.objects import FolderError
 
 NAMES: Final = ("key", "key_form", "keyed_joins")
 # Settings of ranges: none applies to a table of keys (the reason each is refused, said once)
-REFUSED: Final = ("index", "exports", "sinks", "join", "gap_when", "merge_neighbours", "keyed_joins", "numeric")
+REFUSED: Final = (
+    *("index", "exports", "sinks", "join", "gap_when", "merge_neighbours", "keyed_joins", "numeric"),
+    "mmdb_profile_columns",
+)
 
 
 def parse_keyed(document: Mapping[str, Any], where: str) -> dict[str, Any]:

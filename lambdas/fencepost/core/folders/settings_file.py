@@ -22,8 +22,9 @@ from fencepost.core.formats.base import ReadOptions
 from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.sinks.sink_settings import Sinks, parse_sinks
 from fencepost.core.storage.objects import FolderError
-from fencepost.core.versions.exports import FORMATS as EXPORTS
+from fencepost.core.versions.exports import EXPORTABLE as EXPORTS
 from fencepost.core.versions.history import MAX_RETAIN_DAYS
+from fencepost.core.versions.mmdb_profiles import ColumnMap, parse_column_map
 
 MAX_INDEXED = 8  # indexed columns a folder may name: each costs a pass over the pieces and two objects per build
 
@@ -42,8 +43,10 @@ class FolderSettings:
     (``core.folders.joins``); ``max_unjoined_rows``: how many rows may miss the join before the load fails (None: any
     number, a warning); ``gates``: what stops a build that shrinks or changes too much (``core.folders.gates``);
     ``index``: the columns reverse lookups may ask by value (``core.versions.value_index``), at most ``MAX_INDEXED``;
-    ``exports``: the formats each new version is exported to once live (``core.versions.exports``); ``numeric``: columns
-    a MaxMind DB export stores as numbers; ``retain_days``: how long versions stay answerable after they stop being
+    ``exports``: the formats each new version is exported to once live (``core.versions.exports``; ``"mmdb:<profile>"``
+    a GeoLite2 profile); ``numeric``: columns a MaxMind DB export stores as numbers; ``mmdb_profile_columns``: the
+    column that answers each field of the GeoLite2 profiles (``core.versions.mmdb_profiles``; recorded with each
+    version); ``retain_days``: how long versions stay answerable after they stop being
     live (``core.versions.history``; it governs keeping, not building, so it is no part of the settings digest);
     ``export_raw_cells``: CSV and CIDR exports write every cell as it is, even one a spreadsheet would run as a
     formula (``core.versions.exports.safe_cell``; it governs exports, not building, so it is no part of the digest
@@ -77,6 +80,7 @@ class FolderSettings:
     key: str | None = None
     key_form: str | None = None  # None: "text" (an AS-names list: "asn")
     keyed_joins: tuple[KeyedJoin, ...] = ()
+    mmdb_profile_columns: ColumnMap = ()
 
     @property
     def read_options(self) -> ReadOptions:
@@ -92,7 +96,7 @@ class FolderSettings:
             raise FolderError(f"{where} must hold a JSON object")
         known = {"columns", "header", "max_invalid_rows", "merge_neighbours", "limits", "constants", "gap_when"}
         known |= {"join", "locale", "max_unjoined_rows", "index", "exports", "numeric", "retain_days", *GATES}
-        known |= {"export_raw_cells", "max_age", "sinks", *KEYED}
+        known |= {"export_raw_cells", "max_age", "sinks", "mmdb_profile_columns", *KEYED}
         unknown = sorted(set(document) - known)
         if unknown:
             raise FolderError(f"{where} has unknown settings {unknown}; known: {sorted(known)}")
@@ -117,7 +121,8 @@ def _later(document: dict[str, Any], where: str) -> dict[str, Any]:
         if document.get("join") is not None:
             found["join"] = JoinSpec.parse(document["join"])
         found["sinks"] = parse_sinks(document.get("sinks"))
-    except ValueError as error:
+        found["mmdb_profile_columns"] = parse_column_map(document.get("mmdb_profile_columns"))
+    except ValueError as error:  # a ProfileError too
         raise FolderError(f"{where}: {error}") from None
     locale = document.get("locale", "en")
     if not isinstance(locale, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?", locale):
@@ -203,7 +208,7 @@ def _limits(value: Any, where: str) -> FolderLimits:
 
 ADDED_LATER = (
     *("constants", "gap_when", "join", "locale", "max_unjoined_rows", "index", "exports", "numeric"),
-    *(*GATES, *KEYED),
+    *(*GATES, *KEYED, "mmdb_profile_columns"),
 )
 
 

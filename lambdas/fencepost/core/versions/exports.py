@@ -14,6 +14,8 @@ return before one) as a formula: ``=HYPERLINK(...)`` in a publisher's data would
 cell is written with a ``'`` before it, as OWASP's "CSV Injection" advises, unless it is a plain number (``-33.86``
 is a latitude, not a formula); a folder's ``"export_raw_cells": true`` writes every cell as it is.
 
+- ``mmdb:<profile>``: a MaxMind DB in a GeoLite2 profile's record shape (``core.versions.mmdb_profiles``), kept beside
+  the others as ``<version>.<profile>.mmdb``; asked for as ``format=mmdb&profile=<profile>``.
 - ``parquet``: the version in the table layout (``tables.schema``), written by the tables function
   (``handlers/tables.py``) to ``_tables/<dataset>/version=<n>/`` (``core.storage.objects.parquet_key``), where the
   dataset's Glue tables read it; its marker stays under ``_exports/``, out of the table's folder.
@@ -34,6 +36,7 @@ from typing import Final
 from fencepost.core.space.addresses import format_address
 from fencepost.core.space.networks import cidrs
 from fencepost.core.storage.objects import building_key, export_key, parquet_columns_key, parquet_key
+from fencepost.core.versions.mmdb_profiles import MMDB_PREFIX, PROFILES
 
 Piece = tuple[int, int, int, Sequence[str]]  # family, first, last, values
 STALE_MARKER_SECONDS: Final = 900  # a marker older than this is a request lost or a writer that died: asked again
@@ -73,9 +76,15 @@ def safe_cell(value: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ExportFormat:
-    name: str
+    name: str  # as messages and a folder's "exports" name it
     extension: str
     content_type: str
+    profile: str | None = None  # a GeoLite2 profile of a MaxMind DB (core.versions.mmdb_profiles)
+
+    @property
+    def mmdb(self) -> bool:
+        """Whether it is a MaxMind DB, built in memory (``MMDB_EXPORT_MAX_RANGES``)."""
+        return self.extension.endswith("mmdb")
 
 
 FORMATS: Final = {
@@ -84,6 +93,11 @@ FORMATS: Final = {
     "mmdb": ExportFormat("mmdb", "mmdb", "application/octet-stream"),
     "parquet": ExportFormat("parquet", "parquet", "application/vnd.apache.parquet"),
 }
+PROFILED: Final = {
+    f"{MMDB_PREFIX}{name}": ExportFormat(f"{MMDB_PREFIX}{name}", f"{name}.mmdb", "application/octet-stream", name)
+    for name in PROFILES
+}
+EXPORTABLE: Final = {**FORMATS, **PROFILED}  # every export a version may have, by the name messages give it
 
 
 def export_object(dataset: str, version: int, chosen: ExportFormat) -> str:
@@ -100,8 +114,8 @@ def marker_object(dataset: str, version: int, chosen: ExportFormat) -> str:
 
 def kept_keys(dataset: str, version: int) -> list[str]:
     """Every object a version's exports may have left in the bucket (deleted with the version)."""
-    keys = [export_object(dataset, version, chosen) for chosen in FORMATS.values()]
-    markers = [marker_object(dataset, version, chosen) for chosen in FORMATS.values()]
+    keys = [export_object(dataset, version, chosen) for chosen in EXPORTABLE.values()]
+    markers = [marker_object(dataset, version, chosen) for chosen in EXPORTABLE.values()]
     return [*keys, *markers, parquet_columns_key(dataset, version)]
 
 

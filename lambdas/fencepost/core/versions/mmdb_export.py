@@ -6,26 +6,60 @@ One record per distinct metadata, a map of the columns by name (strings; a colum
 make it up. A version with IPv6 pieces is an IPv6 database (``ip_version`` 6) holding its IPv4 pieces in the
 ``::/96`` subtree, where readers look IPv4 addresses up; an IPv4-only version is an IPv4 database.
 ``database_type`` is the dataset's name and ``build_epoch`` the version's load time.
+
+With a GeoLite2 profile (``profile_mmdb``), each record is the profile's shape instead
+(``core.versions.geolite2_records``), ``database_type`` the profile's (``GeoLite2-Country``, ``GeoLite2-City``,
+``GeoLite2-ASN``) and the description names the dataset, the version and what was left out.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from mmdb_writer import MMDBWriter
+from mmdb_writer import Encoder, MMDBWriter, TreeWriter
 from netaddr import IPNetwork, IPSet
 
 from fencepost.core.pauses import gc_paused
 from fencepost.core.space.addresses import V6
 from fencepost.core.space.networks import range_blocks
 from fencepost.core.versions.exports import Piece
+from fencepost.core.versions.geolite2_records import Shaper, left_out
+from fencepost.core.versions.mmdb_profiles import ColumnMap, Profile
+
+Shape = Callable[[Sequence[str]], dict[str, Any] | str]  # a piece's values to its record, or why it is left out
+
+
+class _SharedRecords(Encoder):
+    """``mmdb-writer``'s encoder, finding a record it has written by the record object first: every network of a
+    piece, and every piece with the same values, holds one record object, and the encoder's own cache key (the
+    record frozen into tuples, made again for each network) took most of the time of a file of nested records."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self.offsets: dict[int, int] = {}  # id of a record (alive in the tree meanwhile) -> its offset
+
+    def encode(self, value: Any, type_id: int | None = None, return_offset: bool = False) -> Any:
+        if type(value) is not dict or type_id is not None or not self.cache:  # (the metadata: written in place)
+            return (
+                super().encode(value, type_id, return_offset=True) if return_offset else super().encode(value, type_id)
+            )
+        offset = self.offsets.get(id(value))
+        if offset is None:
+            offset = self.offsets[id(value)] = super().encode(value, return_offset=True)
+        return offset if return_offset else self._encode_pointer(offset)
+
+
+class _Tree(TreeWriter):
+    encoder_cls = _SharedRecords
 
 
 class _Writer(MMDBWriter):
-    """``MMDBWriter`` with the build epoch given rather than the clock's."""
+    """``MMDBWriter`` with the build epoch given rather than the clock's, and records found by identity."""
 
     def __init__(self, *, build_epoch: int, **options: Any) -> None:
         super().__init__(**options)
@@ -35,6 +69,9 @@ class _Writer(MMDBWriter):
         meta: dict[str, Any] = super()._build_meta()
         meta["build_epoch"] = self.build_epoch
         return meta
+
+    def to_db_file(self, filename: str) -> None:
+        _Tree(self.tree, self._build_meta(), self.int_type, self.float_type).write(filename)
 
 
 def _record(columns: Sequence[str], values: Sequence[str], numeric: frozenset[str]) -> dict[str, Any]:
@@ -64,40 +101,71 @@ def mmdb_bytes(
     numeric: Sequence[str] = (),
 ) -> bytes:
     """The MaxMind DB file of the pieces (in address order, IPv4 first)."""
-    version = 6 if has_ipv6 else 4
-    writer = _Writer(
-        ip_version=version,
+    numbers = frozenset(numeric)
+    writer = _writer(dataset, f"Fencepost dataset {dataset}", has_ipv6=has_ipv6, build_epoch=build_epoch)
+    with gc_paused():  # the tree's millions of nodes would make each collection slower than the last
+        _insert(writer, pieces, lambda values: _record(columns, values, numbers))
+        return _written(writer)
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileFile:
+    data: bytes
+    skipped: str  # what was left out, in words (``geolite2_records.left_out``): empty when nothing was
+
+
+def profile_mmdb(
+    dataset: str,
+    version: int,
+    columns: Sequence[str],
+    pieces: Iterable[Piece],
+    *,
+    profile: Profile,
+    mapping: ColumnMap = (),
+    has_ipv6: bool,
+    build_epoch: int,
+) -> ProfileFile:
+    """The MaxMind DB file of the pieces in a GeoLite2 profile's shape; ``ProfileError`` when the columns cannot
+    answer a field it needs."""
+    shaper = Shaper(profile, columns, mapping)
+    about = f"Fencepost dataset {dataset}, version {version}, in the {profile.database_type} record shape"
+    writer = _writer(profile.database_type, about, has_ipv6=has_ipv6, build_epoch=build_epoch)
+    with gc_paused():
+        skipped = left_out(_insert(writer, pieces, shaper.record))
+        writer.description = {"en": f"{about}; {skipped}" if skipped else about}
+        return ProfileFile(_written(writer), skipped)
+
+
+def _writer(database_type: str, description: str, *, has_ipv6: bool, build_epoch: int) -> _Writer:
+    return _Writer(
+        ip_version=6 if has_ipv6 else 4,
         ipv4_compatible=has_ipv6,
-        database_type=dataset,
-        description={"en": f"Fencepost dataset {dataset}"},
+        database_type=database_type,
+        description={"en": description},
         languages=["en"],
         int_type="u64",
         build_epoch=build_epoch,
     )
-    numbers = frozenset(numeric)
-    records: dict[tuple[str, ...], dict[str, Any]] = {}
-    with gc_paused():  # the tree's millions of nodes would make each collection slower than the last
-        _insert(writer, columns, pieces, numbers, records)
-        return _written(writer)
 
 
-def _insert(
-    writer: _Writer,
-    columns: Sequence[str],
-    pieces: Iterable[Piece],
-    numbers: frozenset[str],
-    records: dict[tuple[str, ...], dict[str, Any]],
-) -> None:
+def _insert(writer: _Writer, pieces: Iterable[Piece], shape: Shape) -> Counter[str]:
+    """Insert each piece with its record (each distinct one made once); the pieces left out, by reason."""
+    records: dict[tuple[str, ...], dict[str, Any] | str] = {}
+    skipped: Counter[str] = Counter()
     for family, first, last, values in pieces:
         key = tuple(values)
         record = records.get(key)
         if record is None:
-            record = records[key] = _record(columns, values, numbers)
+            record = records[key] = shape(values)
+        if isinstance(record, str):
+            skipped[record] += 1
+            continue
         networks = [
             IPNetwork((first_block, length), version=6 if family == V6 else 4)
             for first_block, length in range_blocks(family, first, last)
         ]
         writer.insert_network(IPSet(networks), record)
+    return skipped
 
 
 def _written(writer: _Writer) -> bytes:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from fencepost.http.lookup_params import MAX_DATASETS, MAX_LOOKUPS
 from fencepost.http.openapi.api_index import ApiIndex  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.dataset_fields import FRESHNESS, SOURCE
+from fencepost.http.openapi.export_status import ExportStatus  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.job_status import JobList, JobStatus  # noqa: F401 (the routes table names them here)
 from fencepost.http.openapi.kept_versions import VersionList  # noqa: F401 (the routes table names it here)
 from fencepost.http.openapi.keyed_rows import KeyRow  # noqa: F401 (the routes table names it here)
@@ -286,15 +287,3 @@ class ValueOne(ValueStats):
     version: int
     as_of: str | None = Field(None, description="With `as_of`: the instant asked for (RFC 3339, UTC).")
     column: str
-
-
-class ExportStatus(BaseModel):
-    """The answer of an export: 202 while it is being written (``Retry-After`` says when to ask again), 303 once
-    written (``Location`` is the download link, also in ``url``)."""
-
-    dataset: str
-    version: int
-    format: Literal["csv", "cidr", "mmdb", "parquet"]
-    status: Literal["WRITING", "READY"]
-    url: str | None = Field(None, description="With 303: the download link, valid for 15 minutes.")
-    retry_after: int | None = Field(None, description="With 202: seconds to wait before asking again.")
