@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from fencepost.core.formats.base import FileError
 from fencepost.core.keyed.keyed_table import KeyedError, KeyedTable, TableTooLarge
 from fencepost.core.storage.objects import keys_key
 from fencepost.errors import Unavailable
@@ -18,7 +19,12 @@ from fencepost.model import VersionInfo
 from fencepost.reading.caches import LruCache
 
 TABLES_KEPT: Final = 64  # keyed versions held per container at most, whatever their size
-MAX_OBJECT_BYTES: Final = 512 * 1024 * 1024  # a stored table read at most (gzip'd); its decoded size is budgeted after
+
+
+def object_bound(max_text: int) -> int:
+    """The most of a stored table read (gzip'd) when its text may hold ``max_text`` bytes: gzip adds 5 bytes a 64 KiB
+    block it cannot compress and 18 of its own, so a larger object's text is larger than ``max_text`` too."""
+    return max_text + max_text // 8192 + 1024
 
 
 class KeyedFiles(Protocol):
@@ -41,13 +47,16 @@ class KeyedTables:
             return found
         if self.files is None:
             raise Unavailable("the lookup function has no bucket to read keyed tables from (BUCKET_NAME is not set)")
-        body = self.files().object_if_any(keys_key(*key), MAX_OBJECT_BYTES)
+        try:
+            body = self.files().object_if_any(keys_key(*key), object_bound(self.max_bytes))
+        except FileError:  # more than its text could be within the budget: never read whole
+            raise Unavailable(_too_large(info.dataset, self.max_bytes)) from None
         if body is None:
             raise Unavailable(f"the table of version {info.version} of keyed dataset {info.dataset!r} is missing")
         try:
             table = KeyedTable.decode(body, max_text=self.max_bytes)  # its text is smaller than the table it makes
-        except TableTooLarge as error:
-            raise Unavailable(f"{error} (KEYED_CACHE_BYTES): keyed dataset {info.dataset!r} is not joined") from None
+        except TableTooLarge:
+            raise Unavailable(_too_large(info.dataset, self.max_bytes)) from None
         except KeyedError as error:
             raise Unavailable(f"the table of keyed dataset {info.dataset!r} is unreadable: {error}") from None
         if not self._tables.put(key, table, table.memory_bytes()):
@@ -64,3 +73,10 @@ class KeyedTables:
     @property
     def bytes(self) -> int:
         return self._tables.bytes
+
+
+def _too_large(dataset: str, max_bytes: int) -> str:
+    return (
+        f"the keyed table's text is larger than {max_bytes:,} bytes (KEYED_CACHE_BYTES): keyed dataset {dataset!r} is "
+        "not joined"
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from typing import Any
 
 import pytest
@@ -15,13 +16,19 @@ from bench.several import _NoListings
 from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.keyed.keyed_table import KeyedTable
 from fencepost.core.space.addresses import V4, parse_address
+from fencepost.core.storage.objects import keys_key
 from fencepost.core.versions.build import FamilyRanges
 from fencepost.core.versions.history import Event, Timeline
+from fencepost.errors import Unavailable
 from fencepost.http.app import HttpApi, create_app
+from fencepost.model import VersionInfo
 from fencepost.observability import Observability
 from fencepost.reading.answers import FOUND
+from fencepost.reading.keyed_tables import KeyedTables
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import CacheLimits, LookupSettings, TableSettings
+from tests.fakes.bucket import FakeBucket
+from tests.fakes.kernel import Faults
 from tests.fakes.ranges import MemoryStore
 from tests.support import LambdaContext, event
 
@@ -221,3 +228,13 @@ def test_a_key_in_the_path_is_percent_decoded_as_the_route_says() -> None:
     assert service.get("/datasets/customers/keys/50%25")["data"]["owner"] == "half"
     bad = service.get("/datasets/customers/keys/%FF", 400)["error"]["message"]
     assert bad == "the key is not percent-encoded UTF-8"
+
+
+def test_a_stored_table_larger_than_the_budget_is_read_no_further_and_names_the_setting() -> None:
+    # Its gzip'd bytes alone exceed what its text may hold: a lookup container reads no more of it than the budget
+    # (the bucket refuses a larger read, as S3's adapter does), and joins say why
+    bucket = FakeBucket(Faults())
+    bucket.put_object(keys_key("as-names", 1), random.Random(1).randbytes(2 * 1024 * 1024))
+    tables = KeyedTables(lambda: bucket, max_bytes=1024 * 1024)
+    with pytest.raises(Unavailable, match=r"KEYED_CACHE_BYTES\): keyed dataset 'as-names' is not joined"):
+        tables.table(VersionInfo("as-names", 1, ("asn", "name"), {}, keyed="asn"))
