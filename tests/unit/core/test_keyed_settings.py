@@ -67,6 +67,9 @@ def test_settings_of_ranges_are_refused_on_a_keyed_folder_naming_them(setting: d
         ({"keyed_joins": [{"dataset": "as-names", "on": "asn"}]}, "each keyed_joins element is"),
         ({"keyed_joins": [JOIN, JOIN]}, "keyed_joins add ['as_name'] more than once"),
         ({"keyed_joins": [{**JOIN, "dataset": "Bad Name"}]}, "keyed_joins.dataset 'Bad Name' is no dataset name"),
+        # Recorded with each version, in its header item: 16 long names in each of 4 joins would overflow it
+        ({"keyed_joins": [{**JOIN, "columns": ["n" * 129]}]}, "of at most 128 characters"),
+        ({"keyed_joins": [{**JOIN, "on": "a" * 129}]}, "on must name a column of this dataset (at most 128"),
     ],
 )
 def test_bad_keyed_settings_fail_with_one_line_naming_the_settings_object(document: object, says: str) -> None:

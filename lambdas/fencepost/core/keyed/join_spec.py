@@ -19,6 +19,9 @@ from fencepost.core.storage.keys import DATASET_NAME_RULE, is_dataset_name
 
 MAX_KEYED_JOINS: Final = 4  # each join is a table a lookup container holds in memory
 MAX_JOINED_COLUMNS: Final = 16  # columns one join may add
+# A column a join names (its ``on``, each of its ``columns``): the joins are recorded in the version's header item,
+# which DynamoDB holds to 400 KB with the version's objects and columns (core.storage.items)
+MAX_NAME_CHARS: Final = 128
 _FIELDS: Final = {"dataset", "on", "columns", "prefix"}
 _SHAPE: Final = '{"dataset": "<keyed dataset>", "on": "<column>", "columns": ["<column>", ...], "prefix": "<text>"}'
 
@@ -49,18 +52,25 @@ class KeyedJoin:
         dataset, on, columns, prefix = value["dataset"], value["on"], value["columns"], value.get("prefix", "")
         if not isinstance(dataset, str) or not is_dataset_name(dataset):
             raise KeyedError(f"keyed_joins.dataset {str(dataset)[:80]!r} is no dataset name: {DATASET_NAME_RULE}")
-        if not isinstance(on, str) or not on.strip():
-            raise KeyedError("keyed_joins.on must name a column of this dataset")
+        if not _is_name(on):
+            raise KeyedError(f"keyed_joins.on must name a column of this dataset (at most {MAX_NAME_CHARS} characters)")
         if (
             not isinstance(columns, list)
             or not 0 < len(columns) <= MAX_JOINED_COLUMNS
-            or not all(isinstance(c, str) and c.strip() for c in columns)
+            or not all(map(_is_name, columns))
             or len(set(columns)) != len(columns)
         ):
-            raise KeyedError(f"keyed_joins.columns must be 1 to {MAX_JOINED_COLUMNS} distinct column names")
+            raise KeyedError(
+                f"keyed_joins.columns must be 1 to {MAX_JOINED_COLUMNS} distinct column names of at most "
+                f"{MAX_NAME_CHARS} characters"
+            )
         if not isinstance(prefix, str) or len(prefix) > 64:
             raise KeyedError("keyed_joins.prefix must be text of at most 64 characters")
         return cls(dataset, on.strip(), tuple(c.strip() for c in columns), prefix)
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and len(value.strip()) <= MAX_NAME_CHARS
 
 
 def parse_keyed_joins(value: Any) -> tuple[KeyedJoin, ...]:
