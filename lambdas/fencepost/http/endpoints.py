@@ -89,7 +89,7 @@ class Rare:
     def where(self) -> WhereListing:
         from fencepost.http.reverse_routes import WhereListing
 
-        return WhereListing(self.history, self.indexes, self.settings.response_budget)
+        return WhereListing(self.history, self.indexes, self.joins, self.settings.response_budget)
 
     @functools.cached_property
     def values(self) -> ValueListing:

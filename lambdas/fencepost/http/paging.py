@@ -153,15 +153,24 @@ def pin_digest(*parts: str) -> str:
 def decode_pinned(token: str, tag: str, dataset: str, digest: str) -> tuple[int, int] | None:
     """The version and position of an intact cursor ``[tag, dataset, version, digest, position]`` that this request
     may use (same tag, dataset and digest of what it lists); None otherwise."""
-    fields = decode_token(token, 5)
+    found = decode_pins(token, tag, dataset, digest, 2)
+    return None if found is None else (found[0], found[1])
+
+
+def decode_pins(token: str, tag: str, dataset: str, digest: str, count: int) -> tuple[int, ...] | None:
+    """The ``count`` whole numbers of an intact cursor ``[tag, dataset, version, digest, number...]`` (the version
+    from 1, the others, positions or more versions, from 0) when this request may use it (same tag, dataset and
+    digest of what it lists); None otherwise."""
+    fields = decode_token(token, 3 + count)
     if fields is None:
         return None
-    held_tag, name, version, held, position = fields
+    held_tag, name, version, held, *more = fields
     if held_tag != tag or name != dataset or held != digest:
         return None
-    if not (_whole(version) and _whole(position) and 1 <= version <= MAX_VERSION and 0 <= position < MAX_VERSION):
+    numbers = [number for number in (version, *more) if _whole(number) and 0 <= number <= MAX_VERSION]
+    if len(numbers) != count or numbers[0] < 1:
         return None
-    return version, position
+    return tuple(numbers)
 
 
 def _whole(value: object) -> TypeGuard[int]:

@@ -52,7 +52,11 @@ FIELDS_DESCRIPTION = (
 WHERE: Mapping[str, Any] = {"type": "string", "maxLength": MAX_WHERE_CHARS, "pattern": "^[^:]+:"}
 WHERE_DESCRIPTION = (
     "`<column>:<value>` (split at the first colon): only the pieces whose indexed column holds the value, from the "
-    "column's value index. A column the version does not index is `NOT_INDEXED`, naming those it does."
+    "column's value index. A column a keyed join adds (`as_name`) is searched through the index of the join's `on` "
+    "column: the keyed version live (or at `as_of`) gives the keys whose column holds the value, and their pieces "
+    "are listed value after value (each value's in address order); the answer's `joined` names that keyed version, "
+    "which a cursor keeps. A column the version does not index is `NOT_INDEXED`, naming those it does (for a joined "
+    "column: its `on` column)."
 )
 FORMAT: Mapping[str, Any] = {"type": "string", "enum": list(FORMATS)}
 FORMAT_DESCRIPTION = (

@@ -10,8 +10,9 @@ import pytest
 
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.sinks.plan import SinkError, difference, matching, networks, split
-from fencepost.core.sinks.sink_settings import PrefixListSink, RuleGroup, WafSink, Where
+from fencepost.core.sinks.sink_settings import PrefixListSink, RuleGroup, WafSink
 from fencepost.core.storage.objects import FolderError
+from fencepost.core.versions.where_clause import Where
 
 
 def parsed(document: str) -> FolderSettings:

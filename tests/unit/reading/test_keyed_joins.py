@@ -31,6 +31,7 @@ from tests.fakes.bucket import FakeBucket
 from tests.fakes.kernel import Faults
 from tests.fakes.ranges import MemoryStore
 from tests.support import LambdaContext, event
+from tests.support.app_calls import get_json
 
 ROWS = [("1.0.0.0", "1.0.0.255", "13335"), ("8.8.8.0", "8.8.8.255", "AS15169"), ("9.9.9.0", "9.9.9.255", "64512")]
 JOIN = KeyedJoin("as-names", "asn", ("name", "country"), "as_")
@@ -82,12 +83,7 @@ class _Service:
         return answer
 
     def get(self, path: str = "/lookup", status: int = 200, **query: str) -> dict[str, Any]:
-        request = event("lookup-get", queryStringParameters=query)
-        request["rawPath"] = request["requestContext"]["http"]["path"] = path
-        response = self.api.handle(request, LambdaContext())
-        assert response["statusCode"] == status, response["body"]
-        body: dict[str, Any] = json.loads(response["body"])
-        return body
+        return get_json(self.api, path, status, **query)
 
 
 def test_the_joined_columns_come_from_the_live_keyed_version_and_follow_a_new_one() -> None:

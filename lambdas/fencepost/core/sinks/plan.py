@@ -12,9 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from fencepost.core.sinks.sink_settings import Where
 from fencepost.core.space.addresses import BITS, FAMILIES
-from fencepost.core.space.networks import block_text, range_blocks
+from fencepost.core.space.networks import block_text, merge_touching, range_blocks
+from fencepost.core.versions.where_clause import Where
 
 Piece = tuple[int, int, int, Sequence[str]]  # family, first, last, values
 MAX_CHANGES: Final = 100  # entries one ModifyManagedPrefixList call may add, and as many remove
@@ -39,17 +39,10 @@ def matching(pieces: Iterable[Piece], columns: Sequence[str], where: Where | Non
 
 def networks(pieces: Iterable[Piece]) -> dict[int, list[str]]:
     """The fewest CIDR networks that make up the pieces (in address order), by address family."""
-    runs: dict[int, list[list[int]]] = {family: [] for family in FAMILIES}
-    for family, first, last, _ in pieces:
-        held = runs[family]
-        if held and held[-1][1] + 1 == first:
-            held[-1][1] = last
-        else:
-            held.append([first, last])
-    found: dict[int, list[str]] = {}
-    for family, held in runs.items():
-        blocks = [block for first, last in held for block in range_blocks(family, first, last)]
-        found[family] = [text for first, length in blocks for text in _texts(family, first, length)]
+    found: dict[int, list[str]] = {family: [] for family in FAMILIES}
+    for family, first, last in merge_touching(piece[:3] for piece in pieces):
+        blocks = range_blocks(family, first, last)
+        found[family].extend(text for start, length in blocks for text in _texts(family, start, length))
     return found
 
 

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from fencepost.core.versions.where_clause import Where, split_where
+
 WAF_SET_LIMIT: Final = 10_000  # addresses an AWS WAF IP set holds at most
 SCOPES: Final = ("REGIONAL", "CLOUDFRONT")
 MAX_SETS: Final = 10  # default sets per address family
@@ -33,14 +35,6 @@ RULE_ACTIONS: Final = ("BLOCK", "ALLOW", "COUNT")
 MOST_CAPACITY: Final = 5_000  # WAF capacity units a web ACL may hold at most
 MOST_LOCK_RETRIES: Final = 20
 _PREFIX_LIST_ID: Final = re.compile(r"pl-[0-9a-f]{8,17}")
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """Only the ranges whose ``column`` holds ``value``."""
-
-    column: str
-    value: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +151,7 @@ def _where(value: Any, name: str) -> Where | None:
     """``"<column>:<value>"``, split at the first colon, as ``GET /ranges?where=`` reads it."""
     if value is None:
         return None
-    column, colon, wanted = value.partition(":") if isinstance(value, str) else ("", "", "")
-    if not colon or not column.strip():
+    where = split_where(value)
+    if where is None:
         raise ValueError(f'{name} must be "<column>:<value>", e.g. "country:AU"')
-    return Where(column.strip(), wanted)
+    return where

@@ -6,6 +6,8 @@ with the address in canonical text (dotted IPv4, RFC 5952 IPv6).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from fencepost.core.space.addresses import BITS, TOP, format_address
 
 
@@ -65,3 +67,20 @@ def range_blocks(family: int, start: int, end: int) -> list[tuple[int, int]]:
 def cidrs(family: int, start: int, end: int) -> list[str]:
     """The fewest CIDR blocks that together are exactly ``start..end``, as text, in address order."""
     return [block_text(family, first, length) for first, length in range_blocks(family, start, end)]
+
+
+def touches(run: Sequence[int], family: int, start: int) -> bool:
+    """Whether a range of ``family`` starting at ``start`` begins right after ``run`` (``[family, first, last]``)."""
+    return run[0] == family and run[2] + 1 == start
+
+
+def merge_touching(runs: Iterable[Sequence[int]]) -> list[list[int]]:
+    """Runs ``[family, first, last, ...]`` in address order, each that begins right after the one before it merged
+    into that one (which keeps its other fields)."""
+    merged: list[list[int]] = []
+    for run in runs:
+        if merged and touches(merged[-1], run[0], run[1]):
+            merged[-1][2] = run[2]
+        else:
+            merged.append(list(run))
+    return merged

@@ -215,11 +215,18 @@ class WhereFilter(BaseModel):
     value: str = Field(examples=["AU"])
 
 
+class WhereJoin(BaseModel):
+    dataset: str = Field(description="The keyed dataset whose keys were searched.", examples=["as-names"])
+    version: int = Field(description="Its version read: a cursor keeps its pages on it.")
+    on: str = Field(description="The indexed column whose values are its keys.", examples=["asn"])
+
+
 class RangeList(BaseModel):
     dataset: str
     version: int = Field(description="The version listed: a cursor keeps its pages on one version.")
     as_of: str | None = Field(None, description="With `as_of`: the instant asked for (RFC 3339, UTC).")
     where: WhereFilter | None = Field(None, description="With `where=`: the column and value asked for.")
+    joined: WhereJoin | None = Field(None, description="With `where=` of a column a keyed join adds: what was read.")
     within: str | None = Field(description="The network listed, canonical; null: all of IPv4, then IPv6.")
     ranges: list[ListedRange] | None = Field(
         None, description="Stored pieces that meet `within` (and hold `where`'s value), whole, in address order."

@@ -1,0 +1,102 @@
+"""Which values of which value index a ``GET /ranges?where=<column>:<value>`` page reads.
+
+An indexed column: the value, in that column's index. A column a keyed join adds to the answers
+(``core.keyed.join_spec``, such as ``as_name`` of a join to ``as-names`` with prefix ``as_``): the keyed version live
+at the request (or at ``as_of``; a cursor's pinned one on later pages) gives the keys whose column holds the value
+(``KeyedTable.keys_where``), and the index of the join's ``on`` column gives their pieces: every value of that index
+which is one of the keys in the table's key form (``13335`` and ``AS13335`` alike for AS numbers). The values are
+read in the index's (value) order, each value's pieces in address order: exactly the pieces whose lookups answer the
+joined value from that keyed version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fencepost.core.keyed.join_spec import KeyedJoin
+from fencepost.core.keyed.keyed_table import KeyedTable, normalize
+from fencepost.core.versions.value_index import Directory, ValueStats
+from fencepost.core.versions.where_clause import Where
+from fencepost.errors import InvalidRequest, NotIndexed
+from fencepost.model import VersionInfo
+from fencepost.reading.indexes import ValueIndexes
+from fencepost.reading.joining import Joins
+from fencepost.reading.past import History, Past
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The index a page reads (``column``'s, through ``directory``), the values it lists, in index order, and, for a
+    joined column, the keyed version they came from (what its cursor pins besides the range version)."""
+
+    column: str
+    directory: Directory
+    values: list[ValueStats]
+    pins: tuple[int, ...] = ()
+    head: dict[str, object] = field(default_factory=dict)
+
+
+def joined_by(info: VersionInfo, column: str) -> tuple[KeyedJoin, str] | None:
+    """The join of ``info`` that adds ``column`` to its answers, and the keyed table's column it is; None: no join
+    adds it."""
+    for join in info.keyed_joins:
+        if column in join.names:
+            return join, join.columns[join.names.index(column)]
+    return None
+
+
+class Selections:
+    """Selects a page's values: through ``indexes`` for an indexed column, and through ``joins`` (the lookup's keyed
+    tables) and ``history`` for a joined one."""
+
+    def __init__(self, history: History, indexes: ValueIndexes, joins: Joins) -> None:
+        self.history, self.indexes, self.joins = history, indexes, joins
+
+    def select(self, info: VersionInfo, where: Where, pins: tuple[int, ...], past: Past | None) -> Selection:
+        """``pins``: the keyed version a cursor pinned (none on a first page, and for an indexed column)."""
+        joined = None if where.column in info.indexed else joined_by(info, where.column)
+        if joined is None:
+            if pins:
+                raise _cursor_refused()
+            directory = self.indexes.directory(info, where.column)  # NotIndexed, naming the indexed columns
+            stats = directory.find(where.value)
+            return Selection(where.column, directory, [] if stats is None else [stats])
+        join, keyed_column = joined
+        if join.on not in info.indexed:
+            raise NotIndexed(
+                f"column {where.column[:80]!r} of dataset {info.dataset!r} (version {info.version}) is joined from "
+                f"{join.dataset!r} on {join.on!r}, which is not indexed: a joined column is searched through its "
+                f'key\'s index (a folder names it in _settings.json: "index": ["{join.on}"])'
+            )
+        version, table = self._keyed(join.dataset, pins, past)
+        directory = self.indexes.directory(info, join.on)
+        head = {"dataset": join.dataset, "version": version, "on": join.on}
+        return Selection(join.on, directory, matching(directory, table, keyed_column, where.value), (version,), head)
+
+    def _keyed(self, dataset: str, pins: tuple[int, ...], past: Past | None) -> tuple[int, KeyedTable]:
+        """The keyed version a page reads and its table: the pinned one while it is kept (``CursorExpired`` after),
+        else the one live (at ``as_of``), as lookups join it; its error when it cannot be read."""
+        if len(pins) > 1:
+            raise _cursor_refused()
+        if pins:
+            info = self.history.listed(dataset, pins[0])
+            return info.version, self.joins.table(info)
+        read = self.joins.read(dataset, None if past is None else past.instant)
+        if read.error is not None:
+            raise read.error
+        assert read.pointer is not None
+        assert read.table is not None
+        return read.pointer.version, read.table
+
+
+def matching(directory: Directory, table: KeyedTable, column: str, value: str) -> list[ValueStats]:
+    """The values of ``directory`` that are keys (in ``table``'s form) of rows whose ``column`` is ``value``, in
+    directory order; none when the table has no such column (lookups join it as null)."""
+    if column not in table.columns:
+        return []
+    keys = set(table.keys_where(column, value))
+    return [stats for stats in directory.values if normalize(table.form, stats.value) in keys] if keys else []
+
+
+def _cursor_refused() -> InvalidRequest:
+    return InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged, with the same query")
