@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mmdb_writer import Encoder, MMDBWriter, TreeWriter
+from mmdb_writer import MMDBWriter
 from netaddr import IPNetwork, IPSet
 
 from fencepost.core.pauses import gc_paused
@@ -34,32 +34,8 @@ from fencepost.core.versions.mmdb_profiles import ColumnMap, Profile
 Shape = Callable[[Sequence[str]], dict[str, Any] | str]  # a piece's values to its record, or why it is left out
 
 
-class _SharedRecords(Encoder):
-    """``mmdb-writer``'s encoder, finding a record it has written by the record object first: every network of a
-    piece, and every piece with the same values, holds one record object, and the encoder's own cache key (the
-    record frozen into tuples, made again for each network) took most of the time of a file of nested records."""
-
-    def __init__(self, *args: Any, **options: Any) -> None:
-        super().__init__(*args, **options)
-        self.offsets: dict[int, int] = {}  # id of a record (alive in the tree meanwhile) -> its offset
-
-    def encode(self, value: Any, type_id: int | None = None, return_offset: bool = False) -> Any:
-        if type(value) is not dict or type_id is not None or not self.cache:  # (the metadata: written in place)
-            return (
-                super().encode(value, type_id, return_offset=True) if return_offset else super().encode(value, type_id)
-            )
-        offset = self.offsets.get(id(value))
-        if offset is None:
-            offset = self.offsets[id(value)] = super().encode(value, return_offset=True)
-        return offset if return_offset else self._encode_pointer(offset)
-
-
-class _Tree(TreeWriter):
-    encoder_cls = _SharedRecords
-
-
 class _Writer(MMDBWriter):
-    """``MMDBWriter`` with the build epoch given rather than the clock's, and records found by identity."""
+    """``MMDBWriter`` with the build epoch given rather than the clock's."""
 
     def __init__(self, *, build_epoch: int, **options: Any) -> None:
         super().__init__(**options)
@@ -69,9 +45,6 @@ class _Writer(MMDBWriter):
         meta: dict[str, Any] = super()._build_meta()
         meta["build_epoch"] = self.build_epoch
         return meta
-
-    def to_db_file(self, filename: str) -> None:
-        _Tree(self.tree, self._build_meta(), self.int_type, self.float_type).write(filename)
 
 
 def _record(columns: Sequence[str], values: Sequence[str], numeric: frozenset[str]) -> dict[str, Any]:
