@@ -171,6 +171,16 @@ def test_a_folders_city_profile_is_written_once_live_with_its_mapping_and_read_a
     raw = maxminddb.open_database(str(path))
     for address in probes:  # libmaxminddb reads each record whole as the Python reader does
         assert mmdblookup(path, address) == raw.get(address), address
+    # A new mapping builds a new version; each version's exports, whenever written, read the mapping it was built with
+    mapping = {"region": "state", "postal": "zip5", "country_name": "city"}
+    stack.put("places/_settings.json", json.dumps({"mmdb_profile_columns": mapping}))
+    stack.drain()
+    assert stack.dataset("places")["version"] == 2
+    for version, name in (("1", "United States"), ("2", "San Francisco")):
+        later = tmp_path / f"country-{version}.mmdb"
+        later.write_bytes(exported(stack, "places", format="mmdb", profile="geolite2-country", version=version))
+        with geoip2.database.Reader(str(later)) as reader:
+            assert reader.country("1.0.0.9").country.name == name, version
 
 
 def test_a_profile_the_data_cannot_answer_is_refused_by_the_route_and_by_the_folder(stack: Stack) -> None:

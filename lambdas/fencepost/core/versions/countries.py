@@ -9,8 +9,7 @@ Serbia and Montenegro, ``AN`` the Netherlands Antilles). Continents are GeoNames
 ``continent.code`` values; their English names are MaxMind's (``CONTINENTS``).
 
 Two codes that are no country name a region (``REGIONS``): ``EU`` (Europe) and ``AP`` (Asia/Pacific), which RIR data
-and iptoasn give ranges registered to a whole region, and which MaxMind's legacy GeoIP databases listed as such; its
-GeoIP2 databases answer such networks with their continent alone.
+and iptoasn give ranges registered to a whole region: a record of such a range holds its continent alone.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - ``geolite2-country``: ``country`` ``{iso_code, names: {en}}``, ``registered_country`` (its own column's code, else
   the country's), ``continent`` ``{code, names: {en}}``. The continent and the English name come from the code
   (``core.versions.countries``); a ``country_name`` column's value names the country instead. A region's code
-  (``EU``, ``AP``) is answered with its ``continent`` alone, as MaxMind's databases answer such networks.
+  (``EU``, ``AP``) is written as its ``continent`` alone, with no ``country``.
 - ``geolite2-city``: the same, and where the values have them ``city`` ``{names: {en}}``, ``subdivisions``
   ``[{iso_code, names: {en}}]`` (a region written as an ISO 3166-2 code of the country, ``US-CA``, is its
   ``iso_code`` ``CA``), ``postal`` ``{code}``, ``location`` ``{latitude, longitude}`` (doubles, both or neither).
