@@ -72,7 +72,14 @@ def read_keyed(
     except LimitError as error:
         raise LoadFailure(str(error), object_key=settings.limits.source) from None
     check_listable(objects)
-    rows = KeyRows(settings.key, settings.key_form, read.limits.max_keyed_rows, read.limits.too_many_keys())
+    limits = read.limits
+    # Held whole, a table takes more than its text (a cell is an object): no more memory than a build may read bytes
+    max_rows, max_bytes, named = limits.max_keyed_rows, limits.max_build_bytes, limits.source("max_build_bytes")
+    too_large = (
+        f"the table would take more than {max_bytes:,} bytes once held ({named} bounds a keyed table's memory too): "
+        "use fewer or narrower columns"
+    )
+    rows = KeyRows(settings.key, settings.key_form, max_rows, limits.too_many_keys(), max_bytes, too_large)
     for obj in objects:
         try:
             lines = reader.watched(dataset, build, obj.key, read=read, deadline=deadline)

@@ -69,3 +69,21 @@ def test_a_keyed_folder_that_cannot_be_read_is_a_failed_build_announced() -> Non
     assert (record.status, record.live) == (LoadStatus.FAILED, None)
     assert record.load.problems[0].object == f"{DATASET}/table.csv"
     assert [kind for kind, _ in kinds(world)] == [BUILD_FAILED.name]
+
+
+def test_a_table_that_would_hold_more_memory_than_the_build_may_read_fails_before_it_is_held() -> None:
+    # Held whole, a table takes far more than its text: a cell is an object of its own (about 20 times a CSV of
+    # two-character cells), so a wide table within the bytes a build reads could exhaust the loader's memory
+    world = World(folder={"key": "id", "limits": {"max_build_bytes": 200_000}})
+    header = "id," + ",".join(f"c{column}" for column in range(99)) + "\n"
+    body = header + "".join(f"{row}," + ",".join(["xy"] * 99) + "\n" for row in range(400))
+    assert len(body) < 200_000
+    world.upload(f"{DATASET}/table.csv", body)
+    world.settle()
+    record = world.record()
+    assert (record.status, record.live) == (LoadStatus.FAILED, None)
+    reason = record.load.problems[0].reason
+    assert reason.startswith(
+        f"the table would take more than 200,000 bytes once held (limits.max_build_bytes of {DATASET}/"
+    )
+    assert record.load.problems[0].object == f"{DATASET}/table.csv"

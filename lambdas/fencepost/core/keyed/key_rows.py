@@ -2,8 +2,10 @@
 key, the keys normalized in the table's form (``core.keyed.keyed_table.normalize``).
 
 What cannot make one table is refused, naming where: objects whose columns differ, a key held twice with different
-values (both places named: which would win is nobody's choice), more keys than the loader's ``MAX_KEYED_ROWS``. A
-row with no valid key is an invalid row, counted as a range file's bad rows are (the folder's ``max_invalid_rows``).
+values (both places named: which would win is nobody's choice), more keys than the loader's ``MAX_KEYED_ROWS``, rows
+that would take more memory than ``max_bytes`` (``KeyedTable.memory_bytes``: a wide table takes about 20 times its
+text). A row with no valid key is an invalid row, counted as a range file's bad rows are (the folder's
+``max_invalid_rows``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 
 from fencepost.core.formats.base import ProblemSink
 from fencepost.core.formats.problems import Problem
-from fencepost.core.keyed.keyed_table import KeyedError, KeyedTable, normalize
+from fencepost.core.keyed.keyed_table import KeyedError, KeyedTable, normalize, row_bytes
 
 
 class KeyFileError(KeyedError):
@@ -28,16 +30,19 @@ class KeyFileError(KeyedError):
 class KeyRows:
     """The table being gathered. ``key``: the key column; ``form``: the key form the settings chose (None: each
     layout's own, ``text`` for CSV, ``asn`` for AS-names lists); ``max_rows`` and ``too_many``: the limit on keys and
-    what crossing it says."""
+    what crossing it says; ``max_bytes`` and ``too_large``: the limit on the memory the rows take, and its message."""
 
     key: str
     form: str | None
     max_rows: int
     too_many: str
+    max_bytes: int | None = None  # None: the rows are bounded by ``max_rows`` only
+    too_large: str = ""
     columns: tuple[str, ...] | None = None  # the columns other than the key, once the first object gave them
     rows: dict[str, tuple[str, ...]] = field(default_factory=dict)
     where: dict[str, tuple[str, int]] = field(default_factory=dict)  # each key's object and line
     first: str = ""  # the object that gave the columns
+    held: int = 0  # the memory the rows take, estimated (``core.keyed.keyed_table.row_bytes``)
 
     def start(self, name: str, columns: Sequence[str], form: str) -> None:
         """An object's layout: its columns (other than the key) must be the first object's; ``form``: its layout's
@@ -63,6 +68,9 @@ class KeyRows:
         if held is None:
             if len(self.rows) >= self.max_rows:
                 raise KeyFileError(self.too_many, name, line)
+            self.held += row_bytes(key, values)
+            if self.max_bytes is not None and self.held > self.max_bytes:
+                raise KeyFileError(self.too_large, name, line)
             self.rows[key], self.where[key] = values, (name, line)
         elif held != values:
             at, first = self.where[key]

@@ -47,6 +47,11 @@ def normalize(form: str, value: str) -> str | None:
     return str(int(digits))
 
 
+def row_bytes(key: str, values: tuple[str, ...]) -> int:
+    """The memory one row of a table takes, estimated (``KeyedTable.memory_bytes`` sums it)."""
+    return ROW_BYTES + CELL_BYTES * len(values) + len(key) + sum(map(len, values))
+
+
 def check_form(form: object) -> str:
     if form not in KEY_FORMS:
         raise KeyedError(f"key_form must be one of {', '.join(KEY_FORMS)}, not {str(form)[:40]!r}")
@@ -75,8 +80,7 @@ class KeyedTable:
 
     def memory_bytes(self) -> int:
         """An upper estimate of the memory the table takes once decoded (what the lookup's cache budgets)."""
-        cells = sum(len(key) + sum(len(v) for v in values) for key, values in self.rows.items())
-        return 1024 + len(self.rows) * (ROW_BYTES + CELL_BYTES * len(self.columns)) + cells
+        return 1024 + sum(row_bytes(key, values) for key, values in self.rows.items())
 
     def encode(self) -> bytes:
         """The stored object: gzip'd JSON, rows in key order (the same table always encodes to the same bytes)."""
