@@ -49,7 +49,9 @@ class JobStatus(BaseModel):
     rows: int | None = Field(None, description="`done`: the rows written (every input row is kept).")
     bad_rows: int | None = Field(None, description="`done`: rows without a usable address, kept without answers.")
     first_bad_rows: list[BadRow] | None = Field(None, description="`done`: the first 20 bad rows, by input.")
-    versions: dict[str, dict[str, int]] | None = Field(None, description="`done`: rows answered by each version.")
+    versions: dict[str, dict[str, int]] | None = Field(
+        None, description="`done`: rows answered by each version (a keyed dataset's: rows joined with each version)."
+    )
     no_version_at: dict[str, int] | None = Field(None, description="`done`: rows no kept version answered.")
     outputs: list[JobOutput] | None = Field(None, description="`done`: each input's output.")
     bytes_in: int | None = None
