@@ -169,3 +169,10 @@ def test_a_csv_saved_with_a_byte_order_mark_is_read_by_its_key_column() -> None:
 def test_an_asn_txt_saved_with_a_byte_order_mark_is_read_as_one() -> None:
     table, _, count = read("as-names/asn.txt", b"\xef\xbb\xbf" + ASN_TXT)
     assert (count, table.rows["1"]) == (4, ("LVLT-1 - Level 3 Parent, LLC", "US"))
+
+
+def test_a_csv_header_cell_left_empty_is_named_by_its_position_as_in_a_range_file() -> None:
+    # An empty name could be joined by no keyed_joins (a joined column names something); two were refused as one
+    # name held twice
+    table, _, _ = read("t/x.csv", b"id,,label,\n1,a,b,c\n", rows_of("id"))
+    assert (table.columns, table.rows) == (("col2", "label", "col4"), {"1": ("a", "b", "c")})

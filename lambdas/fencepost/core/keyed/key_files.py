@@ -92,7 +92,8 @@ def as_names_entry(line: str, layout: str) -> tuple[str, str, str] | None:
 
 def _read_csv(name: str, lines: Iterable[bytes], rows: KeyRows, problems: ProblemSink) -> int:
     reader = csv.reader(text_lines(lines))
-    header = [cell.strip() for cell in next(_rows(reader, name), [])]
+    # An empty header cell is named by its position, as a range file's is (``core.formats.base.metadata_names``)
+    header = [cell.strip() or f"col{at}" for at, cell in enumerate(next(_rows(reader, name), []), 1)]
     twice = sorted({column for column in header if header.count(column) > 1})
     if twice:
         raise KeyFileError(f"{name} names the columns {twice} twice in its header", name, 1)
