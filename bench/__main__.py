@@ -25,6 +25,7 @@ from bench import (
     exports,
     hardening,
     history,
+    joins,
     loading,
     lookups,
     make_run,
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> Report:
     say(f"Timing {args.several_lookups} lookups in one and in three datasets, 5 ms per Query...")
     delayed, bare = several.measure(args.several_lookups), several.measure(args.several_handler_lookups, delay=0.0)
     report.sections.append(several.section(delayed, bare))
+    report.sections += joins.sections(args)
     say(f"Counting range-cache hits over {args.workload_lookups:,} lookups per model and size...")
     rows = read_tsv(V4_FILE)
     ratios = workload.hit_ratios(rows, args.workload_lookups)
@@ -273,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--export-rows", type=int, default=4_000_000, help="rows of the synthetic file exported")
     parser.add_argument("--crafted-scale", type=float, default=1.0, help="multiplies the crafted MMDB files' size")
     soak.add_arguments(parser)
+    joins.add_arguments(parser)
     enrichment.add_arguments(parser)
     enrichment_jobs.add_arguments(parser)
     tables.add_arguments(parser)
