@@ -176,3 +176,24 @@ def test_a_csv_header_cell_left_empty_is_named_by_its_position_as_in_a_range_fil
     # name held twice
     table, _, _ = read("t/x.csv", b"id,,label,\n1,a,b,c\n", rows_of("id"))
     assert (table.columns, table.rows) == (("col2", "label", "col4"), {"1": ("a", "b", "c")})
+
+
+def test_an_as_names_list_after_a_csv_read_with_text_keys_is_refused_rather_than_read_as_text() -> None:
+    # Which object comes first is the order of their names: read as text, the list's keys would miss every
+    # value written AS13335, and the same folder with its objects named otherwise would answer differently
+    rows = rows_of()
+    read("as-names/additions.csv", b"asn,name,country\nAS64512,Internal,\n", rows)
+    with pytest.raises(KeyFileError) as raised:
+        read("as-names/autnums.html", AUTNUMS, rows)
+    assert str(raised.value) == (
+        "as-names/autnums.html is an AS-names list, keyed by AS numbers, but as-names/additions.csv before it was "
+        'read with text keys: set "key_form" ("asn" or "text") in _settings.json'
+    )
+    after = rows_of()
+    read("as-names/autnums.html", AUTNUMS, after)
+    read("as-names/more.csv", b"asn,name,country\nAS64512,Internal,\n", after)
+    assert after.table().row("64512") == ("Internal", "")  # a CSV after a list: its keys in the list's form
+    chosen = rows_of(form="text")
+    read("as-names/additions.csv", b"asn,name,country\nAS64512,Internal,\n", chosen)
+    read("as-names/autnums.html", AUTNUMS, chosen)
+    assert chosen.table().rows["AS64512"] == ("Internal", "")

@@ -42,15 +42,24 @@ class KeyRows:
     rows: dict[str, tuple[str, ...]] = field(default_factory=dict)
     where: dict[str, tuple[str, int]] = field(default_factory=dict)  # each key's object and line
     first: str = ""  # the object that gave the columns
+    chosen: bool = False  # whether the settings chose the form (else the first object's layout did)
     held: int = 0  # the memory the rows take, estimated (``core.keyed.keyed_table.row_bytes``)
 
     def start(self, name: str, columns: Sequence[str], form: str) -> None:
         """An object's layout: its columns (other than the key) must be the first object's; ``form``: its layout's
-        key form, used when the settings chose none."""
+        key form, used when the settings chose none (an AS-names list after a CSV read with text keys is refused:
+        which is read first is only the order of their names)."""
         found = tuple(columns)
         if self.columns is None:
             self.columns, self.first = found, name
+            self.chosen = self.form is not None
             self.form = self.form or form
+        elif not self.chosen and form == "asn" and self.form != "asn":
+            raise KeyFileError(
+                f"{name} is an AS-names list, keyed by AS numbers, but {self.first} before it was read with text keys: "
+                'set "key_form" ("asn" or "text") in _settings.json',
+                name,
+            )
         elif found != self.columns:
             raise KeyFileError(
                 f"{name} has the columns {[self.key, *found]} but {self.first} has {[self.key, *self.columns]}: all "
