@@ -11,6 +11,7 @@ from urllib.parse import unquote
 from fencepost.core.keyed.keyed_table import normalize
 from fencepost.errors import InvalidRequest, NotFound, Unavailable
 from fencepost.http.responses import HttpResponse, json_response
+from fencepost.model import VersionInfo
 from fencepost.reading.joining import Joins
 from fencepost.reading.past import parse_past
 
@@ -47,3 +48,15 @@ def _decoded(text: str) -> str:
         return unquote(text, errors="strict") if "%" in text else text
     except UnicodeDecodeError:
         raise InvalidRequest("the key is not percent-encoded UTF-8") from None
+
+
+def ranged(info: VersionInfo) -> VersionInfo:
+    """A version whose ranges a route may read (a lookup, a listing); ``InvalidRequest`` for a keyed dataset's (it has
+    keys, not ranges)."""
+    if info.keyed is not None:
+        name = info.dataset
+        raise InvalidRequest(
+            f"dataset {name!r} is a keyed dataset: read a key at /datasets/{name}/keys/<key>, or join it into a "
+            "range dataset's answers (keyed_joins)"
+        )
+    return info

@@ -25,6 +25,7 @@ from fencepost.errors import (
 )
 from fencepost.http.batch import BatchAsk, Result, batch_answer, batch_request, request_body
 from fencepost.http.conditional import Validators
+from fencepost.http.key_routes import ranged
 from fencepost.http.lookup_params import MAX_LOOKUPS
 from fencepost.http.lookup_request import Address, GetLookup, parse_ip
 from fencepost.http.responses import NO_STORE, HttpResponse, bounded_json_response, text_response
@@ -152,7 +153,7 @@ class LookupRoutes:
                 versions.append(pointer)
                 continue
             try:
-                versions.append(_ranged(self.lookup.version_of(pointer)))
+                versions.append(ranged(self.lookup.version_of(pointer)))
             except (UnknownDataset, InvalidRequest) as error:
                 if strict:
                     raise
@@ -172,17 +173,6 @@ class LookupRoutes:
         found = sum(isinstance(answer, Answer) for row in outcomes for answer in row)
         self.metrics.add_counts({"Lookups": len(asks), "Found": found, "NotFound": len(asks) - found})
         return outcomes
-
-
-def _ranged(info: VersionInfo) -> VersionInfo:
-    """A version lookups can answer from; ``InvalidRequest`` for a keyed dataset's (it has keys, not ranges)."""
-    if info.keyed is not None:
-        name = info.dataset
-        raise InvalidRequest(
-            f"dataset {name!r} is a keyed dataset: read a key at /datasets/{name}/keys/<key>, or join it into a "
-            "range dataset's answers (keyed_joins)"
-        )
-    return info
 
 
 def _validated(pointer: LivePointer | Unknown) -> tuple[str, int | None, float | None]:

@@ -19,6 +19,7 @@ from fencepost.core.storage.items import Hit, Slice
 from fencepost.core.storage.keys import partition_of, sort_key
 from fencepost.errors import InvalidRequest, ResponseTooLarge
 from fencepost.http.budget import ResponseBudget, cost
+from fencepost.http.key_routes import ranged
 from fencepost.http.paging import (
     MAX_CURSOR_CHARS,
     Cursor,
@@ -100,7 +101,7 @@ class RangeListing:
         except ListingError as error:
             raise InvalidRequest(str(error)) from None
         past = past_of(query)
-        info = self.history.listed(dataset, None if cursor is None else cursor.version, past)
+        info = ranged(self.history.listed(dataset, None if cursor is None else cursor.version, past))
         head = json_text({**head_of(info, past), "within": within.text})[:-1]
         budget = ResponseBudget(self.budget)
         budget.take(cost(head) + len(',"ranges":[],"next":""}') + MAX_CURSOR_CHARS)  # the frame, the longest cursor

@@ -234,3 +234,12 @@ def test_a_stored_table_larger_than_the_budget_is_read_no_further_and_names_the_
     tables = KeyedTables(lambda: bucket, max_bytes=1024 * 1024)
     with pytest.raises(Unavailable, match=r"KEYED_CACHE_BYTES\): keyed dataset 'as-names' is not joined"):
         tables.table(VersionInfo("as-names", 1, ("asn", "name"), {}, keyed="asn"))
+
+
+def test_a_keyed_dataset_has_no_ranges_to_list_and_says_so() -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")))
+    for query in ({}, {"within": "1.0.0.0/8"}):
+        body = service.get("/ranges", 400, dataset="as-names", **query)
+        assert body["error"]["code"] == "INVALID_REQUEST"
+        assert "/datasets/as-names/keys/" in body["error"]["message"]
