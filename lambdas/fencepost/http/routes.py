@@ -204,7 +204,8 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/ranges",
         "get_ranges",
-        summary="List the pieces of a dataset's live version that meet a network, in address order, a page at a time",
+        summary="List the pieces of a version that meet a network, in address order (by a joined column: each of "
+        "its key's values in address order, value after value), a page at a time",
         parameters=(
             Param("dataset", "query", "Dataset name; the service default when omitted.", DATASET_NAME, required=False),
             Param(

@@ -229,7 +229,9 @@ class RangeList(BaseModel):
     joined: WhereJoin | None = Field(None, description="With `where=` of a column a keyed join adds: what was read.")
     within: str | None = Field(description="The network listed, canonical; null: all of IPv4, then IPv6.")
     ranges: list[ListedRange] | None = Field(
-        None, description="Stored pieces that meet `within` (and hold `where`'s value), whole, in address order."
+        None,
+        description="Stored pieces that meet `within` (and hold `where`'s value), whole, in address order (by a "
+        "joined column: each value of its key's index in address order, value after value).",
     )
     networks: list[str] | None = Field(
         None,
