@@ -46,6 +46,10 @@ def test_unset_keyed_settings_keep_the_digest_and_set_ones_change_it() -> None:
         {"keyed_joins": [JOIN]},
         {"numeric": ["asn"]},
         {"sinks": {"waf": {"scope": "REGIONAL"}}},
+        # How range files are read: a keyed table is read by its header, and keeps its columns as they are
+        {"constants": {"source": "cidr-report"}},
+        {"columns": ["asn", "name"]},
+        {"header": False},
     ],
 )
 def test_settings_of_ranges_are_refused_on_a_keyed_folder_naming_them(setting: dict[str, object]) -> None:

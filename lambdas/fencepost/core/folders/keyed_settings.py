@@ -19,7 +19,7 @@ NAMES: Final = ("key", "key_form", "keyed_joins")
 # Settings of ranges: none applies to a table of keys (the reason each is refused, said once)
 REFUSED: Final = (
     *("index", "exports", "sinks", "join", "gap_when", "merge_neighbours", "keyed_joins", "numeric"),
-    "mmdb_profile_columns",
+    *("mmdb_profile_columns", "constants", "columns"),  # (a keyed table is read by its header, its columns as named)
 )
 
 
@@ -33,6 +33,7 @@ def parse_keyed(document: Mapping[str, Any], where: str) -> dict[str, Any]:
             raise FolderError(f'{where}: key must name the key column, e.g. "asn"')
         found["key"] = key.strip()
         refused = [name for name in REFUSED if document.get(name) not in (None, False)]
+        refused += ["header"] if document.get("header") is False else []  # a table without one: ranges only
         if refused:
             raise FolderError(
                 f"{where}: a keyed folder (key {found['key']!r}) holds a table of keys, not ranges: {refused} apply "
