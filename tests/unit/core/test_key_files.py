@@ -157,7 +157,7 @@ def test_a_long_line_of_spaces_in_an_as_names_list_is_read_in_linear_time(name: 
     line = b'<a href="/cgi-bin/as-report?as=AS13335&view=2.0">AS13335 </a> ' if name.endswith(".html") else b"13335 "
     started = time.monotonic()
     table, _, _ = read(name, head + line + padded + b"  \n")
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5.0  # linear: milliseconds; quadratic: tens of seconds
     assert table.rows["13335"] == ("CLOUDFLARENET" + " " * 60_000 + "- Cloudflare, Inc.", "US")
 
 
