@@ -151,12 +151,19 @@ class VersionDiff:
                 for version in versions:
                     self.history.version(dataset, version)
             old, new = (self.lookup.version_of(LivePointer(dataset, version)) for version in versions)
-            return old, new
         except (NoVersionAt, VersionGone, UnknownDataset):
             if resumed:
                 expired = f"versions {versions[0]} and {versions[1]} of dataset {dataset!r} are no longer both kept"
                 raise CursorExpired(f"{expired}: start again") from None
             raise
+        for info in (old, new):
+            if info.keyed is not None:  # a table of keys: its build's diff counts them (loading.keyed_building)
+                raise InvalidRequest(
+                    f"version {info.version} of dataset {dataset!r} is a table of keys, not ranges: GET "
+                    f"/datasets/{dataset}/diff?version={info.version} counts the keys its build added, removed and "
+                    "changed"
+                )
+        return old, new
 
     def _page(
         self, infos: tuple[VersionInfo, VersionInfo], at: Resume, limit: int, budget: ResponseBudget, *, resumed: bool

@@ -243,3 +243,14 @@ def test_a_keyed_dataset_has_no_ranges_to_list_and_says_so() -> None:
         body = service.get("/ranges", 400, dataset="as-names", **query)
         assert body["error"]["code"] == "INVALID_REQUEST"
         assert "/datasets/as-names/keys/" in body["error"]["message"]
+
+
+def test_a_diff_between_keyed_versions_points_to_their_load_diff() -> None:
+    service = _Service()
+    service.names(1, _names(("13335", "CLOUDFLARENET", "US")), at=1_600_000_000.0)
+    service.names(2, _names(("13335", "OTHER", "US")), at=1_700_000_000.0)
+    body = service.get("/datasets/as-names/diff", 400, **{"from": "1", "to": "2"})
+    assert body["error"]["message"] == (
+        "version 1 of dataset 'as-names' is a table of keys, not ranges: GET /datasets/as-names/diff?version=1 "
+        "counts the keys its build added, removed and changed"
+    )
