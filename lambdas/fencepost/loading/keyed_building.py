@@ -106,6 +106,9 @@ def _summary(changes: KeyChanges | None, baseline: int | None, accepted: bool) -
     return DiffSummary(baseline, note, changes.added, changes.removed, changes.changed, changes.unchanged)
 
 
+Rows = dict[str, tuple[str, ...]]  # a keyed table's values by key
+
+
 @dataclass(kw_only=True, slots=True)
 class KeyedBuilder:
     reader: Reader
@@ -143,11 +146,11 @@ class KeyedBuilder:
             fail(dataset, build, failure.problems, failure.total, rows=failure.rows, objects=objects, started=started)
             return False
         table, read = keyed.table, keyed.read
-        live = self._live_rows(dataset, baseline)
+        live, unreadable = self._live_rows(dataset, baseline)
         changes = None if live is None else key_changes(live, table.rows)
         summary = _summary(changes, baseline, accepted)
         gates = settings.gates.unattended() if any(is_fetched(o.key) for o in objects) else settings.gates
-        refusal = None if accepted else key_refusal(gates, len(table.rows), changes, baseline)
+        refusal = None if accepted else unreadable or key_refusal(gates, len(table.rows), changes, baseline)
         if refusal is not None:
             self._refuse(
                 dataset, build, refusal, gates=gates, summary=summary, read=read, objects=objects, started=started
@@ -162,21 +165,28 @@ class KeyedBuilder:
             self.going_live.finalize(dataset, build)
         return True
 
-    def _live_rows(self, dataset: str, baseline: int | None) -> dict[str, tuple[str, ...]] | None:
-        """The rows of the live keyed version the gates compare with; None when there is none (a first version, a
-        live version of ranges, or a table that cannot be read: logged)."""
+    def _live_rows(self, dataset: str, baseline: int | None) -> tuple[Rows | None, Refusal | None]:
+        """The rows of the live keyed version the gates compare with; None when there is none (a first version, or a
+        live version of ranges). A live keyed table that cannot be read is a refusal of its own: the gates could not
+        see what the build removes (a truncated feed would go live); a person may accept the build once."""
         if baseline is None:
-            return None
+            return None, None
         info = self.versions.get(dataset, baseline)
         if info is None or info.keyed is None:
-            return None
+            return None, None
         try:
             data = self.files.object_if_any(keys_key(dataset, baseline), self.reader.limits.max_object_bytes)
-            return None if data is None else dict(KeyedTable.decode(data).rows)
+            if data is None:
+                raise KeyedError(f"{keys_key(dataset, baseline)} is missing")
+            return dict(KeyedTable.decode(data).rows), None
         except (FileError, KeyedError) as error:
             extra = {"dataset": dataset, "version": baseline, "reason": str(error)}
             self.telemetry.logger.warning("the live keyed table could not be read: no comparison", extra=extra)
-            return None
+            reason = (
+                f"the table of live version {baseline} cannot be read ({error}), so the gates cannot compare this "
+                "build with it: accept the folder once (make fetch DATASET=<name> ACCEPT=1) to build it anyway"
+            )
+            return None, Refusal("max_removed_percent", reason)
 
     def _record(
         self,

@@ -87,3 +87,18 @@ def test_a_table_that_would_hold_more_memory_than_the_build_may_read_fails_befor
         f"the table would take more than 200,000 bytes once held (limits.max_build_bytes of {DATASET}/"
     )
     assert record.load.problems[0].object == f"{DATASET}/table.csv"
+
+
+def test_a_live_table_that_cannot_be_read_fails_the_build_until_a_person_accepts_it() -> None:
+    world = World(folder={"key": "asn"})
+    world.upload(KEY, names(200))
+    world.settle()
+    del world.bucket.objects[keys_key(DATASET, 1)]  # the live version's table lost: nothing to compare with
+    world.upload(KEY, names(20))  # a truncated feed: 90% of the keys gone
+    world.settle()
+    record = world.record()
+    assert (record.status, record.live) == (LoadStatus.FAILED, 1)
+    assert "cannot compare this build" in record.load.problems[0].reason
+    world.accept()
+    world.settle()
+    assert (world.record().status, world.record().live) == (LoadStatus.READY, 3)
