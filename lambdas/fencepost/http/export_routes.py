@@ -99,8 +99,7 @@ class Exports:
                 f"version {version} of dataset {dataset!r} holds {ranges:,} ranges; a MaxMind DB export holds at most "
                 f"{self.max_mmdb_ranges:,} (MMDB_EXPORT_MAX_RANGES: the loader builds it in memory): export csv or cidr"
             )
-        if chosen.profile is not None:
-            self._check_profile(dataset, version, chosen.profile)
+        self._check_version(dataset, version, chosen.profile)
         files = self.files()
         key = export_object(dataset, version, chosen)
         body: dict[str, object] = {
@@ -122,12 +121,19 @@ class Exports:
         headers = {**NO_STORE, "Retry-After": str(RETRY_AFTER)}
         return json_response(202, {**body, "status": "WRITING", "retry_after": RETRY_AFTER}, headers)
 
-    def _check_profile(self, dataset: str, version: int, profile: str) -> None:
-        """``InvalidRequest`` when the version's columns (and the mapping it was built with) cannot answer a field
-        the profile needs."""
+    def _check_version(self, dataset: str, version: int, profile: str | None) -> None:
+        """``InvalidRequest`` for a keyed dataset's version (no ranges to export), or when the version's columns (and
+        the mapping it was built with) cannot answer a field the ``profile`` needs."""
         if self.version_of is None:
             return
         info = self.version_of(dataset, version)
+        if info.keyed is not None:
+            raise InvalidRequest(
+                f"dataset {dataset!r} is a keyed dataset: it has no ranges to export; read a key at "
+                f"/datasets/{dataset}/keys/<key>"
+            )
+        if profile is None:
+            return
         try:
             check_profile(profile_named(profile), info.columns, info.profile_columns)
         except ProfileError as error:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from fencepost.core.versions.exports import Marker
-from fencepost.errors import Unavailable
+from fencepost.errors import InvalidRequest, Unavailable
 from fencepost.http.export_routes import Exports
-from fencepost.model import DatasetRecord
+from fencepost.model import DatasetRecord, VersionInfo
 
 
 class Files:
@@ -30,15 +32,23 @@ class Files:
         return True
 
 
-def _exports(files: Files, asked: list[tuple[str, int, str]], *, parquet: bool) -> Exports:
-    record = DatasetRecord(name="geo", live=3)
+def _exports(
+    files: Files,
+    asked: list[tuple[str, int, str]],
+    *,
+    parquet: bool,
+    name: str = "geo",
+    version_of: Callable[[str, int], VersionInfo] | None = None,
+) -> Exports:
+    record = DatasetRecord(name=name, live=3)
     return Exports(
-        lambda name: record if name == "geo" else None,
+        lambda asked_name: record if asked_name == name else None,
         lambda: files,
         lambda dataset, version, form: asked.append((dataset, version, form)),
         max_mmdb_ranges=10,
         clock=lambda: 2.0,
         parquet=parquet,
+        version_of=version_of,
     )
 
 
@@ -59,4 +69,14 @@ def test_parquet_where_no_tables_function_is_deployed_is_a_clear_503() -> None:
     files, asked = Files(), list[tuple[str, int, str]]()
     with pytest.raises(Unavailable, match=r"Parquet exports are not set up here \(TABLES_QUEUE_URL"):
         _exports(files, asked, parquet=False).answer("geo", {"format": "parquet"})
+    assert (asked, files.markers) == ([], {})
+
+
+@pytest.mark.parametrize("form", ["csv", "cidr", "mmdb", "parquet"])
+def test_a_keyed_version_is_refused_in_every_format_and_nothing_is_asked(form: str) -> None:
+    files, asked = Files(), list[tuple[str, int, str]]()
+    keyed = lambda dataset, version: VersionInfo(dataset, version, ("asn", "name"), {}, keyed="asn")  # noqa: E731
+    exports = _exports(files, asked, parquet=True, name="names", version_of=keyed)
+    with pytest.raises(InvalidRequest, match=r"'names' is a keyed dataset: it has no ranges to export"):
+        exports.answer("names", {"format": form})
     assert (asked, files.markers) == ([], {})
