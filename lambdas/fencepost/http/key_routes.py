@@ -21,9 +21,8 @@ class KeyReads:
         self.joins, self.max_age = joins, max_age
 
     def answer(self, name: str, key: str, query: Mapping[str, str]) -> HttpResponse:
-        past = parse_past(query.get("as_of"), None, several=False, now=time.time())
-        instant = None if past is None else past.instant
-        read = self.joins.read(name, instant)
+        past = parse_past(query.get("as_of"), query.get("version"), several=False, now=time.time())
+        read = self.joins.read(name, None, None) if past is None else self.joins.read(name, past.instant, past.version)
         if read.table is None or read.pointer is None:
             raise read.error or Unavailable(f"the table of keyed dataset {name!r} cannot be read")
         table, version = read.table, read.pointer.version

@@ -266,7 +266,7 @@ ROUTES: tuple[Route, ...] = (
         "/datasets/<name>/keys/<key>",
         "get_key",
         summary="One row of a keyed dataset (AS number to name, and any table of keys), live or at `as_of`",
-        parameters=(Param("name", "path", "Keyed dataset name", DATASET_NAME), KEY, past_params("row")[0]),
+        parameters=(Param("name", "path", "Keyed dataset name", DATASET_NAME), KEY, *past_params("row")),
         ok="KeyRow",
         errors=(InvalidRequest, NotFound, UnknownDataset, NoVersionAt, VersionGone, Unavailable),
         cached=True,

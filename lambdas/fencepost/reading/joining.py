@@ -4,7 +4,9 @@ answer from it.
 
 A warm container reads nothing for this: the keyed dataset's live pointer is the lookup cache's (``CACHE_TTL_SECONDS``,
 like any dataset's), its version header and table are kept (``fencepost.reading.keyed_tables``). A keyed dataset
-that cannot be read never fails the lookup: its columns are null and the answer's ``joined`` says why.
+that is not loaded, or whose table is missing or too large, never fails the lookup: its columns are null and the
+answer's ``joined`` says why. A store that does not answer is a 503, as for the range dataset's own reads: an answer
+with nulls would be cached under the complete answer's entity tag.
 ``version=N`` pins the range dataset's version only: the keyed dataset answers from its live version.
 """
 
@@ -98,11 +100,15 @@ class Joins:
         instant = None if past is None else past.instant
         return Pinned({name: self.read(name, instant) for name in names})
 
-    def read(self, name: str, instant: float | None) -> KeyedRead:
+    def read(self, name: str, instant: float | None, version: int | None = None) -> KeyedRead:
+        """The keyed dataset ``name``: live, live at ``instant``, or its kept ``version``."""
         pointer = None
         try:
             lookup = self.history.lookup
-            pointer = lookup.live_pointer(name) if instant is None else self.history.at(name, instant)
+            if version is not None:
+                pointer = self.history.version(name, version)
+            else:
+                pointer = lookup.live_pointer(name) if instant is None else self.history.at(name, instant)
             info = lookup.version_of(pointer)
             return KeyedRead(name, pointer, self.table(info))
         except UNREADABLE as error:

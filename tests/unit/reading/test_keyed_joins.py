@@ -199,6 +199,8 @@ def test_as_of_joins_the_keyed_version_live_at_that_instant() -> None:
     assert before["data"]["as_name"] is None
     assert before["joined"][0]["error"]["code"] == "NO_VERSION_AT"
     assert service.get("/datasets/as-names/keys/13335", as_of="2021-01-01T00:00:00Z")["data"]["name"] == "OLD-NAME"
+    assert service.get("/datasets/as-names/keys/13335", version="1")["data"]["name"] == "OLD-NAME"
+    assert service.get("/datasets/as-names/keys/13335", version="7", status=404)["error"]["code"] == "NO_VERSION_AT"
     batch = service.post({"ips": ["1.0.0.1", "8.8.8.8"], "as_of": "2021-01-01T00:00:00Z"})
     assert [result["data"]["as_name"] for result in batch["results"]] == ["OLD-NAME", None]
 
