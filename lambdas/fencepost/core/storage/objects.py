@@ -155,7 +155,7 @@ def table_key(dataset: str, build: int) -> str:
 
 
 def keys_key(dataset: str, build: int) -> str:
-    """Where a keyed dataset's build keeps its whole table of keys (``core.keyed.table``): what answers join."""
+    """Where a keyed dataset's build keeps its whole table of keys (``core.keyed.keyed_table``): what answers join."""
     return f"{KEPT_PREFIX}{dataset}/{build}.keys.gz"
 
 
