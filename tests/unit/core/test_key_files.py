@@ -10,10 +10,9 @@ import time
 import pytest
 
 from fencepost.core.formats.base import FileError
-from fencepost.core.keyed.key_files import read_key_object
-from fencepost.core.keyed.key_rows import KeyFileError, KeyRows
+from fencepost.core.keyed.key_rows import KeyFileError
 from fencepost.core.keyed.keyed_table import KeyedTable
-from fencepost.core.versions.build import ProblemLog
+from tests.support.key_objects import read, rows_of
 
 # The publishers' layouts (cited in core.sources.presets): an HTML head, then one anchor a line
 AUTNUMS = b"""<html>
@@ -32,17 +31,6 @@ AUTNUMS = b"""<html>
 """
 ASN_TXT = b"1 LVLT-1 - Level 3 Parent, LLC, US\n3320 DTAG Internet service provider operations, DE\n\n"
 ASN_TXT += b"13335 CLOUDFLARENET - Cloudflare, Inc., US\n64512 -Private Use AS-\n"
-
-
-def rows_of(key: str = "asn", form: str | None = None, most: int = 1000) -> KeyRows:
-    return KeyRows(key, form, most, f"more than {most} keys")
-
-
-def read(name: str, body: bytes, rows: KeyRows | None = None) -> tuple[KeyedTable, ProblemLog, int]:
-    rows = rows or rows_of()
-    problems = ProblemLog()
-    count = read_key_object(name, body.splitlines(keepends=True), rows, problems)
-    return rows.table(), problems, count
 
 
 def test_autnums_html_is_read_by_its_content_names_before_the_last_country() -> None:
@@ -186,8 +174,8 @@ def test_an_as_names_list_after_a_csv_read_with_text_keys_is_refused_rather_than
     with pytest.raises(KeyFileError) as raised:
         read("as-names/autnums.html", AUTNUMS, rows)
     assert str(raised.value) == (
-        "as-names/autnums.html is an AS-names list, keyed by AS numbers, but as-names/additions.csv before it was "
-        'read with text keys: set "key_form" ("asn" or "text") in _settings.json'
+        "as-names/autnums.html is keyed by AS numbers (an AS-names list or a registry's statistics), but "
+        'as-names/additions.csv before it was read with text keys: set "key_form" ("asn" or "text") in _settings.json'
     )
     after = rows_of()
     read("as-names/autnums.html", AUTNUMS, after)

@@ -3,7 +3,8 @@
 Records are ``registry|cc|type|start|value|date|status[|opaque-id[|extensions...]]``: an ``ipv4`` record's value is
 a count of addresses (not always a power of two), an ``ipv6`` record's a prefix length. The version line, the
 summary lines, ``#`` comments and ``asn`` records are skipped; what is kept of a record is its ``registry``,
-``cc``, ``date``, ``status`` and ``opaque_id`` (empty in files without one; extension fields are left out).
+``cc``, ``date``, ``status`` and ``opaque_id`` (empty in files without one; extension fields are left out). A keyed
+folder reads the ``asn`` records of the same files (``core.keyed.rir_keys``), through ``record_fields``.
 """
 
 from __future__ import annotations
@@ -47,8 +48,11 @@ def looks_like_rir(line: str) -> bool:
     return len(fields) >= 6 and fields[2] in _TYPES and bool(fields[0]) and (_is_summary(fields) or len(fields) >= 7)
 
 
-def rir_record(line: str) -> Record | None:
-    """The range of one line, None for a line that is skipped; raises ``RowError`` for a record not usable."""
+def record_fields(line: str) -> list[str] | None:
+    """A record's fields (``registry|cc|type|start|value|date|status[|opaque-id[|extensions...]]``), each stripped;
+    None for a line that holds none (blank, a ``#`` comment, the version line, a summary line). Raises ``RowError``
+    for a line of fewer than a record's 7 fields, or of a type other than ``ipv4``, ``ipv6`` and ``asn``. A keyed
+    folder reads its ``asn`` records through it too (``core.keyed.rir_keys``)."""
     text = line.strip()
     if not text or text.startswith("#"):
         return None
@@ -57,6 +61,16 @@ def rir_record(line: str) -> Record | None:
         return None
     if len(fields) < 7:
         raise RowError(f"{len(fields)} fields where a record has at least 7 (registry|cc|type|start|value|date|status)")
+    if fields[2] not in _TYPES:
+        raise RowError(f"type {fields[2][:20]!r} is not ipv4, ipv6 or asn")
+    return fields
+
+
+def rir_record(line: str) -> Record | None:
+    """The range of one line, None for a line that is skipped; raises ``RowError`` for a record not usable."""
+    fields = record_fields(line)
+    if fields is None or fields[2] == "asn":
+        return None
     registry, cc, kind, start, value, date, status = fields[:7]
     values = (registry, cc, date, status, fields[7] if len(fields) > 7 else "")
     if kind == "ipv4":
@@ -71,11 +85,7 @@ def rir_record(line: str) -> Record | None:
         if first + count - 1 > TOP[V4]:
             raise RowError(f"{count} addresses from {start} run past 255.255.255.255")
         return V4, first, first + count - 1, values
-    if kind == "ipv6":
-        family, first, last = network(f"{start}/{value}")
-        if family != V6:
-            raise RowError(f"start {start[:60]!r} of an ipv6 record is not an IPv6 address")
-        return V6, first, last, values
-    if kind == "asn":
-        return None
-    raise RowError(f"type {kind[:20]!r} is not ipv4, ipv6 or asn")
+    family, first, last = network(f"{start}/{value}")
+    if family != V6:
+        raise RowError(f"start {start[:60]!r} of an ipv6 record is not an IPv6 address")
+    return V6, first, last, values

@@ -8,7 +8,10 @@ content shows:
   Cloudflare, Inc., US`` a line, after an HTML head) or the RIPE NCC's ``asn.txt`` (``13335 CLOUDFLARENET -
   Cloudflare, Inc., US``). ``name`` is the text before the last ``, CC``, ``country`` those two letters (empty when a
   line has none); other lines (the HTML around the list, blank lines) are skipped. Names are read as UTF-8, a byte
-  that is not replaced (one name's stray byte fails no list).
+  that is not replaced (one name's stray byte fails no list);
+- a registry's delegated statistics (``delegated-<rir>-extended-latest``, the NRO's ``delegated-extended``), detected
+  as a range folder detects one (``core.formats.choice.line_format``): its ``asn`` records, one row an AS number
+  (``core.keyed.rir_keys``), keyed by ``asn`` in the ``asn`` key form.
 
 Lines arrive as bytes, gzip already unpacked (the bucket's ``lines``), within the loader's limits.
 """
@@ -22,9 +25,12 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
+from fencepost.core.formats import linefiles
 from fencepost.core.formats.base import ProblemSink, text_lines
+from fencepost.core.formats.choice import line_format
 from fencepost.core.formats.problems import Problem
 from fencepost.core.keyed.key_rows import KeyFileError, KeyRows
+from fencepost.core.keyed.rir_keys import read_rir_keys
 
 AS_NAMES_KEY: Final = "asn"
 AS_NAMES_COLUMNS: Final = ("name", "country")
@@ -50,13 +56,16 @@ def read_key_object(name: str, lines: Iterable[bytes], rows: KeyRows, problems: 
     if layout is None:
         raise KeyFileError(
             f"{name} is neither a CSV table whose header names the key column {rows.key!r} nor an AS-names list "
-            "(autnums.html, asn.txt)",
+            "(autnums.html, asn.txt) nor a registry's delegated statistics (delegated-<rir>-extended-latest)",
             name,
         )
     if layout == "csv":
         return _read_csv(name, itertools.chain(head, stream), rows, problems)
     if rows.key != AS_NAMES_KEY:
-        raise KeyFileError(f'{name} is an AS-names list, keyed by "asn": set "key": "asn"', name)
+        what = "a registry's delegated statistics" if layout == "rir" else "an AS-names list"
+        raise KeyFileError(f'{name} is {what}, keyed by "asn": set "key": "asn"', name)
+    if layout == "rir":
+        return read_rir_keys(name, text_lines(itertools.chain(head, stream)), rows, problems)
     rows.start(name, AS_NAMES_COLUMNS, "asn")
     count = 0
     for number, raw in enumerate(itertools.chain(head, stream), 1):
@@ -68,8 +77,10 @@ def read_key_object(name: str, lines: Iterable[bytes], rows: KeyRows, problems: 
 
 
 def _layout(head: list[bytes], key: str) -> str | None:
-    """``csv``, ``autnums`` or ``asn.txt``: what the first lines show; None for none of them."""
+    """``rir``, ``csv``, ``autnums`` or ``asn.txt``: what the first lines show; None for none of them."""
     texts = [raw.decode("utf-8", "replace").strip() for raw in head]
+    if line_format(iter(texts), []) is linefiles.RIR:  # no CSV header or AS-names line has its |-separated fields
+        return "rir"
     first = next((text for text in texts if text), "")
     if key in (cell.strip() for cell in next(csv.reader([first]), [])):
         return "csv"

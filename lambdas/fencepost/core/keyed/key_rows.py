@@ -47,8 +47,8 @@ class KeyRows:
 
     def start(self, name: str, columns: Sequence[str], form: str) -> None:
         """An object's layout: its columns (other than the key) must be the first object's; ``form``: its layout's
-        key form, used when the settings chose none (an AS-names list after a CSV read with text keys is refused:
-        which is read first is only the order of their names)."""
+        key form, used when the settings chose none (an AS-names list or a registry's statistics after a CSV read
+        with text keys is refused: which is read first is only the order of their names)."""
         found = tuple(columns)
         if self.columns is None:
             self.columns, self.first = found, name
@@ -56,8 +56,8 @@ class KeyRows:
             self.form = self.form or form
         elif not self.chosen and form == "asn" and self.form != "asn":
             raise KeyFileError(
-                f"{name} is an AS-names list, keyed by AS numbers, but {self.first} before it was read with text keys: "
-                'set "key_form" ("asn" or "text") in _settings.json',
+                f"{name} is keyed by AS numbers (an AS-names list or a registry's statistics), but {self.first} before "
+                'it was read with text keys: set "key_form" ("asn" or "text") in _settings.json',
                 name,
             )
         elif found != self.columns:
