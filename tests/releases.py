@@ -122,17 +122,18 @@ def iptoasn() -> Release:
 
 def registries() -> Release:
     files = {}
-    for registry, start, country in (
-        ("arin", "3.0.0.0", "US"),
-        ("ripencc", "2.0.0.0", "FR"),
-        ("apnic", "1.0.0.0", "AU"),
-        ("lacnic", "177.0.0.0", "BR"),
-        ("afrinic", "41.0.0.0", "ZA"),
+    # Each registry its own AS numbers, as in the published files (a keyed folder reads them: docs/keyed.md)
+    for registry, start, country, asn in (
+        ("arin", "3.0.0.0", "US", 7),
+        ("ripencc", "2.0.0.0", "FR", 3215),
+        ("apnic", "1.0.0.0", "AU", 1221),
+        ("lacnic", "177.0.0.0", "BR", 28573),
+        ("afrinic", "41.0.0.0", "ZA", 36874),
     ):
         banner = "# APNIC statistics\n#\n" if registry == "apnic" else ""
         text = (
             f"{banner}2.3|{registry}|{DATE}|2|19830705|{DATE}|+0000\n{registry}|*|ipv4|*|1|summary\n"
-            f"{registry}|*|asn|*|1|summary\n{registry}|{country}|asn|7|1|20000101|allocated|x1\n"
+            f"{registry}|*|asn|*|1|summary\n{registry}|{country}|asn|{asn}|1|20000101|allocated|x1\n"
             f"{registry}|{country}|ipv4|{start}|65536|20000101|allocated|x2\n"
         )
         path = {"arin": "/pub/stats/arin/", "ripencc": "/pub/stats/ripencc/", "apnic": "/stats/apnic/"}.get(
