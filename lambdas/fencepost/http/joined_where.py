@@ -31,6 +31,9 @@ from fencepost.reading.past import History, Past
 KEYS_KEPT: Final = 4
 KEYS_BYTES: Final = 16_000_000
 VALUE_BYTES: Final = 200
+# The values one page reads from (one ranged GET each): a name held by thousands of keys pages on, some pages
+# possibly empty, rather than one request reading them all
+MAX_VALUES_READ: Final = 32
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ touching pieces are merged first, and a page never ends inside such a run.
 
 A column a keyed join adds (``as_name``) is read through the index of the join's ``on`` column
 (``http.joined_where``): several values of it, their pieces value after value (each value's in address order), a
-GET for each value a page reads from; its cursor pins the keyed version too, so a page never mixes two of them.
+GET for each value a page reads from (at most ``MAX_VALUES_READ``, the next page reading on from the next value);
+its cursor pins the keyed version too, so a page never mixes two of them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from fencepost.core.versions.value_index import ValueStats, parse_line
 from fencepost.core.versions.where_clause import Where, split_where
 from fencepost.errors import InvalidRequest, ResponseTooLarge, Unavailable
 from fencepost.http.budget import ResponseBudget, cost
-from fencepost.http.joined_where import Selection, Selections
+from fencepost.http.joined_where import MAX_VALUES_READ, Selection, Selections
 from fencepost.http.paging import (
     MAX_CURSOR_CHARS,
     ListingError,
@@ -106,7 +107,7 @@ class WhereListing:
             following = runs[len(parts)][0][3] if len(parts) < len(runs) else following
         else:
             parts, following = _networks([run for run, _ in runs], following, budget)
-        if not parts and following is not None:
+        if not parts and runs:
             raise ResponseTooLarge(
                 f"the next range is larger than the response budget of {self.budget} bytes (RESPONSE_BUDGET_BYTES)"
             )
@@ -145,12 +146,15 @@ class WhereListing:
                 raise InvalidRequest("invalid cursor: pass the 'next' of the previous page unchanged")
             values = values[at:]
         found: list[tuple[Run, str]] = []
-        spans = request.within.spans
+        spans, read = request.within.spans, 0
         for stats in values:
             if line is None:
                 if not _may_hold(stats, request.within):
                     continue
+                if read == MAX_VALUES_READ:  # the next page reads on from this value
+                    return found, stats.first
                 line = selection.directory.seek(stats, spans[0].family, spans[0].first)
+            read += 1
             following = self._value(request, info, selection, stats, line=line, found=found)
             if following is not None:
                 return found, following

@@ -19,6 +19,7 @@ from fencepost.core.storage.objects import index_key, keys_key, values_key
 from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.core.versions.value_index import build_index, directory_bytes
 from fencepost.http.app import create_app
+from fencepost.http.joined_where import MAX_VALUES_READ
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings, TableSettings
@@ -190,3 +191,29 @@ def test_an_unreadable_keyed_dataset_answers_its_error() -> None:
     service.names(1, _names(service.rows), 0)
     del service.bucket.objects[keys_key("as-names", 1)]
     assert service.get("/ranges", 503, where="as_name:NAME-1")["error"]["code"] == "UNAVAILABLE"
+
+
+def test_a_name_of_many_values_reads_a_bounded_number_of_them_a_page() -> None:
+    service = _Service()
+    numbers = sorted({row[2].removeprefix("AS") for row in service.rows} - {"0"})
+    service.names(1, KeyedTable("asn", "asn", ("name", "country"), dict.fromkeys(numbers, ("ALL", "ZZ"))), 0)
+    answered = service.answered()["ALL"]
+    assert len(numbers) > 3 * MAX_VALUES_READ
+    within = "2001:db8::/32"  # inside no piece of the file: every value is read for nothing
+    gets: list[int] = []
+    pages: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while not pages or cursor:
+        before = service.bucket.gets
+        asked = {"where": "as_name:ALL", "limit": "1000", "within": within} | ({"cursor": cursor} if cursor else {})
+        pages.append(service.get("/ranges", 200, **asked))
+        gets.append(service.bucket.gets - before)
+        cursor = pages[-1]["next"]
+    assert max(gets) <= MAX_VALUES_READ + 1  # (the directory, on the first page)
+    assert _listed(pages) == []
+    listed = _listed(service.pages("ALL", limit=1000))
+    assert len(listed) == len(set(listed))
+    assert set(listed) == answered
+    networks = [net for page in service.pages("ALL", limit=1000, format="cidr") for net in page["networks"]]
+    size = sum(parse_address(end)[1] - parse_address(start)[1] + 1 for start, end in listed)
+    assert sum(ipaddress.ip_network(net).num_addresses for net in networks) == size
