@@ -8,7 +8,7 @@ or the one instant its ``as_of`` names (made absolute when planned); with each r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,7 +26,6 @@ from fencepost.enrichment.resolving import UNRESOLVED, VersionSource
 from fencepost.errors import ServiceError
 from fencepost.loading.ports import Clock
 from fencepost.loading.reports import iso
-from fencepost.model import LivePointer
 
 REFUSED = (InputError, OutputError, JobError, PartError, ServiceError, *UNRESOLVED)
 
@@ -59,9 +58,7 @@ class JobPlanner:
             if spec.as_of is not None:  # one instant for every part, however late it runs
                 spec = replace(spec, as_of=format_instant(parse_instant(spec.as_of, self.clock())))
             elif spec.time is None:  # the versions live now answer every part, whatever goes live meanwhile
-                pointers = [source.live(dataset) for dataset in spec.datasets]
-                pointers += _keyed_live(source, pointers)
-                pins = {pointer.dataset: [pointer.version, pointer.live_since] for pointer in pointers}
+                pins = pinned_versions(source, spec.datasets)
         except (InstantError, *UNRESOLVED) as error:
             raise JobFailed(reason(error)) from None
         inputs = []
@@ -143,14 +140,18 @@ def _spec_document(spec: JobSpec) -> dict[str, Any]:
     return {name: getattr(spec, name) for name in JobSpec.__slots__} | {"datasets": list(spec.datasets)}
 
 
-def _keyed_live(source: VersionSource, pointers: list[LivePointer]) -> list[LivePointer]:
-    """The live versions of the keyed datasets the versions of ``pointers`` join, pinned with them so that every part
-    joins the same ones; a keyed dataset with none is not pinned (its joined columns are null, as lookups give)."""
+def pinned_versions(source: VersionSource, datasets: Sequence[str]) -> dict[str, list[Any]]:
+    """What a plan pins, by dataset: the live version of each of ``datasets`` and of each keyed dataset their versions
+    join, ``[version, live since]``; ``[None, None]`` for a keyed dataset with no live version then, so that no part
+    joins one loaded while the job runs (its joined columns null in every part, as lookups gave when planned)."""
+    pointers = [source.live(dataset) for dataset in datasets]
+    pins: dict[str, list[Any]] = {pointer.dataset: [pointer.version, pointer.live_since] for pointer in pointers}
     names = dict.fromkeys(join.dataset for pointer in pointers for join in source.info(pointer).keyed_joins)
-    found = []
     for name in names:
         try:
-            found.append(source.live(name))
+            pointer = source.live(name)
         except UNRESOLVED:
+            pins[name] = [None, None]
             continue
-    return found
+        pins[name] = [pointer.version, pointer.live_since]
+    return pins

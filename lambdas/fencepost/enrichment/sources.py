@@ -180,16 +180,19 @@ class _Objects:
 
 
 class PinnedSource:
-    """``source`` with each dataset's live version fixed to the one ``pins`` names (version, live since): a job in
-    the bucket answers every part from the versions live when it was planned, whatever goes live meanwhile."""
+    """``source`` with each dataset's live version fixed to the one ``pins`` names (version, live since; None: none
+    was live): a job in the bucket answers every part from the versions live when it was planned, whatever goes live
+    meanwhile."""
 
-    def __init__(self, source: VersionSource, pins: dict[str, tuple[int, float | None]]) -> None:
+    def __init__(self, source: VersionSource, pins: dict[str, tuple[int | None, float | None]]) -> None:
         self.source, self.pins = source, pins
 
     def live(self, dataset: str) -> LivePointer:
         if dataset not in self.pins:
             return self.source.live(dataset)
         version, since = self.pins[dataset]
+        if version is None:
+            raise UnknownDataset(f"no dataset named {dataset!r} was live when the job was planned")
         return LivePointer(dataset, version, since)
 
     def at(self, dataset: str, instant: float) -> LivePointer:

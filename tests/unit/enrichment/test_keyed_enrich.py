@@ -26,10 +26,11 @@ from fencepost.core.storage.table_files import table_lines
 from fencepost.core.versions.build import FamilyRanges
 from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.enrichment.engine import Enricher
+from fencepost.enrichment.job_plans import pinned_versions
 from fencepost.enrichment.job_spec import JobSpec, assemble
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Shape, answer_columns, parse_fields
-from fencepost.enrichment.sources import ServiceSource
+from fencepost.enrichment.sources import PinnedSource, ServiceSource
 from fencepost.http.app import create_app
 from fencepost.observability import Observability
 from fencepost.reading.answers import Mode
@@ -225,3 +226,17 @@ def test_ranges_and_keyed_files_join_without_a_service(tmp_path: Path, capsys: p
     without = [arg for arg in args if not arg.startswith("--keyed")]
     assert enrich_main(without) == 0
     assert json.loads(out.read_text().splitlines()[0])["asn"]["data"]["as_name"] is None  # no keyed files: nulls
+
+
+def test_a_keyed_dataset_not_loaded_when_a_job_is_planned_stays_unjoined_in_every_part() -> None:
+    service = _Service()
+    pins = pinned_versions(service.source(), ("asn",))  # as planned: no names yet
+    service.names(1, ("13335", "CLOUDFLARENET", "US"))  # loaded while the parts run
+    source = PinnedSource(service.source(), {name: (pin[0], pin[1]) for name, pin in pins.items()})
+    columns = answer_columns(source.info(source.live("asn")))
+    shape = Shape(("asn",), Mode.ALL, parse_fields(EVERY), {"asn": columns})
+    batch = Enricher(shape, [Resolver("asn", source)], errors_shown=True).enrich(ADDRESSES)
+    got = [batch.objects[known]["asn"] for known in batch.ids.tolist()]
+    assert got[0]["data"] == {"asn": "13335", "as_name": None, "as_country": None}
+    assert got[0]["joined"][0]["error"]["code"] == "UNKNOWN_DATASET"
+    assert batch.versions == {("asn", 1): len(ADDRESSES)}
