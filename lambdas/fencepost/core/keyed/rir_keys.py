@@ -8,10 +8,10 @@ Lines are split as range folders split them (``core.formats.rir_stats.record_fie
 summaries, comments and the ``ipv4``/``ipv6`` records hold no key.
 
 Records of the statuses ``available`` and ``reserved`` are skipped: they name no holder (their country is empty,
-``*`` or ``ZZ``) and come in blocks of thousands of AS numbers that would fill a table held whole by every lookup
-that joins it; an AS number no registry has delegated is a miss, as any key a table lacks. A record whose start or
-count is no number, whose count is 0, or whose numbers run past AS 4294967295 is an invalid row. A count larger than
-the keys a version may hold fails the object at that record, without reading its numbers one by one.
+``*`` or ``ZZ``) and come in blocks of up to thousands of AS numbers that would fill a table held whole by every
+lookup that joins it; an AS number no registry has delegated is a miss, as any key a table lacks. A record whose
+start or count is no number, whose count is 0, or whose numbers run past AS 4294967295 is an invalid row. A count
+larger than the keys a version may hold fails the object at that record, without reading its numbers one by one.
 """
 
 from __future__ import annotations
