@@ -97,7 +97,9 @@ class DeploySettings:
         return environment(LOOKUP | CACHES, self.lookup)
 
     def loader_environment(self) -> dict[str, str]:
-        return environment(LOADER, self.loader) | self.loader_limits.environment()
+        """The loader's settings, its limits, and the lookups' KEYED_CACHE_BYTES (enrichment jobs join as they do)."""
+        keyed = environment({"keyed_bytes": CACHES["keyed_bytes"]}, self.lookup)
+        return environment(LOADER, self.loader) | self.loader_limits.environment() | keyed
 
     def fetch_environment(self) -> dict[str, str]:
         """The fetch function's settings, and the loader's limits it fetches within (MAX_OBJECT_BYTES)."""

@@ -156,6 +156,7 @@ class LoaderSettings:
     events: bool = LOADER["events"].default
     events_source: str = LOADER["events_source"].default
     events_seconds: float = LOADER["events_seconds"].default
+    caches: CacheLimits = field(default_factory=CacheLimits)  # KEYED_CACHE_BYTES as lookups': jobs join as they do
     delete_grace: float = CACHE_TTL.default + DELETE_MARGIN
     limits: Limits = field(default_factory=Limits)  # what one build may read, and how large its directory may be
     tables_queue: str | None = None  # the tables function's queue: each version going live (TABLES_QUEUE_URL)
@@ -174,6 +175,7 @@ class LoaderSettings:
             delete_grace=DELETE_GRACE.parse(grace, DELETE_GRACE.env) if grace else values["cache_ttl"] + DELETE_MARGIN,
             limits=loader_limits(env),
             tables_queue=env.get("TABLES_QUEUE_URL", "").strip() or None,
+            caches=CacheLimits(**_read(CACHES, env)),
             **values,
         )
 

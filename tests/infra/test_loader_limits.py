@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from fencepost.core.folders.limits import Limits
-from fencepost.settings import LoaderSettings
+from fencepost.settings import CacheLimits, LoaderSettings
 from infra.context import SettingsError
 from infra.settings import DeploySettings
 from tests.support.synthesis import Synthesize
@@ -70,3 +70,14 @@ def test_context_sets_the_loader_limits(synthesize: Synthesize) -> None:
 def test_bad_limits_are_refused_at_synth(context: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message):
         DeploySettings.from_context(context.get)
+
+
+def test_the_keyed_cache_of_lookups_reaches_the_enrichment_jobs_too(synthesize: Synthesize) -> None:
+    """A keyed table larger than KEYED_CACHE_BYTES is not joined: a job joins exactly what lookups join."""
+    synth = synthesize(keyedCacheBytes=str(200 << 20))
+    lookup = synth.props("lookup_function")["Environment"]["Variables"]
+    environment = _environment(synth)
+
+    assert environment["KEYED_CACHE_BYTES"] == lookup["KEYED_CACHE_BYTES"] == str(200 << 20)
+    assert LoaderSettings.from_env({**environment, **BASE}).caches.keyed_bytes == 200 << 20
+    assert LoaderSettings.from_env(BASE).caches == CacheLimits()

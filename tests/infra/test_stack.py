@@ -102,6 +102,7 @@ def test_loader_function_runtime_size_and_environment(default: Synth) -> None:
         "ENRICH_MAX_PARTS": "5000",
         "ENRICH_PARTS_IN_FLIGHT": "8",
         **Limits().environment(),  # (tests/infra/test_loader_limits.py)
+        "KEYED_CACHE_BYTES": environment(default, "lookup_function")["KEYED_CACHE_BYTES"],  # jobs join as lookups
         "TRACING": "false",
         "POWERTOOLS_SERVICE_NAME": "fencepost",
         "POWERTOOLS_METRICS_NAMESPACE": "Fencepost",

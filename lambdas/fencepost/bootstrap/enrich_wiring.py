@@ -55,10 +55,11 @@ def job_steps(
     """The loader's steps for enrichment jobs in the bucket (``enrichment.job_steps``); table files kept between
     invocations (a version's never changes), and the keyed tables their versions join."""
     kept, files = TableCache(), JobObjects(s3, bucket)
-    keyed = KeyedTables(lambda: bucket, CacheLimits().keyed_bytes)
+    caches = settings.caches  # KEYED_CACHE_BYTES as lookups have it: a table they join, and no larger one
+    keyed = KeyedTables(lambda: bucket, caches.keyed_bytes)
     steps = JobSteps(
         files=files,
-        sources=lambda: source_over(tables, bucket, CacheLimits(), kept, keyed),
+        sources=lambda: source_over(tables, bucket, caches, kept, keyed),
         outbox=outbox,
         telemetry=telemetry,
         planner=JobPlanner(files=files, part_bytes=settings.part_bytes, max_parts=settings.max_parts),
