@@ -3,7 +3,9 @@ keyed table read once, during the warm-up), a warm lookup makes one Query either
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 from bench import joins, joins_report
 from bench.joins_report import FLOOR, JOINED, PLAIN, Joins, Timing
@@ -50,3 +52,16 @@ def test_the_section_reports_the_ratios_and_goes_in_place_of_its_last_run(tmp_pa
     joins_report.write_into(saved, text)
     heads = [line for line in saved.read_text().splitlines() if line.startswith("### ")]
     assert heads == ["### 5. Several", "### 5b. A keyed join in a lookup", "### 6. Cache"]
+
+
+def test_the_in_memory_lookups_count_their_pointer_and_version_reads_as_dynamodb_would(monkeypatch: Any) -> None:
+    """With the live pointers trusted for no time, each lookup reads its pointers again (a GetItem each on DynamoDB):
+    the in-memory rows count them, so their GetItems and Queries are measured, not zero by construction."""
+    monkeypatch.setattr(joins, "SETTINGS", dataclasses.replace(joins.SETTINGS, cache_ttl=0.0))
+    rows = read_tsv(SMALL_FILE)
+    table = joins.names_table(rows, 2_000)
+    addresses = [format_address(V4, parse_address(row[0])[1]) for row in rows[:230]]
+    timed = joins._in_memory(rows, table, addresses, CountingBucket({keys_key("as-names", 1): table.encode()}))
+    assert timed[PLAIN].calls["GetItem"] == 1.0  # the dataset's live pointer
+    assert timed[JOINED].calls["GetItem"] == 2.0  # and the keyed dataset's
+    assert timed[PLAIN].calls["Query"] == 1.0  # the range Query; the version header from the cache
