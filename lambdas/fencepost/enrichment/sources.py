@@ -13,13 +13,14 @@ from fencepost.core.keyed.keyed_table import KeyedTable
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage.objects import table_key
 from fencepost.core.versions.history import Event, Timeline
+from fencepost.enrichment.input_lines import JobError
 from fencepost.enrichment.resolving import VersionSource
 from fencepost.enrichment.table import TableError, VersionTable
-from fencepost.errors import NoVersionAt, UnknownDataset
+from fencepost.errors import NoVersionAt, ServiceError, UnknownDataset
 from fencepost.loading.local_files import build_files, keyed_files
 from fencepost.loading.progress import LoadFailure
 from fencepost.model import LivePointer, VersionInfo
-from fencepost.reading.keyed_tables import KeyedTables
+from fencepost.reading.keyed_tables import KeyedTables, TableMissing
 from fencepost.reading.past import History
 from fencepost.settings import CacheLimits
 
@@ -202,10 +203,26 @@ class PinnedSource:
         return self.source.timeline(dataset)
 
     def info(self, pointer: LivePointer) -> VersionInfo:
-        return self.source.info(pointer)
+        try:
+            return self.source.info(pointer)
+        except UnknownDataset as error:
+            raise self._gone("dataset", pointer.dataset, pointer.version, error) from None
 
     def table(self, info: VersionInfo) -> VersionTable:
         return self.source.table(info)
 
     def keyed(self, info: VersionInfo) -> KeyedTable:
-        return self.source.keyed(info)
+        """A pinned keyed version that is gone fails the part (the parts before it joined it), as a range version
+        does; a table not joined for another reason (larger than KEYED_CACHE_BYTES) is null in every part alike."""
+        try:
+            return self.source.keyed(info)
+        except TableMissing as error:
+            raise self._gone("keyed dataset", info.dataset, info.version, error) from None
+
+    def _gone(self, kind: str, dataset: str, version: int, error: ServiceError) -> Exception:
+        if self.pins.get(dataset, (None, None))[0] != version:
+            return error
+        return JobError(
+            f"version {version} of {kind} {dataset!r}, pinned when the job was planned, can no longer be read "
+            f"({error.message}): submit the job again"
+        )

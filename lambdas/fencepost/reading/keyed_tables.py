@@ -52,7 +52,7 @@ class KeyedTables:
         except FileError:  # more than its text could be within the budget: never read whole
             raise Unavailable(_too_large(info.dataset, self.max_bytes)) from None
         if body is None:
-            raise Unavailable(f"the table of version {info.version} of keyed dataset {info.dataset!r} is missing")
+            raise TableMissing(f"the table of version {info.version} of keyed dataset {info.dataset!r} is missing")
         try:
             table = KeyedTable.decode(body, max_text=self.max_bytes)  # its text is smaller than the table it makes
         except TableTooLarge:
@@ -73,6 +73,10 @@ class KeyedTables:
     @property
     def bytes(self) -> int:
         return self._tables.bytes
+
+
+class TableMissing(Unavailable):
+    """A keyed version's table is not in the bucket (never written, or deleted with its version)."""
 
 
 def _too_large(dataset: str, max_bytes: int) -> str:

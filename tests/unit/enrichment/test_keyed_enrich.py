@@ -26,7 +26,8 @@ from fencepost.core.storage.table_files import table_lines
 from fencepost.core.versions.build import FamilyRanges
 from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.enrichment.engine import Enricher
-from fencepost.enrichment.job_plans import pinned_versions
+from fencepost.enrichment.input_lines import JobError
+from fencepost.enrichment.job_plans import REFUSED, pinned_versions
 from fencepost.enrichment.job_spec import JobSpec, assemble
 from fencepost.enrichment.resolving import Resolver
 from fencepost.enrichment.shape import Shape, answer_columns, parse_fields
@@ -240,3 +241,16 @@ def test_a_keyed_dataset_not_loaded_when_a_job_is_planned_stays_unjoined_in_ever
     assert got[0]["data"] == {"asn": "13335", "as_name": None, "as_country": None}
     assert got[0]["joined"][0]["error"]["code"] == "UNKNOWN_DATASET"
     assert batch.versions == {("asn", 1): len(ADDRESSES)}
+
+
+def test_a_keyed_version_pinned_for_a_job_and_deleted_before_a_part_runs_fails_the_part() -> None:
+    service = _versions()
+    pins = pinned_versions(service.source(), ("asn",))
+    assert pins["as-names"][0] == 2
+    del service.bucket.objects[keys_key("as-names", 2)]  # cleaned up while the job ran
+    source = PinnedSource(service.source(), {name: (pin[0], pin[1]) for name, pin in pins.items()})
+    columns = answer_columns(source.info(source.live("asn")))
+    shape = Shape(("asn",), Mode.ALL, parse_fields(EVERY), {"asn": columns})
+    with pytest.raises(JobError, match=r"version 2 of keyed dataset 'as-names', pinned when the job was planned"):
+        Enricher(shape, [Resolver("asn", source)], errors_shown=True).enrich(ADDRESSES)
+    assert issubclass(JobError, REFUSED)  # the job fails naming it, as it does for a range version's table
