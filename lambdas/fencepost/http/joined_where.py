@@ -66,8 +66,8 @@ class Selections:
         # The directory's values by key, for the few indexes last searched by a joined column
         self._keys: LruCache[tuple[str, int, str, str], dict[str, list[int]]] = LruCache(KEYS_KEPT, KEYS_BYTES)
 
-    def select(self, info: VersionInfo, where: Where, pins: tuple[int, ...], past: Past | None) -> Selection:
-        """``pins``: the keyed version a cursor pinned (none on a first page, and for an indexed column)."""
+    def select(self, info: VersionInfo, where: Where, pins: tuple[int, ...] | None, past: Past | None) -> Selection:
+        """``pins``: the keyed version a cursor pinned (none for an indexed column); None: a first page."""
         joined = None if where.column in info.indexed else joined_by(info, where.column)
         if joined is None:
             if pins:
@@ -93,10 +93,11 @@ class Selections:
         head = {"dataset": join.dataset, "version": version, "on": join.on}
         return Selection(join.on, directory, values, (version,), head)
 
-    def _keyed(self, dataset: str, pins: tuple[int, ...], past: Past | None) -> tuple[int, KeyedTable]:
+    def _keyed(self, dataset: str, pins: tuple[int, ...] | None, past: Past | None) -> tuple[int, KeyedTable]:
         """The keyed version a page reads and its table: the pinned one while it is kept (``CursorExpired`` after),
-        else the one live (at ``as_of``), as lookups join it; its error when it cannot be read."""
-        if len(pins) > 1:
+        else, on a first page, the one live (at ``as_of``), as lookups join it; its error when it cannot be read. A
+        cursor that pins no keyed version (or several) is refused: its pages would not all read one."""
+        if pins is not None and len(pins) != 1:
             raise _cursor_refused()
         if pins:
             info = self.history.listed(dataset, pins[0])

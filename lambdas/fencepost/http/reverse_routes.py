@@ -95,7 +95,7 @@ class WhereListing:
         past = past_of(query)
         info = self.history.listed(dataset, request.cursor[0] if request.cursor else None, past)
         where = request.where
-        selection = self.selections.select(info, where, request.cursor[2:] if request.cursor else (), past)
+        selection = self.selections.select(info, where, request.cursor[2:] if request.cursor else None, past)
         head = head_of(info, past) | {"where": {"column": where.column, "value": where.value}}
         head |= ({"joined": selection.head} if selection.head else {}) | {"within": request.within.text}
         frame = json_text(head)[:-1]

@@ -20,6 +20,7 @@ from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.core.versions.value_index import build_index, directory_bytes
 from fencepost.http.app import create_app
 from fencepost.http.joined_where import MAX_VALUES_READ
+from fencepost.http.paging import decode_pins, encode_token, pin_digest
 from fencepost.observability import Observability
 from fencepost.reading.lookup import Lookup
 from fencepost.settings import LookupSettings, TableSettings
@@ -217,3 +218,16 @@ def test_a_name_of_many_values_reads_a_bounded_number_of_them_a_page() -> None:
     networks = [net for page in service.pages("ALL", limit=1000, format="cidr") for net in page["networks"]]
     size = sum(parse_address(end)[1] - parse_address(start)[1] + 1 for start, end in listed)
     assert sum(ipaddress.ip_network(net).num_addresses for net in networks) == size
+
+
+def test_a_cursor_of_a_joined_column_without_its_keyed_version_is_refused() -> None:
+    service = _Service()
+    service.names(1, _names(service.rows), 0)
+    first = service.get("/ranges", where="as_name:NAME-1", limit="1")
+    assert first["next"] is not None
+    line = decode_pins(first["next"], "where", "asn", pin_digest("as_name", "NAME-1"), 3)
+    assert line is not None
+    unpinned = encode_token(["where", "asn", 1, pin_digest("as_name", "NAME-1"), line[1]])  # the keyed version left out
+    refused = service.get("/ranges", 400, where="as_name:NAME-1", cursor=unpinned)["error"]
+    assert refused["code"] == "INVALID_REQUEST"
+    assert "invalid cursor" in refused["message"]
