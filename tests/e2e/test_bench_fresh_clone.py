@@ -28,10 +28,10 @@ SMALLEST = [
     "--soak-rows", "2000", "--enrich-addresses", "20000", "--enrich-alb-lines", "5000", "--enrich-compare", "2000",
     "--enrich-memory-mb", "5", "--jobs-megabytes", "1", "--jobs-ranges", "2000", "--tables-addresses", "20000",
     "--tables-naive-addresses", "2000", "--tables-naive-seconds", "5", "--tables-spark-addresses", "2000",
-    "--tables-synthetic-rows", "20000",
+    "--tables-synthetic-rows", "20000", "--joins-lookups", "50", "--keyed-asns", "2000",
 ]  # fmt: skip
 SAMPLED = {V4_FILE.name: 20, V6_FILE.name: 10}  # one row in n
-SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "14b", "15"]
+SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "5b", "6", "7", "8", "9", "10", "11", "12", "13", "14", "14b", "15"]
 
 
 def _clean_tree(target: Path) -> Path:

@@ -56,6 +56,7 @@ OPERATIONS = [
     "GET /datasets/{name}/diff",
     "GET /datasets/{name}/values/{column}",
     "GET /datasets/{name}/values/{column}/{value}",
+    "GET /datasets/{name}/keys/{key}",
     "GET /datasets/{name}/export",
     "GET /ranges",
     "GET /enrich",
@@ -106,11 +107,11 @@ def test_no_request_breaks_the_api(api_schema: schemathesis.BaseSchema, label: s
 def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
     """Rules no schema states, so a schema-valid request may rightly be refused with 4xx (still documented): a range
     listing's or a diff's cursor carries a checksum, and a listing's network must have no host bits set; a reverse
-    lookup's column must be indexed, an export's version kept (and a profile asked with ``mmdb`` of a version with
-    the columns it needs); the names of
-    a lookup's list of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``,
-    not both; ``as_of`` must be an instant a kept version answers (past, after the first version), and ``version``
-    a version once live, in one dataset's lookup, never with ``as_of``; a diff's ``from`` and ``to`` name kept
+    lookup's column must be indexed; a key read names a keyed dataset and a key in the form of its keys; an export's
+    version is kept (and a profile asked with ``mmdb`` of a version with the columns it needs); the names of a
+    lookup's list of datasets are distinct (a pattern cannot say so); a batch names ``dataset`` or ``datasets``, not
+    both; ``as_of`` must be an instant a kept version answers (past, after the first version), and ``version`` a
+    version once live, in one dataset's lookup, never with ``as_of``; a diff's ``from`` and ``to`` name kept
     versions, and ``to`` comes with ``from``."""
     query, body = case.query or {}, case.body if isinstance(case.body, dict) else {}
     label, names = case.operation.label, str(query.get("dataset", "")).split(",")
@@ -120,6 +121,8 @@ def _unstated_rules(case: schemathesis.Case[Any]) -> list[Any]:
         # a diff between versions names two kept ones (NO_VERSION_AT), and to comes with from
         or (label == "GET /datasets/{name}/diff" and bool({"cursor", "from", "to"} & set(query)))
         or label.startswith("GET /datasets/{name}/values/")  # the column must be indexed (NOT_INDEXED)
+        # the dataset must be keyed, and the key in its form (an AS number where its keys are AS numbers)
+        or label == "GET /datasets/{name}/keys/{key}"
         or (label == "GET /datasets/{name}/export" and "version" in query)  # only kept versions (VERSION_GONE)
         # a profile only with format=mmdb, and of a version with a column for each field it needs
         or (label == "GET /datasets/{name}/export" and "profile" in query)
