@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import random
 import shutil
 import signal
 import socket
@@ -28,11 +29,25 @@ class LocalStackError(RuntimeError):
     """Something this machine lacks to run the service locally, said so that a person can fix it."""
 
 
+_PORTS = (20000, 32000)  # below Linux's default ephemeral range (32768-60999), which outgoing connections draw from
+
+
 def free_port() -> int:
+    """A loopback port free now, for a child process to bind a moment later. Drawn below the ephemeral range so that
+    no outgoing connection takes it in between (a port the kernel hands out for ``bind(0)`` is one it may also hand
+    to the next ``connect``); the kernel's own choice when that range is all taken."""
+    for _ in range(64):
+        port = random.randrange(*_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        found: int = sock.getsockname()[1]
+        return found
 
 
 def port_in_use(port: int) -> bool:

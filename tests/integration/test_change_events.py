@@ -101,7 +101,7 @@ def test_a_failing_source_and_a_stale_dataset_are_announced_once(
     assert [event["detail-type"] for event in listener.received(wait=5)] == ["Dataset version live"]
     site.publish("/drop.txt", b"", refuse=(404, "Not Found"))
     stack.put("drop/_source.json", json.dumps({"url": site.url("/drop.txt"), "every": "1h"}))
-    time.sleep(1.5)
+    time.sleep(2.1)  # a whole-second age past the 1 s max age; the source past its 1 s minimum interval
     # Three failed checks make the source failing: announced at the third, once
     for _ in range(2):
         assert check(fetch, stack, dataset="drop") == {"drop": "FAILED"}
@@ -122,7 +122,7 @@ def test_a_failing_source_and_a_stale_dataset_are_announced_once(
     stack.put("geo/a.csv", "1.0.0.0,1.0.1.255,AU\n")
     stack.drain()
     assert [event["detail-type"] for event in listener.received(wait=5)] == ["Dataset version live"]
-    time.sleep(1.5)
+    time.sleep(2.1)  # ages are whole seconds: stale once 2 s old
     check(fetch, stack)
     assert detail(listener.received(wait=5), "Dataset stale")["version"] == 2
 
