@@ -41,3 +41,10 @@ def ddb_table(dynamodb_local: DynamoDBLocal) -> Iterator[tuple[Any, str]]:
     create_table(client, name)
     yield client, name
     client.delete_table(TableName=name)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest test files first (``tests.support.ordering``): under pytest-xdist, no long file starts last."""
+    from tests.support.ordering import longest_first, read_table  # after the rewrite of tests.support is registered
+
+    items[:] = longest_first(items, read_table())

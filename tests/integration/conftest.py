@@ -45,7 +45,7 @@ def stack(
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint,
         "AWS_ENDPOINT_URL_S3": moto_server,
         "AWS_ENDPOINT_URL_SQS": moto_server,
-        "SETTLE_SECONDS": "1",
+        "SETTLE_SECONDS": "0",
         "CHUNK_ITEMS": "400",
         "WRITE_THREADS": "4",
         "CACHE_TTL_SECONDS": "0",

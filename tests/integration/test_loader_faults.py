@@ -152,6 +152,7 @@ def test_a_worker_killed_between_writing_and_switching_finishes_on_redelivery(st
     _assert_exact(stack, "geo", 1, ROWS[:1000])  # the previous version, kept for rollback
 
 
+@pytest.mark.parametrize("stack", [{"SETTLE_SECONDS": "1"}], indirect=True)  # build 2 planned after build 1 writes
 def test_two_loads_of_one_dataset_at_once_converge_on_the_newest(stack: Stack) -> None:
     # Given build 1 planned, its chunks waiting
     first, second = ROWS[:2000], ROWS[2000:4000]
