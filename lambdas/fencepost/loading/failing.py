@@ -5,23 +5,26 @@ DynamoDB refuses as invalid) fails the same way, with the error's type and messa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from fencepost.core.events import ChangeEvents, NoEvents
-from fencepost.core.events.kinds import build_failed
+from fencepost.core.events.kinds import build_failed, build_refused
+from fencepost.core.folders.gates import Gates, Refusal
 from fencepost.core.formats.problems import for_record
-from fencepost.core.storage.objects import report_key
+from fencepost.core.storage.objects import report_key, settings_keys
 from fencepost.core.versions.build import ProblemLog
-from fencepost.loading.ports import BuildStates, Clock, Telemetry
+from fencepost.loading.ports import BuildStates, Clock, LoadProgress, Telemetry
+from fencepost.loading.progress import Read
 from fencepost.loading.reports import Reports
 from fencepost.model import (
     RECORD_PROBLEMS,
     UNFINISHED,
     BuildState,
     DatasetRecord,
+    DiffSummary,
     LoadStatus,
     ObjectRef,
     Phase,
@@ -44,7 +47,7 @@ class LoadEnds(Protocol):
     ) -> bool: ...
 
 
-class LoadRecords(LoadEnds, Protocol):
+class LoadRecords(LoadEnds, LoadProgress, Protocol):
     def get(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
 
 
@@ -84,6 +87,33 @@ class Failures:
             dataset, build, LoadStatus.FAILED, objects=objects or [], rows=rows, items=0, problems=log, started=started
         )
         return self.record_failure(dataset, build, problems, announce=announce)
+
+    def refuse(
+        self,
+        dataset: str,
+        build: int,
+        refusal: Refusal,
+        summary: DiffSummary,
+        read: Read,
+        *,
+        gates: Gates,
+        objects: list[ObjectRef],
+        started: float,
+    ) -> None:
+        """Fail a build a gate stopped: the figures that failed it in ``load.diff``, the reason in its report and
+        record, and one "Dataset build refused" event with the gate's limit in ``gates`` (not "build failed")."""
+        diff = replace(summary, gate=refusal.gate)
+        self.datasets.update_load(dataset, build, self.clock(), diff=diff)
+        problems = [Problem(settings_keys(dataset)[-1], None, refusal.reason), *read.problems.kept]
+        total = read.problems.total + 1
+        if self.fail_load(
+            dataset, build, problems, total, rows=read.rows, objects=objects, started=started, announce=False
+        ):
+            limit, live = getattr(gates, refusal.gate, None), summary.baseline
+            event = build_refused(
+                dataset, build, gate=refusal.gate, limit=limit, reason=refusal.reason, live=live, diff=asdict(diff)
+            )
+            self.events.publish(event)
 
     def record_failure(
         self,

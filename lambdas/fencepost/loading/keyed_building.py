@@ -5,11 +5,10 @@ no chunks goes live (``loading.going_live``). Nothing is written to the ranges' 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.core.events.kinds import build_refused
-from fencepost.core.folders.gates import Gates, Refusal
+from fencepost.core.folders.gates import Refusal
 from fencepost.core.folders.limits import LimitError
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.base import FileError
@@ -20,7 +19,7 @@ from fencepost.core.keyed.key_rows import KeyFileError, KeyRows
 from fencepost.core.keyed.keyed_table import KeyedError, KeyedTable
 from fencepost.core.space.addresses import FAMILIES
 from fencepost.core.storage.keys import Directory
-from fencepost.core.storage.objects import is_fetched, keys_key, report_key, settings_keys
+from fencepost.core.storage.objects import is_fetched, keys_key, report_key
 from fencepost.core.versions.data_dates import latest_day, version_date
 from fencepost.loading.accepting import acceptance
 from fencepost.loading.failing import Failures
@@ -38,7 +37,6 @@ from fencepost.model import (
     DiffSummary,
     ObjectRef,
     Phase,
-    Problem,
     VersionHeader,
     VersionInfo,
 )
@@ -152,9 +150,7 @@ class KeyedBuilder:
         gates = settings.gates.unattended() if any(is_fetched(o.key) for o in objects) else settings.gates
         refusal = None if accepted else unreadable or key_refusal(gates, len(table.rows), changes, baseline)
         if refusal is not None:
-            self._refuse(
-                dataset, build, refusal, gates=gates, summary=summary, read=read, objects=objects, started=started
-            )
+            self.failures.refuse(dataset, build, refusal, summary, read, gates=gates, objects=objects, started=started)
             return False
         self.files.put_bytes(keys_key(dataset, build), table.encode())
         self._record(dataset, build, keyed, objects=objects, settings=settings, summary=summary, started=started)
@@ -236,34 +232,3 @@ class KeyedBuilder:
             report=key,
             diff=summary,
         )
-
-    def _refuse(
-        self,
-        dataset: str,
-        build: int,
-        refusal: Refusal,
-        *,
-        gates: Gates,
-        summary: DiffSummary,
-        read: Read,
-        objects: list[ObjectRef],
-        started: float,
-    ) -> None:
-        """Fail a build a gate stopped, with the gate's reason and the figures in ``load.diff``; announce it."""
-        diff = replace(summary, gate=refusal.gate)
-        self.datasets.update_load(dataset, build, self.clock(), diff=diff)
-        problems = [Problem(settings_keys(dataset)[-1], None, refusal.reason), *read.problems.kept]
-        fail = self.failures.fail_load
-        total = read.problems.total + 1
-        if fail(dataset, build, problems, total, rows=read.rows, objects=objects, started=started, announce=False):
-            limit = getattr(gates, refusal.gate, None)
-            event = build_refused(
-                dataset,
-                build,
-                gate=refusal.gate,
-                limit=limit,
-                reason=refusal.reason,
-                live=summary.baseline,
-                diff=asdict(diff),
-            )
-            self.failures.events.publish(event)

@@ -10,17 +10,17 @@ directory would span more partitions than the limit allows fails before anything
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.core.events.kinds import build_refused
+from fencepost.core.folders.gates import Refusal
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.problems import for_record
 from fencepost.core.keyed.join_spec import stored_joins
 from fencepost.core.space.aliases import parse_alias
 from fencepost.core.storage import chunks
 from fencepost.core.storage.keys import Directory
-from fencepost.core.storage.objects import is_fetched, report_key, settings_keys
+from fencepost.core.storage.objects import is_fetched, report_key
 from fencepost.core.versions.data_dates import latest_day, version_date
 from fencepost.core.versions.mmdb_profiles import stored_map
 from fencepost.errors import StoreUnavailable
@@ -158,8 +158,11 @@ class Publisher:
         if accepted:
             comparison = replace(comparison, summary=replace(comparison.summary, note=ACCEPTED))
         if refusal is not None:
-            refused = (*refusal, getattr(gates, refusal[0], None))
-            self._refuse(dataset, build, refused, comparison.summary, read, objects=objects, started=started)
+            self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
+            summary = comparison.summary
+            self.failures.refuse(
+                dataset, build, Refusal(*refusal), summary, read, gates=gates, objects=objects, started=started
+            )
             return False
         if comparison.reserved is not None and gates.reserved_space == "flag":
             reason = f'the objects answer for {comparison.reserved.text()}, reserved space (reserved_space "flag")'
@@ -258,29 +261,3 @@ class Publisher:
         self.telemetry.logger.info("build planned", extra={"dataset": dataset, "build": build, **summary})
         if record is not None and record.complete:
             self.going_live.finalize(dataset, build)
-
-    def _refuse(
-        self,
-        dataset: str,
-        build: int,
-        refusal: tuple[str, str, object],
-        summary: DiffSummary,
-        read: Read,
-        *,
-        objects: list[ObjectRef],
-        started: float,
-    ) -> None:
-        """Fail a build a gate stopped, with the gate's reason and the figures that failed it in ``load.diff``, and
-        announce it with the gate's limit (``refusal``: the gate, the reason, the limit)."""
-        gate, reason, limit = refusal
-        diff = replace(summary, gate=gate)
-        self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
-        self.datasets.update_load(dataset, build, self.clock(), diff=diff)
-        problems = [Problem(settings_keys(dataset)[-1], None, reason), *read.problems.kept]
-        total = read.problems.total + 1
-        fail = self.failures.fail_load
-        if fail(dataset, build, problems, total, rows=read.rows, objects=objects, started=started, announce=False):
-            event = build_refused(
-                dataset, build, gate=gate, limit=limit, reason=reason, live=summary.baseline, diff=asdict(diff)
-            )
-            self.failures.events.publish(event)
