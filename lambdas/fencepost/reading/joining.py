@@ -73,9 +73,7 @@ class Pinned:
         row = None if key is None else read.table.rows.get(key)
         if row is None:
             return JoinedPart(join, version, key)
-        at = {column: index for index, column in enumerate(read.table.columns)}
-        picked = tuple(row[at[column]] if column in at else None for column in join.columns)
-        return JoinedPart(join, version, key, picked)
+        return JoinedPart(join, version, key, read.table.pick(row, join.columns))
 
 
 NO_JOINS: Final = Pinned({})

@@ -185,3 +185,14 @@ def test_an_as_names_list_after_a_csv_read_with_text_keys_is_refused_rather_than
     read("as-names/additions.csv", b"asn,name,country\nAS64512,Internal,\n", chosen)
     read("as-names/autnums.html", AUTNUMS, chosen)
     assert chosen.table().rows["AS64512"] == ("Internal", "")
+
+
+def test_a_row_picks_the_columns_asked_in_their_order_and_none_for_a_column_the_table_lacks() -> None:
+    table = KeyedTable("asn", "asn", ("name", "country", "registry"), {"13335": ("CLOUDFLARENET", "US", "arin")})
+    row = table.row("AS13335")
+    assert row is not None
+    assert table.pick(row, ("registry", "missing", "name")) == ("arin", None, "CLOUDFLARENET")
+    assert table.pick(row, ()) == ()
+    decoded = KeyedTable.decode(table.encode())
+    assert decoded == table  # the positions are derived, not compared or stored
+    assert decoded.pick(row, ("country",)) == ("US",)

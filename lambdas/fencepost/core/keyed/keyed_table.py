@@ -11,8 +11,8 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 KEY_FORMS: Final = ("text", "asn")
@@ -67,6 +67,15 @@ class KeyedTable:
     form: str
     columns: tuple[str, ...]
     rows: Mapping[str, tuple[str, ...]]
+    positions: Mapping[str, int] = field(init=False, repr=False, compare=False)  # each column's index in a row
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "positions", {column: index for index, column in enumerate(self.columns)})
+
+    def pick(self, row: tuple[str, ...], columns: Sequence[str]) -> tuple[str | None, ...]:
+        """``row``'s values of ``columns``, in that order (None for a column this table does not have)."""
+        at = self.positions
+        return tuple(row[at[column]] if column in at else None for column in columns)
 
     def row(self, value: str) -> tuple[str, ...] | None:
         """The values of the row whose key is ``value`` (normalized here), or None."""
