@@ -17,14 +17,11 @@ pytest.register_assert_rewrite("tests.support")
 @pytest.fixture(autouse=True)
 def _fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may reach real AWS: fake credentials and a fixed region everywhere."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    from tests.support import FAKE_AWS  # after the rewrite of tests.support is registered
+
+    for name, value in FAKE_AWS.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
-    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "FencepostTests")
-    monkeypatch.setenv("DYNAMODB_READ_TIMEOUT_SECONDS", "20")  # DynamoDB Local on a busy 2-core machine
 
 
 @pytest.fixture(scope="session")

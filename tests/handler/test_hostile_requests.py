@@ -225,8 +225,8 @@ def test_the_corpus_is_large() -> None:
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[case.name for case in CORPUS])
-def test_hostile_requests_get_a_4xx_with_a_stable_code(lookup_handler: LookupFunction, case: Hostile) -> None:
-    response = lookup_handler.handler(hostile_event(case), LambdaContext())
+def test_hostile_requests_get_a_4xx_with_a_stable_code(warm_lookup_handler: LookupFunction, case: Hostile) -> None:
+    response = warm_lookup_handler.handler(hostile_event(case), LambdaContext())
     body = json.loads(as_sent(response))
     assert (response["statusCode"], body["error"]["code"]) == (case.status, case.code), body
     assert body["error"]["code"] in CODES

@@ -20,6 +20,16 @@ from fencepost.model import DatasetRecord, LivePointer, LoadStatus, VersionHeade
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 EVENTS = ROOT / "events"
+# The environment every test runs in: no test may reach real AWS (fake credentials, one region everywhere)
+FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+    "POWERTOOLS_METRICS_NAMESPACE": "FencepostTests",
+    "DYNAMODB_READ_TIMEOUT_SECONDS": "20",  # DynamoDB Local on a busy 2-core machine
+}
 V4_FILE = DATA / "iptoasn-ip2country-v4-20241107.tsv.gz"
 V6_FILE = DATA / "iptoasn-ip2asn-v6-20251028.tsv.gz"
 SMALL_FILE = DATA / "asn-db-ip2asn-v4-subset-2019.tsv"
