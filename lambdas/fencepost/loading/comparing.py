@@ -21,7 +21,7 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from fencepost.core.folders.gates import Gates
+from fencepost.core.folders.gates import Gates, Refusal
 from fencepost.core.space.addresses import V4, V6, format_address
 from fencepost.core.space.reserved import Reserved, registry
 from fencepost.core.storage.objects import changes_key, pieces_key
@@ -60,11 +60,11 @@ class Comparison:
     reserved: Reserved | None = None  # the first reserved network the build answers for
     missing: str | None = None  # why the live version's pieces could not be read
 
-    def refusal(self, gates: Gates, ranges: int) -> tuple[str, str] | None:
+    def refusal(self, gates: Gates, ranges: int) -> Refusal | None:
         """The gate that stops a build of ``ranges`` ranges and why (with the figure and the limit); None when it
         may go on."""
         if self.missing is not None:
-            return "baseline", f"{self.missing}: the live version keeps answering ({ACCEPT})"
+            return Refusal("baseline", f"{self.missing}: the live version keeps answering ({ACCEPT})")
         found, baseline = self.found, self.summary.baseline
         refused = gates.refusal(ranges, found, baseline, earlier=self.earlier, reserved=self.reserved)
         if refused is None:
@@ -73,7 +73,7 @@ class Comparison:
             change = 'or upload _settings.json with "reserved_space": "flag" or "allow"'
         else:
             change = f"or upload _settings.json with a higher {refused.gate}, or null for none"
-        return refused.gate, f"{refused.reason}: the live version keeps answering ({ACCEPT}; {change})"
+        return Refusal(refused.gate, f"{refused.reason}: the live version keeps answering ({ACCEPT}; {change})")
 
 
 @dataclass(kw_only=True, frozen=True, slots=True)

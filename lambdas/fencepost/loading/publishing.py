@@ -13,7 +13,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fencepost.core.folders.gates import Refusal
 from fencepost.core.folders.settings_file import FolderSettings, settings_digest
 from fencepost.core.formats.problems import for_record
 from fencepost.core.keyed.join_spec import stored_joins
@@ -160,9 +159,7 @@ class Publisher:
         if refusal is not None:
             self.comparer.forget(dataset, build)  # never live, so never a baseline; its changes stay served
             summary = comparison.summary
-            self.failures.refuse(
-                dataset, build, Refusal(*refusal), summary, read, gates=gates, objects=objects, started=started
-            )
+            self.failures.refuse(dataset, build, refusal, summary, read, gates=gates, objects=objects, started=started)
             return False
         if comparison.reserved is not None and gates.reserved_space == "flag":
             reason = f'the objects answer for {comparison.reserved.text()}, reserved space (reserved_space "flag")'
