@@ -63,6 +63,10 @@ class CacheLimits:
     index_bytes: int = CACHES["index_bytes"].default
     keyed_bytes: int = CACHES["keyed_bytes"].default
 
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> CacheLimits:
+        return cls(**_read(CACHES, env))
+
 
 @dataclass(frozen=True, slots=True)
 class LookupSettings:
@@ -100,7 +104,7 @@ class LookupSettings:
         trusted_proxies(values["trusted_proxies"], values["forwarded_entries"])
         return cls(
             table=TableSettings.from_env(env),
-            caches=CacheLimits(**_read(CACHES, env)),
+            caches=CacheLimits.from_env(env),
             cors_origins=origins(env.get("CORS_ORIGINS", "")),
             bucket=env.get("BUCKET_NAME", "").strip() or None,
             export_queue=env.get("EXPORT_QUEUE_URL", "").strip() or None,
@@ -175,7 +179,7 @@ class LoaderSettings:
             delete_grace=DELETE_GRACE.parse(grace, DELETE_GRACE.env) if grace else values["cache_ttl"] + DELETE_MARGIN,
             limits=loader_limits(env),
             tables_queue=env.get("TABLES_QUEUE_URL", "").strip() or None,
-            caches=CacheLimits(**_read(CACHES, env)),
+            caches=CacheLimits.from_env(env),
             **values,
         )
 
