@@ -95,6 +95,13 @@ class Tables:
             if name in self.tables:
                 self.tables[name].model.switch_to_on_demand(self.clock())
 
+    def close_seconds(self) -> None:
+        """Report the second each table is in now (``on_second``), as a later request would, when no more requests
+        come (a run's end): its counts are final."""
+        with self.lock:
+            for table in self.tables.values():
+                table.model.advance(self.clock() + 1)
+
     def _emulated(self, name: str, schema: Schema) -> Emulated:
         model = TableModel(self.mode, scale=self.scale, start=self.clock())
         model.on_second = lambda second: self.on_second(name, second)
