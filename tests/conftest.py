@@ -17,11 +17,9 @@ pytest.register_assert_rewrite("tests.support")
 @pytest.fixture(autouse=True)
 def _fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may reach real AWS: fake credentials and a fixed region everywhere."""
-    from tests.support import FAKE_AWS  # after the rewrite of tests.support is registered
+    from tests.support import fake_aws  # after the rewrite of tests.support is registered
 
-    for name, value in FAKE_AWS.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    fake_aws(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from fencepost.bootstrap.lookup_wiring import LookupFunction
-from tests.support import FAKE_AWS, SMALL_FILE, family_ranges, read_tsv
+from tests.support import SMALL_FILE, fake_aws, family_ranges, read_tsv
 from tests.support.handlers import GEO_ROWS, lookup_on_moto
 
 
@@ -34,7 +34,5 @@ def warm_lookup_handler() -> Iterator[LookupFunction]:
     """One lookup function for a module's tests, as one warm container answers request after request: for tests
     that only read (its environment set here, as ``tests/conftest.py`` sets each test's)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        for name, value in FAKE_AWS.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.delenv("AWS_PROFILE", raising=False)
+        fake_aws(monkeypatch)
         yield from _on_moto(monkeypatch)

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fencepost.aws.dynamo import Tables
 from fencepost.aws.dynamo.serving import pointer_item
 from fencepost.aws.dynamo.timelines import event_item
@@ -33,6 +35,13 @@ FAKE_AWS = {
 V4_FILE = DATA / "iptoasn-ip2country-v4-20241107.tsv.gz"
 V6_FILE = DATA / "iptoasn-ip2asn-v6-20251028.tsv.gz"
 SMALL_FILE = DATA / "asn-db-ip2asn-v4-subset-2019.tsv"
+
+
+def fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``FAKE_AWS`` set through ``monkeypatch``, and no profile: no test may reach real AWS."""
+    for name, value in FAKE_AWS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
 
 
 def read_tsv(path: Path, limit: int | None = None) -> list[list[str]]:

@@ -16,7 +16,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Final, Protocol, TypeVar
 
-ROOT: Final = Path(__file__).resolve().parents[2]
+from tests.support import ROOT
+
 TABLE: Final = ROOT / "tests" / "file_seconds.json"
 UNKNOWN_SECONDS: Final = 30.0
 
