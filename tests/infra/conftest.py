@@ -1,13 +1,9 @@
-"""Synthesized templates shared across the infra tests: each context is synthesized once per session.
-
-Most templates use a tiny stand-in for the Lambda asset (the template only needs a directory to hash); the
-``real`` ones use the asset that ``infra.packaging`` builds, exactly as ``cdk synth`` does.
-"""
+"""The Lambda assets, and the templates most infra tests read: the default context's, and every option's
+(``synthesize``, in ``tests/conftest.py``, synthesizes each context once per session)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,7 +11,6 @@ from infra import packaging
 from tests.support.synthesis import ALL_OPTIONS, Synthesize
 from tests.synth import Synth
 from tests.synth import stub_asset as make_stub_asset
-from tests.synth import synth as synth_app
 
 
 @pytest.fixture(scope="session")
@@ -28,24 +23,6 @@ def stub_asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def real_asset() -> Path:
     """The real asset, built by infra.packaging (a no-op when its cache is up to date)."""
     return packaging.build()
-
-
-@pytest.fixture(scope="session")
-def synthesize(tmp_path_factory: pytest.TempPathFactory, stub_asset: Path, real_asset: Path) -> Synthesize:
-    """``synthesize(real=False, **context)``: the app synthesized with that context, cached for the session."""
-    cache: dict[tuple[bool, tuple[tuple[str, str], ...]], Synth] = {}
-
-    def synth(*, real: bool = False, **context: Any) -> Synth:
-        key = (real, tuple(sorted((k, str(v)) for k, v in context.items())))
-        if key not in cache:
-            cache[key] = synth_app(
-                context,
-                asset=real_asset if real else stub_asset,
-                outdir=tmp_path_factory.mktemp("cdk.out"),
-            )
-        return cache[key]
-
-    return synth
 
 
 @pytest.fixture(scope="module")

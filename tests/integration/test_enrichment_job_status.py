@@ -18,7 +18,8 @@ from fencepost.enrichment.job_files import PlannedInput
 from tests.iam.front import PolicyFront
 from tests.iam.policy import role_permissions
 from tests.support.stacks import Stack
-from tests.synth import Synth, stub_asset, synth
+from tests.support.synthesis import Synthesize
+from tests.synth import Synth
 
 SMALL_PARTS = {"ENRICH_PART_BYTES": str(16 << 10)}
 RANGES = "start,end,country\n1.0.0.0,1.0.255.255,AU\n2001:db8::,2001:db8::ffff,ZZ\n"
@@ -149,9 +150,8 @@ def test_the_jobs_are_listed_a_page_at_a_time_in_the_buckets_order(stack: Stack)
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    asset = stub_asset(tmp_path_factory.mktemp("asset"))
-    return synth({}, asset=asset, outdir=tmp_path_factory.mktemp("cdk.out"))
+def template(synthesize: Synthesize) -> Synth:
+    return synthesize()
 
 
 @pytest.fixture

@@ -22,16 +22,16 @@ from infra.athena import RESULTS_PREFIX as ATHENA_RESULTS
 from tests.iam.front import PolicyFront
 from tests.iam.policy import Permissions, role_permissions
 from tests.support.stacks import Stack
-from tests.synth import Synth, stub_asset, synth
+from tests.support.synthesis import Synthesize
+from tests.synth import Synth
 
 ROWS = "start,end,country\n1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.3.255,CN\n2001:db8::,2001:db8::ffff,AU\n"
 CHANGED = "start,end,country\n1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.3.255,JP\n2001:db8::,2001:db8::ffff,AU\n"
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    asset = stub_asset(tmp_path_factory.mktemp("asset"))
-    return synth({}, asset=asset, outdir=tmp_path_factory.mktemp("cdk.out"))
+def template(synthesize: Synthesize) -> Synth:
+    return synthesize()
 
 
 def _permissions(template: Synth, role: str, bucket: str) -> Permissions:

@@ -6,6 +6,10 @@ Each file's seconds come from ``tests/file_seconds.json``, written from a run's 
 table does not know yet goes out as if it took ``UNKNOWN_SECONDS``: early, since a new file is as likely as any to
 be long. Within a file the tests keep their order. The run passes ``--no-loadscope-reorder``, else pytest-xdist
 sends the files with the most tests first, whatever their length.
+
+A file is one unit of work (``--dist loadfile``: its module fixtures set up once), except the files that read the
+synthesized template (``SYNTHESIZING``): they go to one worker together (``ByScope``), which synthesizes each context
+once for all of them (the ``synthesize`` fixture) and is the only one to start the CDK's Node.js runtime for it.
 """
 
 from __future__ import annotations
@@ -16,10 +20,19 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Final, Protocol, TypeVar
 
+from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
+
 from tests.support import ROOT
 
 TABLE: Final = ROOT / "tests" / "file_seconds.json"
 UNKNOWN_SECONDS: Final = 30.0
+# The files (or folders, ending in /) that synthesize the app, and the one unit of work they make together.
+SYNTHESIZING: Final = (
+    "tests/infra/",
+    "tests/integration/test_iam.py",
+    "tests/integration/test_enrichment_job_status.py",
+)
+SYNTHESIZED: Final = "the files that synthesize the app"
 
 
 class Collected(Protocol):
@@ -34,13 +47,33 @@ def file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+def scope_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its file, or ``SYNTHESIZED`` for the files that synthesize the app."""
+    file = file_of(nodeid)
+    synthesizing = any(file == name or (name.endswith("/") and file.startswith(name)) for name in SYNTHESIZING)
+    return SYNTHESIZED if synthesizing else file
+
+
+class ByScope(LoadFileScheduling):  # type: ignore[misc]
+    """pytest-xdist's ``loadfile`` scheduling, with ``scope_of``'s units of work."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return scope_of(nodeid)
+
+
 def longest_first(items: list[T], seconds: dict[str, float]) -> list[T]:
-    """``items`` grouped by file, the files in decreasing seconds (then by name), each file's items in their order."""
-    by_file: dict[str, list[T]] = {}
+    """``items`` grouped by unit of work (``scope_of``), the longest first (its files' seconds summed; then by
+    name), each unit's items in their order."""
+    by_scope: dict[str, list[T]] = {}
     for item in items:
-        by_file.setdefault(file_of(item.nodeid), []).append(item)
-    order = sorted(by_file, key=lambda name: (-seconds.get(name, UNKNOWN_SECONDS), name))
-    return [item for name in order for item in by_file[name]]
+        by_scope.setdefault(scope_of(item.nodeid), []).append(item)
+
+    def length(scope: str) -> float:
+        files = {file_of(item.nodeid) for item in by_scope[scope]}
+        return sum(seconds.get(file, UNKNOWN_SECONDS) for file in files)
+
+    order = sorted(by_scope, key=lambda scope: (-length(scope), scope))
+    return [item for scope in order for item in by_scope[scope]]
 
 
 def read_table(path: Path = TABLE) -> dict[str, float]:

@@ -6,7 +6,15 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.ordering import UNKNOWN_SECONDS, longest_first, read_table, seconds_per_file
+from tests.support.ordering import (
+    SYNTHESIZED,
+    UNKNOWN_SECONDS,
+    ByScope,
+    longest_first,
+    read_table,
+    scope_of,
+    seconds_per_file,
+)
 
 
 @dataclass(frozen=True)
@@ -25,6 +33,26 @@ def test_a_file_the_table_does_not_know_goes_out_before_the_short_ones() -> None
     items = [Item("short.py::t"), Item("new.py::t"), Item("long.py::t")]
     ordered = longest_first(items, {"short.py": 1.0, "long.py": UNKNOWN_SECONDS + 1})
     assert [item.nodeid for item in ordered] == ["long.py::t", "new.py::t", "short.py::t"]
+
+
+def test_the_files_that_synthesize_the_app_are_one_unit_of_work_and_every_other_file_its_own() -> None:
+    synthesizing = [
+        "tests/infra/test_stack.py::test_a",
+        "tests/infra/test_scanners.py::test_b[x]",
+        "tests/integration/test_iam.py::test_c",
+        "tests/integration/test_enrichment_job_status.py::test_d",
+    ]
+    assert {scope_of(nodeid) for nodeid in synthesizing} == {SYNTHESIZED}
+    assert scope_of("tests/integration/test_loader.py::test_e") == "tests/integration/test_loader.py"
+    assert scope_of("tests/infrastructure_notes.py::test_f") == "tests/infrastructure_notes.py"
+    assert ByScope.__new__(ByScope)._split_scope("tests/infra/test_fronts.py::test_g") == SYNTHESIZED
+
+
+def test_a_unit_of_several_files_goes_out_by_their_seconds_summed() -> None:
+    items = [Item(n) for n in ("long.py::t", "tests/infra/a.py::t", "tests/integration/test_iam.py::t", "mid.py::t")]
+    seconds = {"long.py": 100.0, "tests/infra/a.py": 40.0, "tests/integration/test_iam.py": 40.0, "mid.py": 60.0}
+    ordered = [item.nodeid for item in longest_first(items, seconds)]
+    assert ordered == ["long.py::t", "tests/infra/a.py::t", "tests/integration/test_iam.py::t", "mid.py::t"]
 
 
 def test_a_junit_report_gives_each_files_seconds_and_the_table_reads_back(tmp_path: Path) -> None:
