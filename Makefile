@@ -108,7 +108,8 @@ fmt: $(PY_STAMP) $(NODE_STAMP)
 # it starts, so one worker a core leaves the cores half idle. Each worker has its own DynamoDB Local and moto server, a
 # test file's tests run on one worker (their module fixtures shared), the longest files first
 # (tests/support/ordering.py); TEST_WORKERS=1 runs it in one process.
-TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+# At most 8: each worker starts its own DynamoDB Local (512 MB of heap) and moto server.
+TEST_WORKERS ?= $(shell n=$$(( 2 * $$(nproc 2>/dev/null || echo 1) )); echo $$(( n < 8 ? n : 8 )))
 XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # Compiled bytecode is kept for the tests, under build/pycache (out of the tree): they start many Python processes
@@ -117,9 +118,12 @@ XDIST = $(if $(filter 1,$(TEST_WORKERS)),-p no:xdist,-n $(TEST_WORKERS) --dist l
 # 25 s instead of 6-9 s here).
 test test-quick test-slow: export PYTHONDONTWRITEBYTECODE :=
 test test-quick test-slow: export PYTHONPYCACHEPREFIX := $(CURDIR)/build/pycache
-# The tests' DynamoDB Locals (each worker's, and each local stack a test starts) compile with the JIT's first tier only
-# and collect with one thread: 34% less of their CPU over two integration files, in the same time (docs/development.md).
-test test-quick test-slow: export DYNAMODB_LOCAL_JAVA_OPTIONS ?= -Xms512m -Xmx1g -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+# The tests' JVMs (each worker's DynamoDB Local, each local stack's, Spark's driver) compile with the JIT's first tier
+# only and collect with one thread: 34% less of DynamoDB Local's CPU over two integration files, in the same time
+# (docs/development.md). TEST_JVM_OPTIONS= keeps the JVM's defaults.
+TEST_JVM_OPTIONS ?= -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+test test-quick test-slow: export TEST_JVM_OPTIONS := $(TEST_JVM_OPTIONS)
+test test-quick test-slow: export DYNAMODB_LOCAL_JAVA_OPTIONS ?= -Xms512m -Xmx1g $(TEST_JVM_OPTIONS)
 
 # Each test's time is kept in build/test-times.xml (JUnit XML): where a run spends its minutes, test by test.
 test: install lint
