@@ -6,11 +6,16 @@ from __future__ import annotations
 import gc
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from local.dynamodb import DynamoDBLocal, create_table, local_client
+
+if TYPE_CHECKING:  # the CDK is imported by the tests that synthesize, not by every worker's conftest
+    from tests.support.synthesis import Synthesize
+    from tests.synth import Synth
 
 # The shared helpers' asserts explain a failure as a test's own asserts do (registered before any test imports them).
 pytest.register_assert_rewrite("tests.support")
@@ -41,21 +46,36 @@ def ddb_table(dynamodb_local: DynamoDBLocal) -> Iterator[tuple[Any, str]]:
 
 
 @pytest.fixture(scope="session")
-def synthesize(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """``synthesize(real=False, **context)``: the app synthesized with that context, once per session (the files
-    that call it share a worker: ``tests.support.ordering``). Most templates use a tiny stand-in for the Lambda asset
-    (the template only needs a directory to hash); ``real`` ones the asset ``infra.packaging`` builds, as
-    ``cdk synth`` does."""
+def stub_asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A stand-in Lambda asset: enough for a template (CDK only hashes its directory), nothing to run."""
+    from tests.synth import stub_asset as make_stub_asset
+
+    return make_stub_asset(tmp_path_factory.mktemp("stub-asset"))
+
+
+@pytest.fixture(scope="session")
+def real_asset() -> Path:
+    """The real asset, built by ``infra.packaging`` (a no-op when its cache is up to date)."""
     from infra import packaging
-    from tests.synth import stub_asset, synth
 
-    stub = stub_asset(tmp_path_factory.mktemp("stub-asset"))
-    cache: dict[tuple[bool, tuple[tuple[str, str], ...]], Any] = {}
+    return packaging.build()
 
-    def synthesized(*, real: bool = False, **context: Any) -> Any:
+
+@pytest.fixture(scope="session")
+def synthesize(
+    tmp_path_factory: pytest.TempPathFactory, stub_asset: Path, request: pytest.FixtureRequest
+) -> Synthesize:
+    """``synthesize(real=False, **context)``: the app synthesized with that context, once per session (the files
+    that call it share a worker: ``tests.support.ordering``), on ``stub_asset``, or on ``real_asset`` as ``cdk synth``
+    does (built only when a real template is asked for)."""
+    from tests.synth import synth
+
+    cache: dict[tuple[bool, tuple[tuple[str, str], ...]], Synth] = {}
+
+    def synthesized(*, real: bool = False, **context: Any) -> Synth:
         key = (real, tuple(sorted((k, str(v)) for k, v in context.items())))
         if key not in cache:
-            asset = packaging.build() if real else stub  # the build is a no-op when its cache is up to date
+            asset = request.getfixturevalue("real_asset") if real else stub_asset
             cache[key] = synth(context, asset=asset, outdir=tmp_path_factory.mktemp("cdk.out"))
         return cache[key]
 
