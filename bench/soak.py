@@ -8,7 +8,9 @@ The file is uploaded, then a changed copy (one row in 100 answers another countr
 to a few seconds after the second version is live, threads look up addresses over HTTP (the range cache off, so
 that every lookup makes its Query through the faults). Each answer is judged against a brute-force reference of
 the rows of the version it names (``tests.judged_lookups``); after each load, the table is compared with the file,
-item by item. ``--rows`` loads the first rows only, for a quick run.
+item by item. The lookups keep a steady rate (``RATE`` a second, all threads together; ``--rate 0``: each thread as
+fast as it can, which on a small machine takes the cores the loads and the stack need). ``--rows`` loads the first
+rows only, for a quick run.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ KEY = f"{DATASET}/ip2country-v4.tsv.gz"
 # NEGATIVE_CACHE_TTL_SECONDS (5) after: such answers in that window are right.
 NEGATIVE_GRACE = 6.0
 AFTER = 5.0  # seconds of lookups after the second version is live
+RATE = 100.0  # lookups a second over HTTP, all threads together
 
 
 def say(text: str) -> None:
@@ -82,6 +85,7 @@ class SoakResult:
     counts: dict[str, int]  # what was injected, as the stack counts it
     lookup_seconds: float
     seconds: float
+    rate: float = RATE  # the lookups' pace, all threads together (0: as fast as they could)
 
 
 class TwoFiles(Mapping[int, dict[int, Expected]]):
@@ -107,8 +111,8 @@ class TwoFiles(Mapping[int, dict[int, Expected]]):
 class Lookers:
     """Threads looking addresses up over HTTP until stopped, each answer judged."""
 
-    def __init__(self, api: str, addresses: list[int], expected: TwoFiles) -> None:
-        self.api, self.addresses, self.expected = api, addresses, expected
+    def __init__(self, api: str, addresses: list[int], expected: TwoFiles, rate: float = RATE) -> None:
+        self.api, self.addresses, self.expected, self.rate = api, addresses, expected, rate
         self.judged = Judged()
         self.live_at: float | None = None
         self._stop, self._lock = threading.Event(), threading.Lock()
@@ -118,7 +122,7 @@ class Lookers:
     def start(self, count: int) -> Lookers:
         self.started = time.monotonic()
         for number in range(count):
-            thread = threading.Thread(target=self._look, args=(number,), daemon=True)
+            thread = threading.Thread(target=self._look, args=(number, count), daemon=True)
             thread.start()
             self._threads.append(thread)
         return self
@@ -129,10 +133,13 @@ class Lookers:
             thread.join()
         self.stopped = time.monotonic()
 
-    def _look(self, number: int) -> None:
+    def _look(self, number: int, threads: int) -> None:
         rng = random.Random(number)
+        interval = threads / self.rate if self.rate > 0 else 0.0  # this thread's share of the rate
+        due = time.monotonic()
         with requests.Session() as session:
-            while not self._stop.is_set():
+            while not self._stop.wait(max(0.0, due - time.monotonic())):
+                due = max(due, time.monotonic()) + interval  # a late lookup is not made up for by a burst
                 # 404 UNKNOWN_DATASET is right until the first version is live, and for as long after as a
                 # container trusts an unknown name (NEGATIVE_CACHE_TTL_SECONDS)
                 unknown_ok = self.live_at is None or time.monotonic() < self.live_at + NEGATIVE_GRACE
@@ -176,7 +183,13 @@ def _compare(stack: LocalStack, loaded: tuple[dict[str, Any], float], rows: list
 
 
 def measure(
-    rows: int | None = None, *, seed: int = SEED, lookers: int = 2, addresses: int = 2000, faults: str = FAULTS
+    rows: int | None = None,
+    *,
+    seed: int = SEED,
+    lookers: int = 2,
+    addresses: int = 2000,
+    faults: str = FAULTS,
+    rate: float = RATE,
 ) -> SoakResult:
     started = time.monotonic()
     first = read_tsv(V4_FILE, rows)
@@ -191,7 +204,7 @@ def measure(
         if stack.faults is not None:
             stack.faults.say = lambda _: None  # counted, said in the section
         versions = TwoFiles(answers)
-        looking = Lookers(stack.api_url, sample, versions).start(lookers)
+        looking = Lookers(stack.api_url, sample, versions, rate).start(lookers)
         say(f"Soak: loading {len(first):,} rows under {faults} (FAULTS_SEED={seed}), looked up by {lookers} threads...")
         loaded = _load(stack, bodies[0])
         versions.first, looking.live_at = loaded[0]["version"], time.monotonic()
@@ -213,6 +226,7 @@ def measure(
         counts,
         looking.stopped - looking.started,
         time.monotonic() - started,
+        rate,
     )
 
 
@@ -223,6 +237,7 @@ def _gzip(rows: list[list[str]]) -> bytes:
 def section(result: SoakResult) -> str:
     judged, p = result.judged, result.judged.seconds
     rate = judged.count / result.lookup_seconds if result.lookup_seconds else 0.0
+    pace = f"paced at {result.rate:,.0f}/s" if result.rate > 0 else "as fast as the threads could"
     lines = [
         f"### 13. Soak: {result.rows:,} rows of the IPv4 file loaded twice, looked up throughout, under faults",
         "",
@@ -241,7 +256,8 @@ def section(result: SoakResult) -> str:
     statuses = ", ".join(f"{status}: {count:,}" for status, count in sorted(judged.statuses.items()))
     lines += [
         "",
-        f"- lookups: **{judged.count:,}** in {result.lookup_seconds:.0f} s ({rate:,.0f}/s), status codes {statuses}; "
+        f"- lookups: **{judged.count:,}** in {result.lookup_seconds:.0f} s ({rate:,.0f}/s, {pace}), "
+        f"status codes {statuses}; "
         f"**{judged.verdicts[WRONG]} wrong** answers, **{judged.verdicts[UNDOCUMENTED]} undocumented 5xx**, "
         f"{judged.verdicts[UNAVAILABLE]:,} documented `503 UNAVAILABLE`, {judged.verdicts[NOT_LIVE]:,} "
         "`404 UNKNOWN_DATASET` before the first version was live",
@@ -272,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help="FAULTS_SEED")
     parser.add_argument("--lookers", type=int, default=2, help="threads looking up")
     parser.add_argument("--faults", default=FAULTS, help="the FAULTS spec (none: the same soak without faults)")
+    parser.add_argument("--rate", type=float, default=RATE, help="lookups a second, all threads (0: no limit)")
     args = parser.parse_args(argv)
-    print(section(measure(args.rows, seed=args.seed, lookers=args.lookers, faults=args.faults)))
+    print(section(measure(args.rows, seed=args.seed, lookers=args.lookers, faults=args.faults, rate=args.rate)))
     return 0
 
 

@@ -27,6 +27,7 @@ def test_a_small_soak_loses_nothing_answers_nothing_wrong_and_says_so() -> None:
     assert text.startswith("### 13. Soak: 3,000 rows of the IPv4 file loaded twice")
     assert "**0 wrong** answers, **0 undocumented 5xx**" in text
     assert "p99" in text
+    assert "paced at 100/s" in text
 
 
 def test_the_soak_can_be_left_out_of_make_bench() -> None:
