@@ -172,7 +172,8 @@ def _what_versions_give(args: argparse.Namespace) -> list[str]:
 
 def _configuration(args: argparse.Namespace) -> list[str]:
     """What this run measured with, for the report's head."""
-    options = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sorted(vars(args).items()))
+    shown = {name: " ".join(map(str, v)) if isinstance(v, list) else v for name, v in sorted(vars(args).items())}
+    options = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in shown.items())
     java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False).stderr.splitlines()
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False)
     return [

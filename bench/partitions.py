@@ -7,8 +7,8 @@
 3. Through the capacity emulator as a user runs it: ``python -m local --capacity MODE --capacity-scale S`` (what
    ``make run CAPACITY=... CAPACITY_SCALE=...`` runs), a slice of the shared IPv4 file put into its bucket,
    ``GET /datasets/{name}`` polled until READY; the loader before pacing (``WRITE_PACING=off``) and today's, side by
-   side, on a new on-demand table and a pre-warmed one, against what the emulated table allows (its busiest
-   partition's items at its limit), with every answer checked against the file.
+   side, on a new on-demand table and a pre-warmed one (``--capacity-modes``), against what the emulated table allows
+   (its busiest partition's items at its limit), with every answer checked against the file.
 4. The planner against the emulator: ``python -m planner``'s predicted time to READY for two files of
    different shapes (that IPv4 slice; an IPv6 slice) at the same scale, beside the time measured in 3.
 """
@@ -211,13 +211,14 @@ def measure(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     )
     emulated = []
     rows, rows_v6, scale = args.partition_rows, args.partition_rows_v6, args.capacity_scale
-    for mode in MODES:
+    for mode in args.capacity_modes:
         for pacing in (False, True):
             emulated.append(emulated_load(V4_FILE, rows, mode, scale, pacing=pacing, dataset="slice4"))
-    ipv6 = emulated_load(V6_FILE, rows_v6, MODES[0], scale, pacing=True, dataset="slice6")
+    first = args.capacity_modes[0]
+    ipv6 = emulated_load(V6_FILE, rows_v6, first, scale, pacing=True, dataset="slice6")
     plans = [
-        ("IPv4", emulated[1], predicted(V4_FILE, rows, MODES[0], scale, "slice4")),
-        ("IPv6", ipv6, predicted(V6_FILE, rows_v6, MODES[0], scale, "slice6")),
+        ("IPv4", emulated[1], predicted(V4_FILE, rows, first, scale, "slice4")),
+        ("IPv6", ipv6, predicted(V6_FILE, rows_v6, first, scale, "slice6")),
     ]
     data = {
         "loads": loads,
@@ -260,6 +261,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--partition-rows-v6", type=int, default=30_000, help="rows of the IPv6 slice (the planner's check)"
     )
     parser.add_argument("--capacity-scale", type=float, default=0.25, help="CAPACITY_SCALE of those loads")
+    parser.add_argument(
+        "--capacity-modes", nargs="+", type=_mode, default=list(MODES), metavar="MODE", help="their tables"
+    )
+
+
+def _mode(text: str) -> str:
+    """A table of ``--capacity-modes``, checked as ``make run CAPACITY=`` checks it; the first also plans."""
+    try:
+        unlimited = parse_mode(text).unlimited
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if unlimited:
+        raise argparse.ArgumentTypeError("an emulated load needs a table with limits, not 'off'")
+    return text
 
 
 if __name__ == "__main__":

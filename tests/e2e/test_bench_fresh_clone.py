@@ -24,7 +24,8 @@ SMALLEST = [
     "--rows", "2000", "--repeat", "1", "--lookups", "50", "--invocations", "200", "--imports", "1",
     "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000",
     "--workload-lookups", "2000", "--cache-samples", "30", "--gate-rows", "20000", "--crafted-scale", "0.1",
-    "--partition-rows", "1000", "--partition-rows-v6", "600", "--capacity-scale", "0.5", "--export-rows", "2000",
+    "--partition-rows", "1000", "--partition-rows-v6", "600", "--capacity-scale", "0.5", "--capacity-modes",
+    "on-demand-new", "--export-rows", "2000",
     "--soak-rows", "2000", "--enrich-addresses", "20000", "--enrich-alb-lines", "5000", "--enrich-compare", "2000",
     "--enrich-memory-mb", "5", "--jobs-megabytes", "1", "--jobs-ranges", "2000", "--tables-addresses", "20000",
     "--tables-naive-addresses", "2000", "--tables-naive-seconds", "5", "--tables-spark-addresses", "2000",
@@ -69,6 +70,8 @@ def test_the_smallest_bench_runs_in_a_fresh_clone_and_says_what_it_measured(tmp_
     tree = _clean_tree(tmp_path / "clone")
     assert not (tree / "bench-results").exists()
     env = {**os.environ, "PYTHONPATH": f"{tree / 'lambdas'}{os.pathsep}{tree}"}
+    if jvm := os.environ.get("TEST_JVM_OPTIONS"):  # make test's, for Spark's driver too (section 14's join)
+        env["PYSPARK_SUBMIT_ARGS"] = f"--driver-java-options '{jvm}' pyspark-shell"
 
     run = subprocess.run(
         [sys.executable, "-m", "bench", *SMALLEST],
@@ -84,7 +87,9 @@ def test_the_smallest_bench_runs_in_a_fresh_clone_and_says_what_it_measured(tmp_
     report = (tree / "bench-results" / "latest.md").read_text()
     assert re.search(r"^## Benchmarks \(\d{4}-\d\d-\d\d \d\d:\d\d UTC; \d+ cores, \S+, Python [\d.]+;", report, re.M)
     assert "Configuration:" in report
-    assert "`python -m bench --cache-samples 30 " in report
+    assert "`python -m bench --cache-samples 30 --capacity-modes on-demand-new --capacity-scale 0.5 " in report
+    assert "| `on-demand-new` | off | 1,000 |" in report  # the emulated loads: on the one table asked for
+    assert "| `provisioned=10000,then-on-demand` |" not in report
     assert "DynamoDB Local dynamodb_local_" in report
     assert re.findall(r"^### (\d+b?)\. ", report, re.M) == SECTIONS
     assert "### Cold import from the Lambda asset" in report
