@@ -22,14 +22,14 @@ from tests.support import ROOT, V4_FILE, V6_FILE
 
 SMALLEST = [
     "--rows", "2000", "--repeat", "1", "--lookups", "50", "--invocations", "200", "--imports", "1",
-    "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000",
-    "--workload-lookups", "2000", "--cache-samples", "30", "--gate-rows", "20000", "--crafted-scale", "0.1",
-    "--partition-rows", "1000", "--partition-rows-v6", "600", "--capacity-scale", "0.5", "--capacity-modes",
-    "on-demand-new", "--export-rows", "2000",
-    "--soak-rows", "2000", "--enrich-addresses", "20000", "--enrich-alb-lines", "5000", "--enrich-compare", "2000",
-    "--enrich-memory-mb", "5", "--jobs-megabytes", "1", "--jobs-ranges", "2000", "--tables-addresses", "20000",
-    "--tables-naive-addresses", "2000", "--tables-naive-seconds", "5", "--tables-spark-addresses", "2000",
-    "--tables-synthetic-rows", "20000", "--joins-lookups", "50", "--keyed-asns", "2000",
+    "--several-lookups", "10", "--several-handler-lookups", "20", "--synthetic", "2000", "--workload-lookups", "2000",
+    "--cache-samples", "30", "--gate-rows", "20000", "--crafted-scale", "0.1", "--partition-rows", "1000",
+    "--partition-rows-v6", "600", "--capacity-scale", "0.5", "--capacity-modes", "on-demand-new",
+    "--export-rows", "2000", "--soak-rows", "2000", "--enrich-addresses", "20000", "--enrich-alb-lines", "5000",
+    "--enrich-compare", "2000", "--enrich-memory-mb", "5", "--enrich-alb-runs", "1", "--jobs-megabytes", "1",
+    "--jobs-ranges", "2000", "--tables-addresses", "20000", "--tables-naive-addresses", "200",
+    "--tables-naive-seconds", "5", "--tables-spark-addresses", "2000", "--tables-synthetic-rows", "20000",
+    "--joins-lookups", "50", "--keyed-asns", "2000",
 ]  # fmt: skip
 SAMPLED = {V4_FILE.name: 20, V6_FILE.name: 10}  # one row in n
 SECTIONS = ["1", "1b", "2", "3", "4", "4b", "5", "5b", "6", "7", "8", "9", "10", "11", "12", "13", "14", "14b", "15"]
