@@ -58,7 +58,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {MISSING}"))
 
 
-@pytest.fixture(scope="module")
+# One stack and one Chromium for every browser file: they run on one worker together (``tests.support.ordering``),
+# each in datasets and bucket folders of its own.
+@pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     # make run CAPACITY=on-demand-new: DynamoDB's partitions emulated, which the console shows
     running = _start(tmp_path_factory.mktemp("console"), "--capacity", "on-demand-new")
@@ -70,7 +72,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         assert f"Console         {running.api}/console" in output
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

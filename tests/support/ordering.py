@@ -7,9 +7,11 @@ table does not know yet goes out as if it took ``UNKNOWN_SECONDS``: early, since
 be long. Within a file the tests keep their order. The run passes ``--no-loadscope-reorder``, else pytest-xdist
 sends the files with the most tests first, whatever their length.
 
-A file is one unit of work (``--dist loadfile``: its module fixtures set up once), except the files that read the
-synthesized template (``SYNTHESIZING``): they go to one worker together (``ByScope``), which synthesizes each context
-once for all of them (the ``synthesize`` fixture) and is the only one to start the CDK's Node.js runtime for it.
+A file is one unit of work (``--dist loadfile``: its module fixtures set up once), except the files that share a
+session fixture costly to set up (``SHARED``): they go to one worker together (``ByScope``), which sets it up once
+for all of them. The files that read the synthesized template (``SYNTHESIZING``) synthesize each context once (the
+``synthesize`` fixture), on the only worker that starts the CDK's Node.js runtime for it; the console's browser
+files (``BROWSING``) share one ``make run`` stack and one Chromium (``tests/browser/conftest.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ SYNTHESIZING: Final = (
     "tests/integration/test_enrichment_job_status.py",
 )
 SYNTHESIZED: Final = "the files that synthesize the app"
+BROWSING: Final = ("tests/browser/",)
+BROWSED: Final = "the console's browser files"
+SHARED: Final = {SYNTHESIZED: SYNTHESIZING, BROWSED: BROWSING}
 
 
 class Collected(Protocol):
@@ -48,10 +53,12 @@ def file_of(nodeid: str) -> str:
 
 
 def scope_of(nodeid: str) -> str:
-    """The unit of work a test belongs to: its file, or ``SYNTHESIZED`` for the files that synthesize the app."""
+    """The unit of work a test belongs to: its file, or the name of the ``SHARED`` unit its file is in."""
     file = file_of(nodeid)
-    synthesizing = any(file == name or (name.endswith("/") and file.startswith(name)) for name in SYNTHESIZING)
-    return SYNTHESIZED if synthesizing else file
+    for unit, names in SHARED.items():
+        if any(file == name or (name.endswith("/") and file.startswith(name)) for name in names):
+            return unit
+    return file
 
 
 class ByScope(LoadFileScheduling):  # type: ignore[misc]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.ordering import (
+    BROWSED,
     SYNTHESIZED,
     UNKNOWN_SECONDS,
     ByScope,
@@ -46,6 +47,12 @@ def test_the_files_that_synthesize_the_app_are_one_unit_of_work_and_every_other_
     assert scope_of("tests/integration/test_loader.py::test_e") == "tests/integration/test_loader.py"
     assert scope_of("tests/infrastructure_notes.py::test_f") == "tests/infrastructure_notes.py"
     assert ByScope.__new__(ByScope)._split_scope("tests/infra/test_fronts.py::test_g") == SYNTHESIZED
+
+
+def test_the_browser_files_are_one_unit_of_work() -> None:
+    browsing = ["tests/browser/test_console.py::test_a", "tests/browser/test_console_jobs.py::test_b"]
+    assert {scope_of(nodeid) for nodeid in browsing} == {BROWSED}
+    assert scope_of("tests/browser_notes.py::test_c") == "tests/browser_notes.py"
 
 
 def test_a_unit_of_several_files_goes_out_by_their_seconds_summed() -> None:
