@@ -19,6 +19,7 @@ from typing import Any, Self
 import boto3
 from botocore.config import Config
 
+from fencepost.aws import USER_AGENT
 from fencepost.core.storage.keys import PK, SK
 from local.loopback import Launcher, launcher
 
@@ -80,9 +81,12 @@ LOCAL_ACCOUNT = {"region_name": "us-east-1", "aws_access_key_id": "local", "aws_
 
 
 def local_client(endpoint: str, service: str = "dynamodb", config: Config | None = None) -> Any:
-    """A client for a local endpoint."""
+    """A client for a local endpoint. It sends the functions' short user agent: botocore's default one is built
+    again for every request, component by component (about 90 us of a Query's 600 us of client CPU here)."""
     make: Any = boto3.client  # one function for every service name
-    config = config or Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64)
+    config = config or Config(
+        retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64, user_agent=USER_AGENT
+    )
     return make(service, endpoint_url=endpoint, config=config, **LOCAL_ACCOUNT)
 
 
