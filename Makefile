@@ -29,7 +29,7 @@ help:
 	@echo "                CAPACITY=on-demand-new CAPACITY_SCALE=0.1 emulates DynamoDB's partitions in front of it"
 	@echo "                FAULTS=dynamodb.error=0.02,dynamodb.reset=0.01,dynamodb.slow=0.05@500ms,s3.error=0.01,s3.cut=0.01,loader.kill=1"
 	@echo "                injects faults on purpose (FAULTS_SEED=n repeats a run's decisions; docs/development.md)"
-	@echo "make test       install what is needed, then lint, type-check and run the test suite"
+	@echo "make test       install what is needed, then run the test suite, lint and type-check beside it"
 	@echo "make test-quick lint, type-check and the unit tests: the edit loop (TEST_WORKERS=n sets the parallelism)"
 	@echo "make test-slow  the tests that load the full shared data files"
 	@echo "make bench      speed, memory and cost benchmarks, and a soak under injected faults (results in bench-results/)"
@@ -138,8 +138,17 @@ test test-quick test-slow: export TEST_JVM_OPTIONS := $(TEST_JVM_OPTIONS)
 test test-quick test-slow: export DYNAMODB_LOCAL_JAVA_OPTIONS ?= -Xms512m -Xmx1g $(TEST_JVM_OPTIONS)
 
 # Each test's time is kept in build/test-times.xml (JUnit XML): where a run spends its minutes, test by test.
-test: install lint
-	$(BIN)/pytest -m "not slow" $(XDIST) --durations=30 --junitxml=build/test-times.xml
+# Lint and type-check run beside the tests (mypy checks on one core, which the tests would otherwise leave idle):
+# their output is shown as soon as they end, among the tests' dots, and either failing fails make test.
+# (Through LINT_MAKE, not $(MAKE) itself: make -n test would otherwise run the line, tests and all.)
+LINT_MAKE = $(MAKE) --no-print-directory lint
+test: install
+	@mkdir -p build
+	@( $(LINT_MAKE) >build/lint.log 2>&1; echo $$? >build/lint.status; cat build/lint.log ) & \
+	$(BIN)/pytest -m "not slow" $(XDIST) --durations=30 --junitxml=build/test-times.xml; tested=$$?; \
+	wait; linted=$$(cat build/lint.status); \
+	[ "$$linted" = 0 ] || echo "make test: lint or type-check failed (build/lint.log, shown above)"; \
+	[ "$$tested" = 0 ] && [ "$$linted" = 0 ]
 
 test-quick: install lint
 	$(BIN)/pytest tests/unit -m "not slow" $(XDIST)
