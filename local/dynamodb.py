@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -21,7 +22,7 @@ from botocore.config import Config
 
 from fencepost.aws import USER_AGENT
 from fencepost.core.storage.keys import PK, SK
-from local.loopback import Launcher, launcher
+from local.loopback import CACHE, Launcher, launcher
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -194,9 +195,18 @@ class DynamoDBLocal(Service):
 
     name = "DynamoDB Local"
 
-    def __init__(self, port: int | None = None, db_path: Path | None = None, log: Path | None = None) -> None:
+    def __init__(
+        self,
+        port: int | None = None,
+        db_path: Path | None = None,
+        log: Path | None = None,
+        java_options: Sequence[str] = (),
+        cache: Path = CACHE,
+    ) -> None:
         super().__init__(port, log)
         self.db_path = db_path
+        self.java_options = tuple(java_options)  # after JAVA_OPTIONS
+        self.cache = cache  # where the launcher is built (local.loopback)
         self.launcher: Launcher | None = None
 
     def command(self) -> tuple[list[str], Path]:
@@ -209,8 +219,8 @@ class DynamoDBLocal(Service):
             self.db_path.mkdir(parents=True, exist_ok=True)
         library = f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}"
         options = ["-sharedDb", "-disableTelemetry", *storage, "-port", str(self.port)]
-        self.launcher = launcher(jar, java)
-        return [java, *JAVA_OPTIONS, library, *self.launcher.arguments, *options], jar.parent
+        self.launcher = launcher(jar, java, self.cache)
+        return [java, *JAVA_OPTIONS, *self.java_options, library, *self.launcher.arguments, *options], jar.parent
 
     def ready(self) -> bool:
         local_client(self.endpoint).list_tables()

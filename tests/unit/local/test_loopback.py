@@ -3,6 +3,8 @@ when the launcher runs, and the truth, with the reason, when a machine without a
 
 from __future__ import annotations
 
+import os
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -39,7 +41,7 @@ def test_a_launcher_that_does_not_compile_says_why(tmp_path: Path, monkeypatch: 
 
 
 def test_a_compiled_launcher_is_used_again_without_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    jar = tmp_path / "DynamoDBLocal.jar"
+    jar = _jar(tmp_path)
     first = _compiling(tmp_path, monkeypatch, jar)
     monkeypatch.setattr(loopback, "javac_for", lambda _java: pytest.fail("compiled twice"))
 
@@ -50,10 +52,68 @@ def test_a_compiled_launcher_is_used_again_without_compiling(tmp_path: Path, mon
     assert again.arguments[-1] == loopback.MAIN
 
 
+def test_the_class_path_is_jars_alone_the_manifest_s_named_on_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jar = _jar(tmp_path)
+
+    launched = _compiling(tmp_path, monkeypatch, jar)
+
+    assert launched.archive is not None
+    packed = launched.archive.parent / loopback.PACKED
+    classpath = launched.arguments[launched.arguments.index("-cp") + 1]
+    assert classpath.split(os.pathsep) == [
+        str(packed),
+        str(tmp_path / "lib" / "b.jar"),
+        str(tmp_path / "lib" / "a.jar"),
+    ]
+    with zipfile.ZipFile(packed) as inside:
+        manifest = inside.read(loopback.MANIFEST).decode()
+        assert inside.namelist() == [loopback.MANIFEST, "server/Main.class", "LoopbackDynamoDBLocal.class"]
+    assert "Class-Path" not in manifest
+    assert "lib/a.jar" not in manifest  # nor its continuation line
+    assert "Main-Class: server.Main\r\n" in manifest
+
+
+def test_the_class_archive_is_mapped_once_it_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jar = _jar(tmp_path)
+    before = _compiling(tmp_path, monkeypatch, jar)
+    assert before.archive is not None
+    assert not any(argument.startswith("-XX:SharedArchiveFile") for argument in before.arguments)
+
+    before.archive.write_bytes(b"archived classes")
+    after = loopback.launcher(jar, "java", cache=tmp_path / "cache")
+
+    assert after.arguments[0] == f"-XX:SharedArchiveFile={before.archive}"
+    assert after.arguments[1:] == before.arguments
+    other = loopback.launcher(jar, str(tmp_path / "another-java"), cache=tmp_path / "cache")
+    assert other.archive != before.archive  # an archive belongs to the JVM that wrote it
+    assert other.arguments == before.arguments
+
+
+def _jar(tmp_path: Path) -> Path:
+    """A jar as DynamoDB Local ships: a manifest whose class path names its folder, a file, jars present and not."""
+    (tmp_path / "lib").mkdir()
+    for name in ("a.jar", "b.jar"):
+        (tmp_path / "lib" / name).write_bytes(b"")
+    jar = tmp_path / "DynamoDBLocal.jar"
+    with zipfile.ZipFile(jar, "w") as packed:
+        packed.writestr(
+            loopback.MANIFEST,
+            "Manifest-Version: 1.0\r\nMain-Class: server.Main\r\nClass-Path: . log4j2.xml lib/b.jar missin\r\n"
+            " g.jar lib/a.jar\r\nCreated-By: 17\r\n\r\n",
+        )
+        packed.writestr("server/Main.class", b"\xca\xfe")
+    return jar
+
+
 def _compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jar: Path) -> loopback.Launcher:
     """A launcher compiled by a stand-in for javac that writes the class file where ``-d`` says."""
     javac = tmp_path / "javac"
-    javac.write_text('#!/bin/sh\nwhile [ "$1" != "-d" ]; do shift; done\ntouch "$2/LoopbackDynamoDBLocal.class"\n')
+    stand_in = (
+        '#!/bin/sh\nwhile [ "$1" != "-d" ]; do shift; done\nmkdir -p "$2"; touch "$2/LoopbackDynamoDBLocal.class"\n'
+    )
+    javac.write_text(stand_in)
     javac.chmod(0o755)
     monkeypatch.setattr(loopback, "javac_for", lambda _java: str(javac))
     launched = loopback.launcher(jar, "java", cache=tmp_path / "cache")
