@@ -56,13 +56,18 @@ def test_the_local_stack_loads_answers_switches_and_stops_cleanly(running: Runni
     status, body = running.get("/lookup", ip=first_of_row_100, dataset="geo")
     assert (status, body["version"], body["data"]["col3"].startswith("X")) == (200, 2, True)
     # And Ctrl-C stops everything it started
+    assert _dynamodb_local(running.dynamodb_port).returncode == 0  # found while it runs: the pattern matches it
     output = stop(running)
     assert "Stopped: nothing is left running." in output
-    java = subprocess.run(
-        ["pgrep", "-f", f"DynamoDBLocal.jar.* -port {running.dynamodb_port}$"], capture_output=True, check=False
-    )
+    java = _dynamodb_local(running.dynamodb_port)
     assert java.returncode == 1, java.stdout  # no DynamoDB Local left behind
     assert not _port_open(running.dynamodb_port)
+
+
+def _dynamodb_local(port: int) -> subprocess.CompletedProcess[bytes]:
+    """``pgrep`` for the DynamoDB Local on ``port``: through the loopback launcher, or the jar as it is."""
+    pattern = rf"(LoopbackDynamoDBLocal|DynamoDBLocal\.jar) .*-port {port}$"
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, check=False)
 
 
 def _port_open(port: int) -> bool:
