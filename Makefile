@@ -91,12 +91,15 @@ mmdblookup:
 # --no-compile leaves out for make run's quick first start) into build/pycache, where the test targets'
 # PYTHONPYCACHEPREFIX has Python look for it: otherwise a first run's workers, local stacks and tools each compile
 # what they import, side by side. 24 s here (44 s of CPU on 2 cores); an edited module is compiled again when next
-# imported. A file some package ships that does not compile is no concern.
+# imported. A file some package ships that does not compile is no concern. The test modules are compiled as pytest
+# rewrites their asserts by collecting them once (7 s): else each of the first run's workers rewrites them all.
 PYCACHE := $(CURDIR)/build/pycache
 PYC_STAMP := build/pycache/.compiled
 $(PYC_STAMP): $(PY_STAMP) $(SCAN_STAMP)
 	@echo "compiling the packages' and the project's bytecode into build/pycache"
 	@PYTHONPYCACHEPREFIX=$(PYCACHE) $(PY) -m compileall -q -j0 -x '/(\.git|node_modules|build|cdk\.out|var)/' $(CURDIR) >/dev/null || true
+	@PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 || \
+	  echo "collecting the tests failed: make test will say why"
 	@touch $@
 
 # DynamoDB Local's classes archived once for this machine's JVM (local/class_archive.py, 5 s the first time, silent
