@@ -98,7 +98,7 @@ PYC_STAMP := build/pycache/.compiled
 $(PYC_STAMP): $(PY_STAMP) $(SCAN_STAMP)
 	@echo "compiling the packages' and the project's bytecode into build/pycache"
 	@PYTHONPYCACHEPREFIX=$(PYCACHE) $(PY) -m compileall -q -j0 -x '/(\.git|node_modules|build|cdk\.out|var)/' $(CURDIR) >/dev/null || true
-	@PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 || \
+	@PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 || \
 	  echo "collecting the tests failed: make test will say why"
 	@touch $@
 
@@ -110,7 +110,7 @@ CLASS_ARCHIVE = @$(PY) -m local.class_archive
 # 19 s the first time, under 1 s when up to date), which the tests that synthesize the app would otherwise build.
 install: $(PY_STAMP) $(NODE_STAMP) $(SCAN_STAMP) $(PYC_STAMP) mmdblookup
 	$(CLASS_ARCHIVE)
-	@$(PY) -m infra.packaging
+	@$(PY) -m infra.packaging || echo "the Lambda assets were not built (above): the tests that synthesize the app will say why"
 
 run-install: $(RUN_STAMP) $(NODE_RUN_STAMP)
 	$(CLASS_ARCHIVE)

@@ -3,13 +3,14 @@ mapped from an archive once one is made.
 
 DynamoDB Local has no option for its address: run as a jar, its server listens on every interface, so anyone who can
 reach this machine could read and write the local table. The launcher starts the same server from the same command
-line with its connector bound to 127.0.0.1. It is compiled once per launcher source and DynamoDB Local jar into
-``build/dynamodb-local/<digest>/`` by the JDK's ``javac`` (the one beside ``java``, else the first on the PATH), and
-packed there with DynamoDB Local's classes into one jar whose manifest names no class path: the libraries are named
-on the command line, jar by jar. That class path of jars alone is what lets the JVM map the classes from a class-data
-archive (``local.class_archive`` makes it; the JVM refuses one with a folder on the class path, and DynamoDB Local's
-manifest names its own folder): each start then spends about half the CPU it took. A machine with a Java runtime but
-no JDK runs the jar as it is, and ``Launcher.note`` says why (the banner prints it).
+line with its connector bound to 127.0.0.1. It is compiled once per launcher source and DynamoDB Local jar (its
+path, size and time) into ``build/dynamodb-local/<digest>/`` by the JDK's ``javac`` (the one beside ``java``, else
+the first on the PATH), and packed there with DynamoDB Local's classes into one jar whose manifest names no class
+path: the libraries are named on the command line, jar by jar. That class path of jars alone is what lets the JVM
+map the classes from a class-data archive (``local.class_archive`` makes it; the JVM refuses one with a folder on
+the class path, and DynamoDB Local's manifest names its own folder): each start then spends about half the CPU it
+took. A machine with a Java runtime but no JDK runs the jar as it is, and ``Launcher.note`` says why (the banner
+prints it).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def javac_for(java: str) -> str | None:
 def launcher(jar: Path, java: str, cache: Path = CACHE) -> Launcher:
     """The loopback launcher for ``jar`` (built now if it is not yet), or the jar as it is with the reason. Its
     arguments map the class-data archive when there is one for this ``java``."""
-    digest = hashlib.sha256(LAYOUT + SOURCE.read_bytes() + str(jar.resolve()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(LAYOUT + SOURCE.read_bytes() + _identity(jar).encode()).hexdigest()[:16]
     folder = cache / digest
     if not (folder / PACKED).is_file():
         javac = javac_for(java)
@@ -71,6 +72,14 @@ def launcher(jar: Path, java: str, cache: Path = CACHE) -> Launcher:
     shared = (f"-XX:SharedArchiveFile={archive}",) if archive.is_file() else ()
     arguments = (*shared, "-Ddynamodb.local.host=" + HOST, "-cp", classpath, MAIN)
     return Launcher(arguments, loopback=True, archive=archive)
+
+
+def _identity(jar: Path) -> str:
+    """The jar's path, size and time: a jar installed again (``npm ci``) gets a launcher packed from it."""
+    if not jar.is_file():
+        return str(jar.resolve())
+    stat = jar.stat()
+    return f"{jar.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
 def libraries(jar: Path) -> list[Path]:

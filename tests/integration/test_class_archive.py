@@ -1,6 +1,7 @@
 """DynamoDB Local's class-data archive (``local.class_archive``) on this machine's JVM: made once, then mapped by
 every start (the JVM told to refuse to start without it), DynamoDB Local's own classes and the launcher's among what
-it maps; and a machine without Java gets a reason, not a failed install."""
+it maps; one the JVM no longer maps is recorded again; and a machine without Java gets a reason, not a failed
+install."""
 
 from __future__ import annotations
 
@@ -31,6 +32,19 @@ def test_the_archive_is_made_once_and_every_start_maps_dynamodb_local_s_classes(
     loaded = log.read_text(errors="replace")
     assert f"LoopbackDynamoDBLocal {MAPPED}" in loaded
     assert len(re.findall(rf"software\.amazon\.dynamodb\.\S+ {re.escape(MAPPED)}", loaded)) > 100
+
+
+def test_an_archive_the_jvm_no_longer_maps_is_recorded_again(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    archive = Path(class_archive.make(cache).removeprefix("made: "))
+    archive.chmod(0o644)
+    archive.write_bytes(b"not an archive")  # as after a JDK upgraded in place, or the libraries installed again
+
+    again = class_archive.make(cache)
+
+    assert again == f"made: {archive}"
+    assert archive.read_bytes()[:4] != b"not "
+    assert class_archive.make(cache) == f"ready: {archive}"
 
 
 def test_without_java_nothing_is_made_and_the_reason_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
