@@ -40,13 +40,13 @@ def make(cache: Path = CACHE) -> str:
         if launched.archive is None:
             return f"not made: {launched.note}"
         if launched.archive.is_file():
-            if not _check(java, launched.archive, cache):
+            if not _check(java, launched.archive, launched.classpath):
                 return f"ready: {launched.archive}"
             launched.archive.unlink()  # the JVM or a library changed since: recorded again
         scratch = launched.archive.with_name(f".recording-{os.getpid()}.jsa")
         try:
             _record(scratch, cache)
-            failure = _check(java, scratch, cache)
+            failure = _check(java, scratch, launched.classpath)
             if failure:
                 return f"not made: the JVM does not map it ({failure})"
             scratch.rename(launched.archive)
@@ -112,10 +112,8 @@ def _requests(client: Any) -> None:
     client.delete_table(TableName=TABLE)
 
 
-def _check(java: str, archive: Path, cache: Path) -> str:
-    """Why a JVM made to map ``archive`` (``-Xshare:on``) with the launcher's class path refuses, else ""."""
-    launched = launcher(find_jar(), java, cache)
-    classpath = launched.arguments[launched.arguments.index("-cp") + 1]
+def _check(java: str, archive: Path, classpath: str) -> str:
+    """Why a JVM made to map ``archive`` (``-Xshare:on``) with the launcher's ``classpath`` refuses, else ""."""
     command = [java, "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-cp", classpath, "-version"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     lines = (run.stdout + run.stderr).strip().splitlines()

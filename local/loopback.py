@@ -42,6 +42,7 @@ class Launcher:
     loopback: bool
     note: str = ""  # why it listens on every interface, when it does
     archive: Path | None = None  # where this JVM's class-data archive is (or would be); None for the jar as it is
+    classpath: str = ""  # the launcher's class path, jars alone ("" for the jar as it is)
 
     @property
     def listens_on(self) -> str:
@@ -71,7 +72,7 @@ def launcher(jar: Path, java: str, cache: Path = CACHE) -> Launcher:
     archive = folder / f"classes-{runtime}.jsa"  # a dynamic archive belongs to the JVM that wrote it
     shared = (f"-XX:SharedArchiveFile={archive}",) if archive.is_file() else ()
     arguments = (*shared, "-Ddynamodb.local.host=" + HOST, "-cp", classpath, MAIN)
-    return Launcher(arguments, loopback=True, archive=archive)
+    return Launcher(arguments, loopback=True, archive=archive, classpath=classpath)
 
 
 def _identity(jar: Path) -> str:

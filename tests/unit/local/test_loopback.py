@@ -62,6 +62,7 @@ def test_the_class_path_is_jars_alone_the_manifest_s_named_on_the_command_line(
     assert launched.archive is not None
     packed = launched.archive.parent / loopback.PACKED
     classpath = launched.arguments[launched.arguments.index("-cp") + 1]
+    assert launched.classpath == classpath
     assert classpath.split(os.pathsep) == [
         str(packed),
         str(tmp_path / "lib" / "b.jar"),
