@@ -22,7 +22,7 @@ from typing import Any
 from bench.enrichment import ALB_LINE, clients
 from fencepost.core.storage.job_keys import job_file_key, summary_key
 from local.config import StackConfig
-from local.dynamodb import free_port
+from local.ports import free_port
 from local.stack import LocalStack
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,8 +18,8 @@ from bench import loading
 from bench.loading import LoadResult
 from bench.report import mark
 from local.config import DISK, MEMORY, StackConfig
-from local.dynamodb import free_port
 from local.mirror import Mirror, reconcile
+from local.ports import free_port
 from local.stack import LocalStack
 
 DATASET = "makerun"

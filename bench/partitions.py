@@ -37,7 +37,8 @@ from capacity.modes import parse_mode
 from capacity.table import TableModel
 from fencepost.core.space.addresses import format_address
 from local.config import StackConfig
-from local.dynamodb import free_port, local_client
+from local.dynamodb import local_client
+from local.ports import free_port
 from planner.loads import plan_mode
 from planner.local_build import Build, read_build
 from planner.study import our_loads, study_loads, study_reads, study_rows

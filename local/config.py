@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from local.dynamodb import free_port
+from local.ports import free_port
 from local.resources import VISIBILITY_TIMEOUT, Queues
 from local.storage import DISK, MEMORY
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,38 +21,13 @@ from botocore.config import Config
 from fencepost.aws import USER_AGENT
 from fencepost.core.storage.keys import PK, SK
 from local.loopback import CACHE, Launcher, launcher
+from local.ports import free_port, port_in_use
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 class LocalStackError(RuntimeError):
     """Something this machine lacks to run the service locally, said so that a person can fix it."""
-
-
-_PORTS = (20000, 32000)  # below Linux's default ephemeral range (32768-60999), which outgoing connections draw from
-
-
-def free_port() -> int:
-    """A loopback port free now, for a child process to bind a moment later. Drawn below the ephemeral range so that
-    no outgoing connection takes it in between (a port the kernel hands out for ``bind(0)`` is one it may also hand
-    to the next ``connect``); the kernel's own choice when that range is all taken."""
-    for _ in range(64):
-        port = random.randrange(*_PORTS)
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        found: int = sock.getsockname()[1]
-        return found
-
-
-def port_in_use(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 _PRCTL = ctypes.CDLL("libc.so.6", use_errno=True).prctl if sys.platform.startswith("linux") else None

@@ -12,8 +12,9 @@ from pathlib import Path
 from capacity.modes import parse_mode
 from local.capacity import CapacityFront
 from local.config import StackConfig
-from local.dynamodb import DynamoDBLocal, LocalStackError, MotoServer, free_port, port_in_use
+from local.dynamodb import DynamoDBLocal, LocalStackError, MotoServer
 from local.faults import Faults
+from local.ports import free_port, port_in_use
 from local.proxy import Proxy
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from local.dynamodb import free_port
+from local.ports import free_port
 from local.state import STATE_NAME
 from tests.support import ROOT
 from tests.walkthroughs import RETRY_SECONDS, Command, Run, as_terminal, matches, walkthrough

@@ -25,7 +25,8 @@ from capacity.table import Second, TableModel
 from fencepost.bootstrap.loader_wiring import loader_function
 from fencepost.bootstrap.lookup_wiring import lookup_function
 from local.capacity import CapacityFront
-from local.dynamodb import LOCAL_ACCOUNT, DynamoDBLocal, create_table, free_port, local_client
+from local.dynamodb import LOCAL_ACCOUNT, DynamoDBLocal, create_table, local_client
+from local.ports import free_port
 from tests.support import V4_FILE, read_tsv
 from tests.support.lookups import assert_complete, tsv_bytes
 from tests.support.stacks import Stack

@@ -17,7 +17,8 @@ import pytest
 from fencepost.bootstrap.fetch_wiring import fetch_function
 from fencepost.bootstrap.loader_wiring import loader_function
 from fencepost.handlers import admin
-from local.dynamodb import free_port, local_client
+from local.dynamodb import local_client
+from local.ports import free_port
 from tests.publisher import Publisher
 from tests.support.change_events import Listener
 from tests.support.sources import check

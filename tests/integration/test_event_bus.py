@@ -13,7 +13,8 @@ import pytest
 from fencepost.aws.events import FAILED_METRIC, PUT_METRIC, EventBus, make_events_client
 from fencepost.core.events import Event
 from fencepost.core.events import kinds as k
-from local.dynamodb import free_port, local_client
+from local.dynamodb import local_client
+from local.ports import free_port
 from tests.support.change_events import Listener
 
 

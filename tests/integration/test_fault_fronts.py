@@ -20,8 +20,9 @@ from capacity.modes import parse_mode
 from fencepost.aws.s3 import Bucket, BucketUnavailable
 from fencepost.aws.source_folders import SourceBucket
 from local.capacity import CapacityFront
-from local.dynamodb import DynamoDBLocal, create_table, free_port, local_client
+from local.dynamodb import DynamoDBLocal, create_table, local_client
 from local.faults import Faults, parse_faults
+from local.ports import free_port
 from local.proxy import Hook, Proxy, Request, Response
 
 NO_RETRIES = Config(retries={"total_max_attempts": 1, "mode": "standard"})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from local.config import StackConfig
-from local.dynamodb import free_port
+from local.ports import free_port
 from local.stack import LocalStack
 
 

@@ -19,7 +19,8 @@ import requests
 
 from fencepost.bootstrap.loader_wiring import LoaderFunction
 from fencepost.bootstrap.lookup_wiring import LookupFunction
-from local.dynamodb import free_port, local_client
+from local.dynamodb import local_client
+from local.ports import free_port
 from local.resources import Queues
 from local.worker import SqsWorker, drain_all
 from tests.support import ROOT, LambdaContext, event

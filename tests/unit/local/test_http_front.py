@@ -10,8 +10,8 @@ from typing import Any
 
 import requests
 
-from local.dynamodb import free_port
 from local.http import serve
+from local.ports import free_port
 
 
 def test_an_answer_over_a_kept_connection_is_not_held_for_the_client_s_delayed_ack() -> None:
