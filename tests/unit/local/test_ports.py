@@ -24,7 +24,7 @@ def _handed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _draws(monkeypatch: pytest.MonkeyPatch, *numbers: int) -> None:
     """Make the random draws of ``free_port`` come out as ``numbers``, in order."""
     sequence: Iterator[int] = iter(numbers)
-    monkeypatch.setattr(ports.random, "randrange", lambda *_: next(sequence))
+    monkeypatch.setattr("local.ports.random.randrange", lambda *_: next(sequence))
 
 
 def _unbound_port() -> int:
@@ -45,7 +45,7 @@ def test_a_port_is_handed_out_again_once_its_hold_is_over(monkeypatch: pytest.Mo
     port = _unbound_port()
     _draws(monkeypatch, port, port)
     clock = [1_000_000.0]
-    monkeypatch.setattr(ports.time, "time", lambda: clock[0])
+    monkeypatch.setattr("local.ports.time.time", lambda: clock[0])
     assert ports.free_port() == port
     clock[0] += ports.HELD + 1
     assert ports.free_port() == port
