@@ -6,12 +6,14 @@ install."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from local import class_archive
-from local.dynamodb import DynamoDBLocal, local_client
+from local.dynamodb import DynamoDBLocal, find_jar, local_client
+from local.loopback import launcher
 
 MAPPED = "source: shared objects file (top)"  # -Xlog:class+load of a class the dynamic archive held
 
@@ -36,8 +38,10 @@ def test_the_archive_is_made_once_and_every_start_maps_dynamodb_local_s_classes(
 
 def test_an_archive_the_jvm_no_longer_maps_is_recorded_again(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    archive = Path(class_archive.make(cache).removeprefix("made: "))
-    archive.chmod(0o644)
+    java = shutil.which("java")
+    assert java is not None
+    archive = launcher(find_jar(), java, cache).archive  # where this JVM's archive goes (the launcher packed)
+    assert archive is not None
     archive.write_bytes(b"not an archive")  # as after a JDK upgraded in place, or the libraries installed again
 
     again = class_archive.make(cache)
