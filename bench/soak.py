@@ -27,6 +27,7 @@ from typing import Any
 
 import requests
 
+from bench.options import at_least
 from bench.timing import percentile
 from local.config import StackConfig
 from local.stack import LocalStack
@@ -271,7 +272,7 @@ def section(result: SoakResult) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--soak-rows", type=int, help="rows of the IPv4 file the soak loads (all; 0: no soak)")
+    parser.add_argument("--soak-rows", type=at_least(0, int), help="IPv4 rows the soak loads (all; 0: no soak)")
     parser.add_argument("--soak-seed", type=int, default=SEED, help="FAULTS_SEED of the soak")
 
 
@@ -284,11 +285,11 @@ def run(args: Any) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__)
-    parser.add_argument("--rows", type=int, help="rows of the IPv4 file (all of them unless given)")
+    parser.add_argument("--rows", type=at_least(1, int), help="rows of the IPv4 file (all of them unless given)")
     parser.add_argument("--seed", type=int, default=SEED, help="FAULTS_SEED")
-    parser.add_argument("--lookers", type=int, default=2, help="threads looking up")
+    parser.add_argument("--lookers", type=at_least(1, int), default=2, help="threads looking up")
     parser.add_argument("--faults", default=FAULTS, help="the FAULTS spec (none: the same soak without faults)")
-    parser.add_argument("--rate", type=float, default=RATE, help="lookups a second, all threads (0: no limit)")
+    parser.add_argument("--rate", type=at_least(0), default=RATE, help="lookups a second, all threads (0: no limit)")
     args = parser.parse_args(argv)
     print(section(measure(args.rows, seed=args.seed, lookers=args.lookers, faults=args.faults, rate=args.rate)))
     return 0
