@@ -206,6 +206,8 @@ class LocalStack:
         for front in (self.s3_front, self.dynamodb_front):
             if front is not None:
                 front.stop()
+        if self.front is not None:
+            self.front.stop()  # the emulator's last second written down, its last summary said
         if self.moto is not None:
             self.moto.stop()
         if self.dynamodb is not None:

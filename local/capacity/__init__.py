@@ -66,7 +66,14 @@ class CapacityFront(Hook):
         return self
 
     def stop(self) -> None:
+        """No more requests; the second each table is in closed (written to ``capacity.jsonl`` and the console's
+        seconds) and the last summary said, as a later request would have done."""
         self.proxy.stop()
+        self.operations.tables.close_seconds()
+        with self._lock:
+            for name, seconds in self._window.items():
+                self.say(summary(name, seconds))
+            self._window.clear()
 
     # -- the hook: every request accounted, then forwarded or refused -------------------------------------------
 

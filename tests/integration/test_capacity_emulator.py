@@ -1,17 +1,20 @@
 """The capacity emulator (``local.capacity``) in front of DynamoDB Local: clients see what DynamoDB would answer
 (throttles in its error format with ``ThrottlingReasons``, unprocessed items, consumed capacity), a hot key range
 throttles while the rest of the table does not, a throttled GSI throttles the table's writes, a provisioned table
-switched to on-demand keeps its partitions, the real loader loads through it without losing an item, and the
-emulator and the virtual-time simulation of the same model agree on the same request trace."""
+switched to on-demand keeps its partitions, the last second is written down and said at stop, the real loader loads
+through it without losing an item, and the emulator and the virtual-time simulation of the same model agree on the
+same request trace."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,11 +201,27 @@ def test_the_real_loader_loads_through_the_emulator_without_losing_an_item(
     stack.drain()
     assert stack.dataset("geo")["status"] == "READY"
     assert_complete(stack, "geo", 1, rows)
-    capacity.operations.tables.close_seconds()  # the second of the last writes is counted once it closes
+    capacity.stop()  # the second of the last writes is counted once it closes: at the latest, at stop
     refused = sum(second.write_throttled for name, second in recorder.seconds if name == stack.table)
     written = sum(second.write for name, second in recorder.seconds if name == stack.table)
     assert written >= len(rows)
     assert refused > 0  # it met the throttle, and paced itself through it
+
+
+@pytest.mark.parametrize("front", [("on-demand-new", 1.0)], indirect=True)
+def test_at_stop_the_last_second_is_written_down_and_said(
+    front: tuple[CapacityFront, Recorder], tmp_path: Path
+) -> None:
+    capacity, recorder = front
+    capacity.record = tmp_path / "capacity.jsonl"
+    client = local_client(capacity.endpoint, config=NO_RETRIES)
+    table = _new_table(client)
+    for n in range(5):
+        client.put_item(TableName=table, Item={"PK": {"S": f"k{n}"}, "SK": {"N": str(n)}})
+    capacity.stop()  # no request comes after the last write to close its second
+    lines = [json.loads(line) for line in capacity.record.read_text().splitlines()]
+    assert sum(line["write"] for line in lines if line["table"] == table) == 5
+    assert [line for line in recorder.lines if f"capacity {table}: " in line] != []
 
 
 class _Replay:
