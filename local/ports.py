@@ -24,10 +24,14 @@ _HANDED = Path(tempfile.gettempdir()) / f"fencepost-ports-{os.getuid()}"
 def free_port() -> int:
     """A loopback port free now, handed out to no other caller in the last ``HELD`` seconds; the kernel's own choice
     when the range is all taken (a port ``bind(0)`` hands out is one the next ``connect`` may take)."""
-    _HANDED.mkdir(exist_ok=True)
+    try:
+        _HANDED.mkdir(exist_ok=True)
+        noted = True
+    except OSError:  # no folder to note ports in (a read-only temp dir): free now is all that can be known
+        noted = False
     for _ in range(256):
         port = random.randrange(*RANGE)
-        if _claim(port) and not _bound(port):
+        if (not noted or _claim(port)) and not _bound(port):
             return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

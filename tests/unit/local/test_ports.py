@@ -76,3 +76,14 @@ def test_another_process_on_the_machine_is_not_handed_a_port_this_one_holds(
         check=True,
     )
     assert other.stdout.split() == ["False", "True"]
+
+
+def test_without_a_folder_to_note_ports_in_a_port_free_now_is_handed_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setattr(ports, "_HANDED", blocked / "notes")  # under a file: the folder cannot be made
+    port = _unbound_port()
+    _draws(monkeypatch, port)
+    assert ports.free_port() == port
