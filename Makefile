@@ -107,7 +107,7 @@ $(PYC_STAMP): $(PY_STAMP) $(SCAN_STAMP)
 CLASS_ARCHIVE = @$(PY) -m local.class_archive
 # mypy's cache, made once: a fresh clone's first type-check costs about 18 s of CPU, which make test's lint (beside the
 # tests) would otherwise take from them; lint then checks what changed since. Its findings are make lint's to show.
-MYPY_CACHE = @[ -d .mypy_cache ] || $(BIN)/mypy > /dev/null 2>&1 || true
+MYPY_CACHE = @[ -d .mypy_cache ] || { echo "Type-checking once, to make mypy's cache (about 20 s)..."; $(BIN)/mypy > /dev/null 2>&1 || true; }
 
 # Everything make test needs; make run installs only its part (run-install). The Lambda assets too (infra/packaging.py:
 # 19 s the first time, under 1 s when up to date), which the tests that synthesize the app would otherwise build.

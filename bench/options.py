@@ -14,9 +14,11 @@ def at_least(minimum: float, kind: Callable[[str], float] = float) -> Callable[[
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not value >= minimum:  # NaN too
-            raise argparse.ArgumentTypeError(f"{text} is below {minimum:g}")
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'a whole number' if kind is int else 'a number'}"
+            ) from None
+        if not value >= minimum:  # NaN is no number either
+            raise argparse.ArgumentTypeError(f"{text} is not a number from {minimum:g} up")
         return value
 
     return read

@@ -42,6 +42,15 @@ def every(stop: threading.Event, seconds: float, call: Callable[[], Any], what: 
                 logging.getLogger("local").warning("%s failed: %s", what, error)
 
 
+def stop_emulator(front: CapacityFront) -> None:
+    """The capacity emulator stopped, its last second written down and its last summary said; a failure to (a closed
+    terminal, a full disk) is logged, and the rest of the stack stops all the same."""
+    try:
+        front.stop()
+    except Exception as error:
+        logging.getLogger("local").warning("the capacity emulator's last second was not kept: %s", error)
+
+
 class LocalStack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
@@ -207,7 +216,7 @@ class LocalStack:
             if front is not None:
                 front.stop()
         if self.front is not None:
-            self.front.stop()  # the emulator's last second written down, its last summary said
+            stop_emulator(self.front)
         if self.moto is not None:
             self.moto.stop()
         if self.dynamodb is not None:

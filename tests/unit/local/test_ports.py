@@ -1,4 +1,5 @@
-"""Free ports: a port handed out is kept from every other caller on the machine, in this process or another."""
+"""Free ports: a port handed out is kept from every other caller of the same user on the machine, in this process or
+another; where its note cannot be kept, a port free now is handed out all the same."""
 
 from __future__ import annotations
 
@@ -21,21 +22,39 @@ def _handed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ports, "_HANDED", tmp_path / f"fencepost-ports-{os.getuid()}")
 
 
+class _Draws:
+    """``free_port``'s draws coming out as ``numbers``, in order."""
+
+    def __init__(self, *numbers: int) -> None:
+        self.numbers: Iterator[int] = iter(numbers)
+
+    def randrange(self, *_: int) -> int:
+        return next(self.numbers)
+
+
 def _draws(monkeypatch: pytest.MonkeyPatch, *numbers: int) -> None:
-    """Make the random draws of ``free_port`` come out as ``numbers``, in order."""
-    sequence: Iterator[int] = iter(numbers)
-    monkeypatch.setattr("local.ports.random.randrange", lambda *_: next(sequence))
+    monkeypatch.setattr(ports, "_RANDOM", _Draws(*numbers))
+
+
+def _unbound_ports(count: int) -> list[int]:
+    """``count`` different ports free now (bound together, then let go: the kernel may hand one out twice in a row)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def _unbound_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
+    (port,) = _unbound_ports(1)
     return port
 
 
 def test_a_port_handed_out_is_not_handed_out_again_while_it_is_held(monkeypatch: pytest.MonkeyPatch) -> None:
-    first, second = _unbound_port(), _unbound_port()
+    first, second = _unbound_ports(2)
     _draws(monkeypatch, first, first, second)
     assert ports.free_port() == first
     assert ports.free_port() == second  # the second draw of ``first`` was passed over
@@ -45,9 +64,19 @@ def test_a_port_is_handed_out_again_once_its_hold_is_over(monkeypatch: pytest.Mo
     port = _unbound_port()
     _draws(monkeypatch, port, port)
     clock = [1_000_000.0]
-    monkeypatch.setattr("local.ports.time.time", lambda: clock[0])
+    monkeypatch.setattr(ports, "_now", lambda: clock[0])
     assert ports.free_port() == port
     clock[0] += ports.HELD + 1
+    assert ports.free_port() == port
+
+
+def test_a_note_from_the_future_holds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    port = _unbound_port()
+    _draws(monkeypatch, port, port)
+    clock = [1_000_000.0]
+    monkeypatch.setattr(ports, "_now", lambda: clock[0])
+    assert ports.free_port() == port
+    clock[0] -= 3600  # the clock stepped back an hour
     assert ports.free_port() == port
 
 
@@ -85,5 +114,26 @@ def test_without_a_folder_to_note_ports_in_a_port_free_now_is_handed_out(
     blocked.write_text("")
     monkeypatch.setattr(ports, "_HANDED", blocked / "notes")  # under a file: the folder cannot be made
     port = _unbound_port()
-    _draws(monkeypatch, port)
-    assert ports.free_port() == port
+    _draws(monkeypatch, port, port)
+    assert (ports.free_port(), ports.free_port()) == (port, port)
+
+
+def test_a_folder_others_may_write_in_is_not_trusted_with_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setattr(ports, "_HANDED", shared)
+    port = _unbound_port()
+    _draws(monkeypatch, port, port)
+    assert (ports.free_port(), ports.free_port()) == (port, port)
+    assert list(shared.iterdir()) == []  # nothing written where another user could have placed a link
+
+
+def test_a_note_that_cannot_be_written_claims_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    port = _unbound_port()
+    ports._HANDED.mkdir(mode=0o700)
+    (ports._HANDED / str(port)).mkdir()  # where the note goes, a folder: it cannot be opened to write
+    _draws(monkeypatch, port, port)
+    assert (ports.free_port(), ports.free_port()) == (port, port)
