@@ -60,23 +60,19 @@ def test_a_port_handed_out_is_not_handed_out_again_while_it_is_held(monkeypatch:
     assert ports.free_port() == second  # the second draw of ``first`` was passed over
 
 
-def test_a_port_is_handed_out_again_once_its_hold_is_over(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "step",
+    [ports.HELD + 1, -3600.0],  # the hold is over; the clock stepped back an hour (a note from the future)
+)
+def test_a_port_is_handed_out_again_once_its_note_no_longer_holds_it(
+    step: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     port = _unbound_port()
     _draws(monkeypatch, port, port)
     clock = [1_000_000.0]
     monkeypatch.setattr(ports, "_now", lambda: clock[0])
     assert ports.free_port() == port
-    clock[0] += ports.HELD + 1
-    assert ports.free_port() == port
-
-
-def test_a_note_from_the_future_holds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    port = _unbound_port()
-    _draws(monkeypatch, port, port)
-    clock = [1_000_000.0]
-    monkeypatch.setattr(ports, "_now", lambda: clock[0])
-    assert ports.free_port() == port
-    clock[0] -= 3600  # the clock stepped back an hour
+    clock[0] += step
     assert ports.free_port() == port
 
 
