@@ -3,7 +3,8 @@ once) starts DynamoDB Local through ``local.loopback``'s launcher with the JVM t
 it loaded; runs the requests the service makes; stops it; checks that the JVM maps the archive; and moves it beside
 the launcher, where every later start maps the classes instead of loading them (0.5 of 1.0 CPU-s to first answer;
 1.0 of 1.5 over a start and its first 60 requests). An archive the JVM no longer maps (a JDK upgraded in place,
-DynamoDB Local's libraries installed again) is recorded again the next time.
+DynamoDB Local's libraries installed again) is recorded again the next time; a JVM that cannot archive them is not
+asked again (a ``.refused`` note beside where its archive would be) until it or the jar changes.
 
 Nothing depends on the archive: without one (no JDK, a JVM that cannot map it, a failed run) DynamoDB Local starts
 as before, and so does a JVM that finds it unusable: it loads its classes as usual.
@@ -43,16 +44,27 @@ def make(cache: Path = CACHE) -> str:
             if not _check(java, launched.archive, launched.classpath):
                 return f"ready: {launched.archive}"
             launched.archive.unlink()  # the JVM or a library changed since: recorded again
+        refused = launched.archive.with_suffix(".refused")  # this JVM cannot archive these classes: not tried again
+        if refused.is_file():
+            return f"not made: {refused.read_text().strip()} (an earlier try; remove {refused} to try again)"
         scratch = launched.archive.with_name(f".recording-{os.getpid()}.jsa")
         try:
             _record(scratch, cache)
             failure = _check(java, scratch, launched.classpath)
             if failure:
-                return f"not made: the JVM does not map it ({failure})"
+                raise NotArchived(f"the JVM does not map it ({failure})")
             scratch.rename(launched.archive)
+        except NotArchived as error:
+            refused.write_text(f"{error}\n")
+            return f"not made: {error}"
         finally:
             scratch.unlink(missing_ok=True)
     return f"made: {launched.archive}"
+
+
+class NotArchived(LocalStackError):
+    """This JVM ran but wrote no archive, or one it does not map: trying again would do the same, until the JVM or
+    DynamoDB Local's jar changes (each has its own archive's place)."""
 
 
 def _record(scratch: Path, cache: Path) -> None:
@@ -71,7 +83,7 @@ def _record(scratch: Path, cache: Path) -> None:
             process.wait()
             raise LocalStackError("DynamoDB Local did not exit in 120 s to write its class archive") from None
     if not scratch.is_file():
-        raise LocalStackError(f"DynamoDB Local exited ({code}) without writing its class archive")
+        raise NotArchived(f"DynamoDB Local exited ({code}) without writing its class archive")
 
 
 def _requests(client: Any) -> None:
