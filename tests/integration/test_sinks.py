@@ -94,8 +94,8 @@ def test_25000_networks_are_three_ip_sets_and_a_second_push_changes_nothing(stac
 
 @pytest.mark.usefixtures("sinks")
 def test_a_shrink_the_gates_refuse_pushes_nothing(stack: Stack, moto_server: str) -> None:
-    before = loaded(stack, {"sinks": {"waf": True}})
-    stack.put("blocks/list.netset", netset(1_000))  # 96% of the ranges removed: past max_removed_percent
+    before = loaded(stack, {"sinks": {"waf": {"set_size": 400}}}, 1_000)  # three sets, as 25,000 make at 10,000
+    stack.put("blocks/list.netset", netset(40))  # 96% of the ranges removed: past max_removed_percent
     stack.drain()
     record = stack.dataset("blocks")
     assert (record["version"], record["status"]) == (1, "FAILED")
@@ -108,18 +108,18 @@ def test_a_shrink_the_gates_refuse_pushes_nothing(stack: Stack, moto_server: str
 def test_a_rollback_pushes_the_previous_version_back(
     stack: Stack, moto_server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    loaded(stack, {"sinks": {"waf": True}, "max_removed_percent": None})
-    stack.put("blocks/list.netset", netset(4_000))
+    loaded(stack, {"sinks": {"waf": {"set_size": 400}}, "max_removed_percent": None}, 1_000)
+    stack.put("blocks/list.netset", netset(160))
     stack.drain()
-    assert sizes(ip_sets(stack, moto_server)) == {"-blocks-v4-1": 4_000, "-blocks-v4-2": 0, "-blocks-v4-3": 0}
+    assert sizes(ip_sets(stack, moto_server)) == {"-blocks-v4-1": 160, "-blocks-v4-2": 0, "-blocks-v4-3": 0}
     assert stack.dataset("blocks")["sinks"][0]["sets"] == [f"{stack.bucket}-blocks-v4-1"]
 
     assert admin(["rollback", "blocks"]) == 0
     assert "its folder's sinks follow" in capsys.readouterr().out
     stack.drain()
-    assert sizes(ip_sets(stack, moto_server)) == {"-blocks-v4-1": 10_000, "-blocks-v4-2": 10_000, "-blocks-v4-3": 5_000}
+    assert sizes(ip_sets(stack, moto_server)) == {"-blocks-v4-1": 400, "-blocks-v4-2": 400, "-blocks-v4-3": 200}
     state = stack.dataset("blocks")["sinks"][0]
-    assert (state["version"], state["entries"]) == (1, NETWORKS)
+    assert (state["version"], state["entries"]) == (1, 1_000)
 
 
 class Racing:
