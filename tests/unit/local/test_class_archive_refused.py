@@ -22,7 +22,7 @@ def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     place = tmp_path / "launcher" / "classes-jvm.jsa"
     place.parent.mkdir()
     launched = Launcher(("-cp", "packed.jar", "Main"), loopback=True, archive=place, classpath="packed.jar")
-    monkeypatch.setattr(class_archive.shutil, "which", lambda _name: "/usr/bin/java")
+    monkeypatch.setattr("local.class_archive.shutil.which", lambda _name: "/usr/bin/java")
     monkeypatch.setattr(class_archive, "find_jar", lambda: tmp_path / "DynamoDBLocal.jar")
     monkeypatch.setattr(class_archive, "launcher", lambda *_: launched)
     return place
