@@ -71,9 +71,7 @@ class CapacityFront(Hook):
         self.proxy.stop()
         self.operations.tables.close_seconds()
         with self._lock:
-            for name, seconds in self._window.items():
-                self.say(summary(name, seconds))
-            self._window.clear()
+            self._say_window()
 
     # -- the hook: every request accounted, then forwarded or refused -------------------------------------------
 
@@ -117,9 +115,13 @@ class CapacityFront(Hook):
             self._window.setdefault(table, []).append(second)
             if time.monotonic() - self._logged >= LOG_EVERY:
                 self._logged = time.monotonic()
-                for name, seconds in self._window.items():
-                    self.say(summary(name, seconds))
-                self._window.clear()
+                self._say_window()
+
+    def _say_window(self) -> None:
+        """Each table's summary of the seconds since the last one said (under ``_lock``)."""
+        for name, seconds in self._window.items():
+            self.say(summary(name, seconds))
+        self._window.clear()
 
 
 def vars_of(partition: Any) -> dict[str, Any]:
