@@ -4,6 +4,7 @@ another; where its note cannot be kept, a port free now is handed out all the sa
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -37,15 +38,19 @@ def _draws(monkeypatch: pytest.MonkeyPatch, *numbers: int) -> None:
 
 
 def _unbound_ports(count: int) -> list[int]:
-    """``count`` different ports free now (bound together, then let go: the kernel may hand one out twice in a row)."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
+    """``count`` different ports of ``RANGE`` free now: not the kernel's own (``bind(0)``), which an outgoing
+    connection of another process may take before the test draws it."""
+    found: list[int] = []
+    for port in random.sample(range(*ports.RANGE), 64):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == count:
+            return found
+    raise AssertionError(f"fewer than {count} free ports among 64 of {ports.RANGE}")
 
 
 def _unbound_port() -> int:
@@ -60,9 +65,17 @@ def test_a_port_handed_out_is_not_handed_out_again_while_it_is_held(monkeypatch:
     assert ports.free_port() == second  # the second draw of ``first`` was passed over
 
 
+def test_a_note_a_little_ahead_of_the_clock_still_holds_its_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = _unbound_ports(2)
+    _draws(monkeypatch, first, first, second)
+    monkeypatch.setattr(ports, "_now", lambda: 1_000_000.0006)  # noted as 1000000.001: ahead of the clock read again
+    assert ports.free_port() == first
+    assert ports.free_port() == second
+
+
 @pytest.mark.parametrize(
     "step",
-    [ports.HELD + 1, -3600.0],  # the hold is over; the clock stepped back an hour (a note from the future)
+    [ports.HELD + 1, -3600.0],  # the hold is over; the clock stepped back an hour (a note from far ahead)
 )
 def test_a_port_is_handed_out_again_once_its_note_no_longer_holds_it(
     step: float, monkeypatch: pytest.MonkeyPatch
