@@ -30,7 +30,7 @@ from fencepost.http.range_routes import ListingStore, RangeListing
 from fencepost.http.refusals import Refusals
 from fencepost.http.responses import HttpResponse, without_body
 from fencepost.http.routes import ROUTES, Route
-from fencepost.http.version_routes import VersionListing, VersionSource
+from fencepost.http.version_routes import VersionListing
 from fencepost.observability import Observability
 from fencepost.reading.joining import Joins
 from fencepost.reading.keyed_tables import KeyedTables
@@ -50,7 +50,7 @@ Event = Mapping[str, Any]
 RouteFunction = Callable[..., HttpResponse]  # (event, **path parameters) -> answer
 
 
-class Store(DatasetReader, ListingStore, VersionSource, TimelineStore, Protocol):
+class Store(DatasetReader, ListingStore, TimelineStore, Protocol):
     """What the routes read besides the lookup's own store."""
 
 

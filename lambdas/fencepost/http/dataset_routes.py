@@ -62,17 +62,17 @@ class Listings:
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None:  # noqa: ARG002 - cached
         return self.get(name)
 
-    def list_builds(self, dataset: str) -> list[BuildRecord]:
-        """The dataset's build records (strongly consistent when read)."""
-        return self._of("builds", dataset, lambda: self.store.list_builds(dataset))
+    def list_builds(self, dataset: str, *, fresh: bool = False) -> list[BuildRecord]:
+        """The dataset's build records (strongly consistent when read); ``fresh``: read now, past the cache."""
+        return self._of("builds", dataset, lambda: self.store.list_builds(dataset), fresh=fresh)
 
     def list_dated(self, dataset: str) -> list[Dated]:
         return self._of("dated", dataset, lambda: self.store.list_dated(dataset))
 
-    def _of(self, kind: str, name: str, read: Callable[[], T]) -> T:
-        """A read about one name, kept ``ttl`` seconds under ``(kind, name)``."""
+    def _of(self, kind: str, name: str, read: Callable[[], T], *, fresh: bool = False) -> T:
+        """A read about one name, kept ``ttl`` seconds under ``(kind, name)`` (``fresh``: read again now)."""
         now = self.clock()
-        cached = self._named.get((kind, name))
+        cached = None if fresh else self._named.get((kind, name))
         if cached is not None and now < cached[0]:
             return cast(T, cached[1])
         found = read()

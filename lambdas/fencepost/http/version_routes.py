@@ -29,7 +29,7 @@ _TAG = "versions"
 
 class VersionSource(Protocol):
     def get_dataset(self, name: str, *, consistent: bool = False) -> DatasetRecord | None: ...
-    def list_builds(self, dataset: str) -> list[BuildRecord]: ...
+    def list_builds(self, dataset: str, *, fresh: bool = False) -> list[BuildRecord]: ...
     def list_dated(self, dataset: str) -> list[Dated]: ...
 
 
@@ -67,7 +67,7 @@ class VersionListing:
         after = None if query.get("cursor") is None else _after(query["cursor"], name)
         timeline = self.timeline(name)
         periods, gone = timeline.periods(), timeline.gone()
-        builds = {build.build: build for build in self.store.list_builds(name)}
+        builds = self._builds(name, [v for v in periods if v not in gone and v != record.live])
         if record.live is not None and record.live not in builds:  # written before build records were kept
             builds[record.live] = BuildRecord(name, record.live, ranges=record.ranges, objects=record.objects)
             builds[record.live].built_at = record.built_at  # its dates as the record took them from its header
@@ -98,6 +98,15 @@ class VersionListing:
         body["versions"] = versions
         dated = [_dated(state, timeline, builds) for state in self.store.list_dated(name)]
         return json_text({**body, "dated": dated, "next": cursor})
+
+    def _builds(self, name: str, shown: list[int]) -> dict[int, BuildRecord]:
+        """The dataset's build records by version, read again past the store's cache when the timeline holds a
+        version of ``shown`` they lack: the two are cached apart, and a page never says a dated folder READY (its
+        version in the timeline) without listing that version."""
+        builds = {build.build: build for build in self.store.list_builds(name)}
+        if any(version not in builds for version in shown):
+            builds = {build.build: build for build in self.store.list_builds(name, fresh=True)}
+        return builds
 
     def _columns(self, record: DatasetRecord) -> dict[str, Any]:
         """The live version's data columns and indexed columns (``values`` routes take these), its key column (a keyed

@@ -4,7 +4,7 @@ with every period it was live, paged by an opaque cursor; deleted versions are n
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -13,6 +13,7 @@ from fencepost.core.keyed.join_spec import KeyedJoin
 from fencepost.core.versions.data_dates import DataDate
 from fencepost.core.versions.history import Event, Timeline, format_instant
 from fencepost.errors import InvalidRequest, UnknownDataset
+from fencepost.http.dataset_routes import DatasetReader, Listings
 from fencepost.http.version_routes import VersionListing
 from fencepost.model import BuildRecord, BuildState, DatasetRecord, ObjectRef, VersionInfo
 
@@ -40,7 +41,7 @@ class Store:
     def get_timeline(self, dataset: str) -> Timeline:
         return Timeline(self.events)
 
-    def list_builds(self, dataset: str) -> list[BuildRecord]:
+    def list_builds(self, dataset: str, *, fresh: bool = False) -> list[BuildRecord]:
         return self.builds
 
     def list_dated(self, dataset: str) -> list[Dated]:
@@ -173,3 +174,18 @@ def test_a_live_version_without_a_build_record_is_listed_with_the_records_dates(
     (live,) = [v for v in page["versions"] if v["version"] == 5]
     assert live["built_at"] == "2026-11-24T10:31:02+00:00"
     assert live["data_date"] == {"date": "2026-11-20", "source": "name", "object": "geo/a-20261120.csv"}
+
+
+def test_a_dated_version_placed_after_the_build_records_were_cached_is_listed_beside_its_ready_folder() -> None:
+    store = Store()
+    listings = Listings(cast("DatasetReader", store), 60.0)
+    listing = VersionListing(listings, store.get_timeline)
+    assert [build.build for build in listings.list_builds("geo")] == [2, 3, 4, 5]  # cached for a minute
+    # When a dated folder's version is placed in the history, its build record written after that read
+    store.events.append(Event(T0 - 30 * DAY, 6, dated=True))
+    store.builds = [*store.builds, BuildRecord("geo", 6, BuildState.LIVE, dated="2026-09-01")]
+    store.dated = [Dated("2026-09-01", "a", 6)]
+    page = json.loads(listing.answer("geo", {}))
+    # Then the page that says the folder READY lists its version too, read past the cache
+    assert [(d["version"], d["status"]) for d in page["dated"]] == [(6, "READY")]
+    assert [v["version"] for v in page["versions"]] == [5, 2, 4, 3, 6]
