@@ -8,7 +8,8 @@
   in the middle of writing a chunk, then restarted; SQS delivers the chunk again after its visibility timeout.
 
 Every decision is drawn from streams seeded by ``FAULTS_SEED`` (``dice``), and what was injected is counted:
-``summary()`` is printed every ``REPORT_EVERY`` seconds while it changes, and when the stack stops.
+``summary()`` is printed every ``REPORT_EVERY`` seconds while it changes, and when the stack stops. ``change`` sets
+other rates while the stack runs, on the fronts it started with.
 """
 
 from __future__ import annotations
@@ -40,12 +41,33 @@ class Faults:
         self._lock = threading.Lock()
         self._kills_armed = 0
         self._reported: dict[str, int] = {}
+        self._hooks: list[DynamoDBFaults | S3Faults] = []
 
     def dynamodb_hook(self) -> DynamoDBFaults:
-        return DynamoDBFaults(self.spec, self.dice, self.armed.is_set)
+        hook = DynamoDBFaults(self.spec, self.dice, self.armed.is_set)
+        self._hooks.append(hook)
+        return hook
 
     def s3_hook(self) -> S3Faults:
-        return S3Faults(self.spec, self.dice, self.armed.is_set)
+        hook = S3Faults(self.spec, self.dice, self.armed.is_set)
+        self._hooks.append(hook)
+        return hook
+
+    def change(self, spec: FaultSpec, seed: int | None = None) -> None:
+        """Inject ``spec`` from now on, its decisions drawn from ``seed`` (this one's when None) and counted from zero.
+        Which fronts and workers a stack has was decided by the spec it started with: a spec whose faults need a
+        front this one did not hand out, or other loader kills, is refused (``FaultSpecError``)."""
+        kinds = {type(hook) for hook in self._hooks}
+        if (spec.dynamodb and DynamoDBFaults not in kinds) or (spec.s3 and S3Faults not in kinds):
+            raise FaultSpecError(f"{spec.describe()}: this stack started without the front those faults need")
+        if spec.loader_kill != self.spec.loader_kill:
+            raise FaultSpecError("loader.kill is set when the stack starts: its workers are processes only then")
+        with self._lock:
+            self.spec, self.seed = spec, self.seed if seed is None else seed
+            self.dice = Dice(self.seed)
+            for hook in self._hooks:
+                hook.spec, hook.dice = spec, self.dice
+            self._reported = {}
 
     # -- the loader's kills --------------------------------------------------------------------------------------
 

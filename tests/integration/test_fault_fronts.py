@@ -21,7 +21,7 @@ from fencepost.aws.s3 import Bucket, BucketUnavailable
 from fencepost.aws.source_folders import SourceBucket
 from local.capacity import CapacityFront
 from local.dynamodb import DynamoDBLocal, create_table, local_client
-from local.faults import Faults, parse_faults
+from local.faults import Faults, FaultSpecError, parse_faults
 from local.ports import free_port
 from local.proxy import Hook, Proxy, Request, Response
 
@@ -183,6 +183,39 @@ def test_a_latency_spike_holds_the_request_then_answers_it(dynamodb_local: Dynam
         client.put_item(TableName=table, Item=_item(2))
         assert client.get_item(TableName=table, Key=_item(2))["Item"] == _item(2)
         assert time.monotonic() - started >= 0.6
+
+
+def test_faults_changed_while_the_front_serves_apply_from_the_next_request_counted_afresh(
+    dynamodb_local: DynamoDBLocal,
+) -> None:
+    direct, table = _table(dynamodb_local)
+    faults = Faults(parse_faults("dynamodb.error=1"), seed=5)
+    faults.armed.set()
+    proxy = Proxy(free_port(), dynamodb_local.endpoint, [faults.dynamodb_hook()]).start()
+    try:
+        client = local_client(proxy.endpoint, config=NO_RETRIES)
+        with pytest.raises(ClientError):
+            client.put_item(TableName=table, Item=_item(1))
+        # When the errors are turned off: the next request passes, and the counts start again
+        faults.change(parse_faults("none"))
+        client.put_item(TableName=table, Item=_item(1))
+        assert faults.counts() == {"dynamodb.requests": 1}
+        assert direct.get_item(TableName=table, Key=_item(1))["Item"] == _item(1)
+        # When they are on again under another seed: refused again, counted from zero
+        faults.change(parse_faults("dynamodb.error=1"), seed=6)
+        with pytest.raises(ClientError):
+            client.put_item(TableName=table, Item=_item(2))
+        counts = faults.counts()
+        assert (counts["dynamodb.requests"], faults.seed) == (1, 6)
+        assert counts.get("dynamodb.error.500", 0) + counts.get("dynamodb.error.503", 0) == 1
+        assert "Item" not in direct.get_item(TableName=table, Key=_item(2))
+    finally:
+        proxy.stop()
+    # A fault whose front this stack never had, or other loader kills, cannot be set while it runs
+    for refused in ("s3.error=0.1", "loader.kill=1"):
+        with pytest.raises(FaultSpecError):
+            faults.change(parse_faults(refused))
+    assert faults.spec == parse_faults("dynamodb.error=1")
 
 
 def test_the_faults_sit_before_the_capacity_emulator_on_one_front(dynamodb_local: DynamoDBLocal) -> None:
