@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,34 +74,3 @@ def _port_open(port: int) -> bool:
 
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-@pytest.mark.parametrize("table", ["memory", "disk"])
-def test_loaded_datasets_answer_the_same_after_a_restart(tmp_path: Path, table: str) -> None:
-    # Given a dataset loaded through make run's entry point, and make run stopped with Ctrl-C
-    first = start(tmp_path, "--table", table)
-    try:
-        rows = read_tsv(V4_FILE, 56_000)[50_000:56_000]
-        first.s3.put_object(Bucket="ranges", Key="geo/ranges.tsv", Body=tsv_bytes(rows))
-        first.wait_ready("geo", 1)
-        probes = [format_address(V4, start) for start in family_ranges(rows)[V4].starts[::500]]
-        before = [first.get("/lookup", ip=ip, dataset="geo") for ip in probes]
-        pid = first.process.pid
-    finally:
-        stop(first)
-    assert not list(Path("/dev/shm").glob(f"fencepost-dynamodb-{pid}-*"))  # no working copy left in memory
-    kept = tmp_path / "dynamodb" / "shared-local-instance.db"
-    assert kept.exists() is (table == "disk")
-    # When it starts again
-    started = time.monotonic()
-    second = start(tmp_path, "--table", table)
-    try:
-        record = second.wait_ready("geo", 1, timeout=120)
-        restart = time.monotonic() - started
-        # Then the dataset answers as before: kept on disk, or built again from the mirrored objects
-        assert [second.get("/lookup", ip=ip, dataset="geo") for ip in probes] == before
-        assert all(status == 200 for status, _ in before)
-        assert record["ranges"] == len(rows)
-        assert restart < 120, restart
-    finally:
-        stop(second)
