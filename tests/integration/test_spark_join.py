@@ -42,7 +42,7 @@ from tests.support.tables import (
     instants,
     live_at,
     mixed_addresses,
-    shared_rows,
+    shared_version,
     two_versions,
 )
 
@@ -86,7 +86,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
 
 @pytest.fixture(scope="module")
 def geo(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    source, table, path, _ = build_version(tmp_path_factory.mktemp("geo"), "geo", shared_rows(), ["col3"])
+    source, table, path, _ = shared_version(tmp_path_factory)
     return source, table, path
 
 

@@ -4,6 +4,9 @@ the enrichment engine's answers for them: shared by the table tests and the Spar
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -12,6 +15,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pytest
 
 from fencepost.core.space.addresses import MAPPED_FIRST, TOP, V4, V6, format_address
 from fencepost.enrichment.engine import Enricher
@@ -68,6 +72,27 @@ def shared_rows() -> list[list[str]]:
     range left out so that gaps are many."""
     v4 = [[start, end, "", country, ""] for start, end, country in read_tsv(V4_FILE)]
     return [row for at, row in enumerate([*v4, *read_tsv(V6_FILE)]) if at % 25 != 7]
+
+
+def shared_version(factory: pytest.TempPathFactory) -> tuple[FileSource, VersionTable, Path, Written]:
+    """``build_version`` of ``shared_rows()`` as dataset ``geo`` (``col3`` numeric), built once a run: the first
+    module to ask, on any xdist worker, builds it under a lock in the run's temporary folder (about 10 s of CPU);
+    the others wait for it and read it back."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, shared by its workers
+    folder = root / "shared-version"
+    folder.mkdir(exist_ok=True)
+    kept = folder / "built.pickle"
+    with (root / "shared-version.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if kept.exists():
+            source, table, written = pickle.loads(kept.read_bytes())
+            return source, table, folder / "geo.parquet", written
+        built = build_version(folder, "geo", shared_rows(), ["col3"])
+        partial = folder / "built.pickle.part"
+        partial.write_bytes(pickle.dumps((built[0], built[1], built[3]), protocol=pickle.HIGHEST_PROTOCOL))
+        partial.rename(kept)
+        return built
 
 
 def mixed_addresses(table: VersionTable, count: int, seed: int = 20261128) -> list[str]:

@@ -16,12 +16,11 @@ from fencepost.enrichment.table import VersionTable
 from fencepost.tables.buckets import LEVELS, MAX_COPIES
 from tests.support.tables import (
     address_text,
-    build_version,
     connection,
     engine_answers,
     joined,
     mixed_addresses,
-    shared_rows,
+    shared_version,
 )
 
 COUNT = 100_000
@@ -30,7 +29,7 @@ SELECTED = ["ip_start", "ip_end", "ip_network", "col3", "col4", "col5"]
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[FileSource, VersionTable, Path]:
-    source, table, path, written = build_version(tmp_path_factory.mktemp("tables"), "geo", shared_rows(), ["col3"])
+    source, table, path, written = shared_version(tmp_path_factory)
     pieces = sum(len(each) for each in table.families.values())
     assert written.pieces == pieces
     assert pieces < written.rows <= MAX_COPIES * pieces
