@@ -12,10 +12,6 @@ session fixture costly to set up (``SHARED``): they go to one worker together (`
 for all of them. The files that read the synthesized template (``SYNTHESIZING``) synthesize each context once (the
 ``synthesize`` fixture), on the only worker that starts the CDK's Node.js runtime for it; the console's browser
 files (``BROWSING``) share one ``make run`` stack and one Chromium (``tests/browser/conftest.py``).
-
-The units that mostly wait (``WAITING``: the end-to-end and browser files, each on ``make run`` stacks of its own,
-waiting on loads, restarts and pages) go out taking turns with the others, each kind longest first: sent out
-together, four of them left the two cores a fifth idle for minutes at a time (a run at 02:20 UTC on 2026-11-30).
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ from __future__ import annotations
 import json
 import sys
 import xml.etree.ElementTree as ET
-from itertools import zip_longest
 from pathlib import Path
 from typing import Final, Protocol, TypeVar
 
@@ -43,7 +38,6 @@ SYNTHESIZED: Final = "the files that synthesize the app"
 BROWSING: Final = ("tests/browser/",)
 BROWSED: Final = "the console's browser files"
 SHARED: Final = {SYNTHESIZED: SYNTHESIZING, BROWSED: BROWSING}
-WAITING: Final = ("tests/e2e/", "tests/browser/")
 
 
 class Collected(Protocol):
@@ -76,7 +70,7 @@ class ByScope(LoadFileScheduling):  # type: ignore[misc]
 
 def longest_first(items: list[T], seconds: dict[str, float]) -> list[T]:
     """``items`` grouped by unit of work (``scope_of``), the longest first (its files' seconds summed; then by
-    name), the ``WAITING`` units taking turns with the others; each unit's items in their order."""
+    name), each unit's items in their order."""
     by_scope: dict[str, list[T]] = {}
     for item in items:
         by_scope.setdefault(scope_of(item.nodeid), []).append(item)
@@ -85,13 +79,8 @@ def longest_first(items: list[T], seconds: dict[str, float]) -> list[T]:
         files = {file_of(item.nodeid) for item in by_scope[scope]}
         return sum(seconds.get(file, UNKNOWN_SECONDS) for file in files)
 
-    def waits(scope: str) -> bool:
-        return any(file_of(item.nodeid).startswith(WAITING) for item in by_scope[scope])
-
     order = sorted(by_scope, key=lambda scope: (-length(scope), scope))
-    waiting, working = [scope for scope in order if waits(scope)], [scope for scope in order if not waits(scope)]
-    turns = [scope for pair in zip_longest(waiting, working) for scope in pair if scope is not None]
-    return [item for scope in turns for item in by_scope[scope]]
+    return [item for scope in order for item in by_scope[scope]]
 
 
 def read_table(path: Path = TABLE) -> dict[str, float]:

@@ -62,20 +62,6 @@ def test_a_unit_of_several_files_goes_out_by_their_seconds_summed() -> None:
     assert ordered == ["long.py::t", "tests/infra/a.py::t", "tests/integration/test_iam.py::t", "mid.py::t"]
 
 
-def test_the_units_that_mostly_wait_take_turns_with_the_others_each_kind_longest_first() -> None:
-    names = ["tests/e2e/a.py", "tests/unit/b.py", "tests/e2e/c.py", "tests/browser/d.py", "tests/unit/e.py", "f.py"]
-    seconds = dict(zip(names, [300.0, 250.0, 200.0, 150.0, 100.0, 50.0], strict=True))
-    ordered = [item.nodeid for item in longest_first([Item(f"{name}::t") for name in reversed(names)], seconds)]
-    assert ordered == [
-        "tests/e2e/a.py::t",
-        "tests/unit/b.py::t",
-        "tests/e2e/c.py::t",
-        "tests/unit/e.py::t",
-        "tests/browser/d.py::t",
-        "f.py::t",
-    ]
-
-
 def test_a_junit_report_gives_each_files_seconds_and_the_table_reads_back(tmp_path: Path) -> None:
     report = tmp_path / "times.xml"
     report.write_text(
