@@ -82,7 +82,10 @@ class FakeSourceStates:
 
     lease: tuple[str, int] | None = None  # the rounds' lease: holder, until (ms)
 
+    tries = 0  # take_round calls: each a conditional write on the table
+
     def take_round(self, holder: str, now: int, until: int) -> bool:
+        self.tries += 1
         if self.lease is not None and self.lease[1] >= now:
             return False
         self.lease = (holder, until)

@@ -54,26 +54,32 @@ class Checker:
     clock: Callable[[], int]  # now, in ms
     workdir: Path | None = None
     deadline: float | None = None  # a monotonic instant: the round's (or the invocation's); no check runs past it
+    _round: rounds.Lease | None = field(default=None, init=False, repr=False)  # while check_due runs
 
     def check_due(self) -> list[Checked]:
         """Every source whose check is due, one after the other, those checked longest ago first (their states read
         in one go), each within its own time (``CheckRules.check_seconds``); one round at a time
-        (``RoundUnderWay`` when another holds the lease: ``fencepost.sources.rounds``). The state of a source whose
+        (``RoundUnderWay`` when another holds the lease, taken before the round's first write:
+        ``fencepost.sources.rounds``). The state of a source whose
         ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's data until
         someone deletes them)."""
-        with rounds.lease(self.states, self.clock(), self.deadline):
-            known = self.states.source_states()
-            folders = self.folders.source_datasets()
-            results = []
-            for dataset in rounds.order(folders, known):
-                if self.deadline is not None and time.monotonic() >= self.deadline:
-                    break  # the round's time is up: the sources left are checked first at the next round
-                results.append(self._check(dataset, False, known.get(dataset)))
-            named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
-            if len(results) == len(folders):
-                for dataset in sorted(set(known) - named):
-                    self._forget(dataset)
-            return results
+        with rounds.lease(self.states, self.clock, self.deadline) as held:
+            self._round = held
+            try:
+                known = self.states.source_states()
+                folders = self.folders.source_datasets()
+                results = []
+                for dataset in rounds.order(folders, known):
+                    if self.deadline is not None and time.monotonic() >= self.deadline:
+                        break  # the round's time is up: the sources left are checked first at the next round
+                    results.append(self._check(dataset, False, known.get(dataset)))
+                named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
+                if len(results) == len(folders):
+                    for dataset in sorted(set(known) - named):
+                        self._forget(dataset)
+                return results
+            finally:
+                self._round = None
 
     def check(self, dataset: str, *, force: bool = False) -> Checked:
         """Check ``dataset``'s source if it is due (or ``force``), and record what the check found."""
@@ -86,6 +92,7 @@ class Checker:
     def _forget(self, dataset: str) -> None:
         """A folder that no longer names a source: its state goes, and its release manifest (a release cut short
         would otherwise keep every build of the folder waiting)."""
+        self._hold()
         self.folders.delete_fetched([release_key(dataset)])
         self.states.forget_source_state(dataset)
 
@@ -105,7 +112,11 @@ class Checker:
             if not state.paused or state.digest != source.digest:
                 state = self._record(dataset, state.paused_by(source))
             return self._watched(Checked(dataset, None, "paused: set paused to false to check it"), state, source)
-        if not force and not state.due(source, self.clock()):
+        due = force or state.due(source, self.clock())
+        if due and self._hold():  # the state was read before the round's lease: another round may have checked it
+            state = self.states.source_state(dataset) or SourceState()
+            due = force or state.due(source, self.clock())
+        if not due:
             return self._watched(Checked(dataset, None, "not due"), state, source)
         try:
             with tempfile.TemporaryDirectory(dir=self.workdir, prefix=WORK_PREFIX) as directory:
@@ -213,25 +224,37 @@ class Checker:
             )
 
     def _invalid(self, dataset: str, state: SourceState, raw: bytes, reason: str) -> tuple[Checked, SourceState]:
-        digest = "invalid:" + hashlib.sha256(raw).hexdigest()[:16]
-        if state.digest != digest:  # said once per version of the file, not at every tick
-            now = self.clock()
-            state = dataclasses.replace(
-                state,
-                digest=digest,
-                first_checked=state.first_checked if state.first_checked is not None else now,
-                last_checked=now,
-                outcome=Outcome.INVALID.value,
-                reason=reason,
-                failures=state.failures + 1,
-                checks=state.checks + 1,
-            )
-            self._record(dataset, state)
+        refused = _refused(state, raw, reason, self.clock())
+        if refused is not None:
+            state = self._record(dataset, refused)
         return Checked(dataset, Outcome.INVALID, reason), state
 
+    def _hold(self) -> bool:
+        """Before a round's first write, its lease (``rounds.Lease.hold``); a check on demand takes none."""
+        return self._round is not None and self._round.hold()
+
     def _record(self, dataset: str, state: SourceState) -> SourceState:
+        self._hold()
         self.states.put_source_state(dataset, state)
         return state
+
+
+def _refused(state: SourceState, raw: bytes, reason: str, now: int) -> SourceState | None:
+    """The state of a source whose ``_source.json`` (``raw``) is refused, when this version of the file was not
+    refused before (said once per version of the file, not at every tick); else None."""
+    digest = "invalid:" + hashlib.sha256(raw).hexdigest()[:16]
+    if state.digest == digest:
+        return None
+    return dataclasses.replace(
+        state,
+        digest=digest,
+        first_checked=state.first_checked if state.first_checked is not None else now,
+        last_checked=now,
+        outcome=Outcome.INVALID.value,
+        reason=reason,
+        failures=state.failures + 1,
+        checks=state.checks + 1,
+    )
 
 
 def _file_id(feed: FeedFile, params: Mapping[str, str]) -> str:

@@ -4,10 +4,11 @@
   time, or the round's, cannot starve the ones that sort after it: at the next round they come first.
 - One round at a time, on any account: the scheduler may start the function while a round is still under way
   (a round up to ``FETCH_ROUND_SECONDS`` long, a schedule every 5 minutes, and an at-least-once invocation), and two
-  rounds would fetch and write the same release twice. A round takes a lease first: one item in the table's
-  ``#sources`` partition written only if there is none or it has expired (a conditional write), holding until the
-  round's deadline plus ``LEASE_GRACE``, and deleted when the round ends. A round that finds a live lease checks
-  nothing (``RoundUnderWay``). A round killed before it ends frees the lease when it expires, minutes later, not
+  rounds would fetch and write the same release twice. A round takes a lease before its first write: one item in
+  the table's ``#sources`` partition written only if there is none or it has expired (a conditional write), holding
+  until the round's deadline plus ``LEASE_GRACE``, and deleted when the round ends. A round that finds a live lease
+  checks nothing (``RoundUnderWay``). A round with nothing to fetch, record or forget (no source due: most rounds)
+  only reads, and writes no lease. A round killed before it ends frees the lease when it expires, minutes later, not
   never. Reserved concurrency would do the same on an account with room for it, but a new account's concurrency
   quota can be too small to reserve any.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final
 
 from fencepost.core.sources.schedule import SourceState
@@ -39,14 +40,33 @@ def order(datasets: Sequence[str], known: Mapping[str, SourceState]) -> list[str
     return sorted(datasets, key=since)
 
 
+class Lease:
+    """The round's lease, taken by ``hold`` when the round first has something to write."""
+
+    def __init__(self, states: SourceStates, clock: Callable[[], int], deadline: float | None) -> None:
+        self.states, self.clock, self.deadline = states, clock, deadline
+        self.holder: str | None = None
+
+    def hold(self) -> bool:
+        """Hold the lease: True when this call took it (what the round read before may be stale: read it again),
+        False when the round held it already. Raises ``RoundUnderWay`` when another round holds it."""
+        if self.holder is not None:
+            return False
+        left = UNBOUNDED if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        holder, now = uuid.uuid4().hex, self.clock()
+        if not self.states.take_round(holder, now, now + int((left + LEASE_GRACE) * 1000)):
+            raise RoundUnderWay("another round of the sources is under way: this one checks nothing")
+        self.holder = holder
+        return True
+
+
 @contextlib.contextmanager
-def lease(states: SourceStates, now: int, deadline: float | None) -> Iterator[None]:
-    """Hold the round's lease (``now`` in ms, ``deadline`` a monotonic instant) while the round runs."""
-    left = UNBOUNDED if deadline is None else max(0.0, deadline - time.monotonic())
-    holder = uuid.uuid4().hex
-    if not states.take_round(holder, now, now + int((left + LEASE_GRACE) * 1000)):
-        raise RoundUnderWay("another round of the sources is under way: this one checks nothing")
+def lease(states: SourceStates, clock: Callable[[], int], deadline: float | None) -> Iterator[Lease]:
+    """The round's lease (``clock`` gives now in ms, ``deadline`` is a monotonic instant), given back when the round
+    ends if the round took it."""
+    taken = Lease(states, clock, deadline)
     try:
-        yield
+        yield taken
     finally:
-        states.end_round(holder)
+        if taken.holder is not None:
+            states.end_round(taken.holder)

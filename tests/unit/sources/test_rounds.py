@@ -3,6 +3,7 @@ the round goes on to the next source, the sources checked longest ago come first
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -99,3 +100,37 @@ def test_one_round_at_a_time(site: Publisher, tmp_path: Path) -> None:
     world.checker.deadline = time.monotonic() + 30
     assert [c.outcome for c in world.checker.check_due() if c.outcome] == [Outcome.CHANGED]
     assert world.states.lease is None
+
+
+def test_a_round_with_nothing_due_only_reads_and_a_round_that_finds_work_reads_its_state_again_under_the_lease(
+    site: Publisher, tmp_path: Path
+) -> None:
+    world = World(site, tmp_path)
+    site.publish("/drop.txt", RELEASE)
+    world.source({"url": site.url("/drop.txt"), "every": "1h"})
+    world.checker.deadline = time.monotonic() + 30
+    assert [c.outcome for c in world.checker.check_due() if c.dataset == "drop"] == [Outcome.CHANGED]
+    assert (world.states.tries, world.states.lease) == (1, None)
+    # Not due for an hour: a round writes nothing, not even the lease, so another round's lease does not stop it
+    world.now += 1000
+    world.states.lease = ("another round", world.now + 60_000)
+    assert [(c.outcome, c.reason) for c in world.checker.check_due() if c.dataset == "drop"] == [(None, "not due")]
+    assert world.states.tries == 1
+    # Due, while the other round holds the lease: this one checks nothing
+    world.now += 3_600_000
+    world.states.lease = ("another round", world.now + 60_000)
+    with pytest.raises(RoundUnderWay):
+        world.checker.check_due()
+    assert len(site.seen) == 1
+    # Due when read, but checked by another round before this one took the lease: the state read again says so
+    world.states.lease = None
+    take = world.states.take_round
+
+    def after_another_round(holder: str, now: int, until: int) -> bool:
+        state = world.states.states["drop"]
+        world.states.states["drop"] = dataclasses.replace(state, last_checked=now, next_check=now + 3_600_000)
+        return take(holder, now, until)
+
+    world.states.take_round = after_another_round  # type: ignore[method-assign]
+    assert [(c.outcome, c.reason) for c in world.checker.check_due() if c.dataset == "drop"] == [(None, "not due")]
+    assert (len(site.seen), world.states.lease) == (1, None)  # nothing fetched, the lease given back
