@@ -160,7 +160,7 @@ def child(args: argparse.Namespace) -> int:
             events.write(f"done {time.monotonic() - started:.6f}\n")
 
     worker = SqsWorker(local_client(args.sqs, "sqs"), args.queue_url, args.queue_arn, invoke, timeout=args.timeout)
-    worker.serve(stop)
+    worker.serve(stop, wait=1)  # a SIGTERM sets stop: the process ends within a second of it
     return 0
 
 

@@ -26,10 +26,10 @@ from local.fronts import check_ports, start_services
 from local.proxy import Proxy
 from local.resources import Queue, Queues, create_bucket, create_queues
 from local.storage import WorkingCopy, table_storage
-from local.tables_worker import create_tables_resources, start_tables_worker
-from local.worker import LambdaContext, SqsWorker
+from local.tables_worker import create_tables_resources, tables_worker
+from local.worker import LambdaContext, SqsWorker, wake
 
-CAPACITY_PATH = "/local/capacity"  # the emulator's last seconds, for the console (``LocalStack.capacity_heat``)
+CAPACITY_PATH = "/local/capacity"  # the emulator's last seconds, for the console (``capacity_heat``)
 
 
 def every(stop: threading.Event, seconds: float, call: Callable[[], Any], what: str) -> None:
@@ -49,6 +49,13 @@ def stop_emulator(front: CapacityFront) -> None:
         front.stop()
     except Exception as error:
         logging.getLogger("local").warning("the capacity emulator's last second was not kept: %s", error)
+
+
+def capacity_heat(front: CapacityFront | None) -> dict[str, Any]:
+    """What the console shows of the capacity emulator: its last seconds, or how to turn it on."""
+    if front is None:
+        return {"emulated": False, "hint": "make run CAPACITY=on-demand-new emulates DynamoDB's partitions"}
+    return front.heat()
 
 
 class LocalStack:
@@ -71,6 +78,7 @@ class LocalStack:
         self.workers: dict[str, SqsWorker] = {}  # "control" and "data"
         self.tables_queue: Queue | None = None
         self.tables_worker: SqsWorker | None = None  # the tables function: each live version as Parquet, in Glue
+        self._pollers: list[SqsWorker] = []  # a worker for each thread that long-polls its queue
         self.http: Any = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -131,15 +139,15 @@ class LocalStack:
             self._spawn(lambda: every(self._stop, REPORT_EVERY, faults.report, "faults"), "faults")
         if worker:
             self._start_workers(lanes)
-            sqs, tables = self.client("sqs"), self.tables_queue
-            self.tables_worker = start_tables_worker(sqs, tables, config, stop=self._stop, spawn=self._spawn)
+            self.tables_worker = tables_worker(self.client("sqs"), self.tables_queue, config)
+            self._poll(self.tables_worker, "tables-worker")
         if config.http_port is not None:
             from local.http import serve
 
             # The front's environments are its own: ``self.lookup`` also answers direct calls (``dataset``), from
             # other threads
             wire = lambda: lookup_function().handler  # noqa: E731
-            self.http = serve(wire, "127.0.0.1", config.http_port, {CAPACITY_PATH: self.capacity_heat})
+            self.http = serve(wire, "127.0.0.1", config.http_port, {CAPACITY_PATH: lambda: capacity_heat(self.front)})
         return self
 
     def _start_workers(self, lanes: dict[str, tuple[Any, int]]) -> None:
@@ -154,16 +162,10 @@ class LocalStack:
                 ).start()
                 continue
             for number in range(count):
-                self._spawn(lambda lane=lane: self.workers[lane].serve(self._stop), f"{lane}-worker-{number}")
+                self._poll(self.workers[lane], f"{lane}-worker-{number}")
         self._spawn(lambda: every(self._stop, config.sweep_every, self._sweep, "the sweep"), "sweep")
         if config.sources_every > 0:
             self._spawn(lambda: every(self._stop, config.sources_every, self.check_sources, "sources"), "sources")
-
-    def capacity_heat(self) -> dict[str, Any]:
-        """What the console shows of the capacity emulator: its last seconds, or how to turn it on."""
-        if self.front is None:
-            return {"emulated": False, "hint": "make run CAPACITY=on-demand-new emulates DynamoDB's partitions"}
-        return self.front.heat()
 
     def _create_resources(self) -> None:
         assert self.dynamodb is not None
@@ -179,6 +181,11 @@ class LocalStack:
         assert self.queues is not None
         tables = None if self.tables_queue is None else self.tables_queue.url
         self._environ.set(environment(self.config, self.dynamodb_endpoint, self.aws_endpoint, self.queues, tables))
+
+    def _poll(self, worker: SqsWorker, name: str) -> None:
+        """A thread serving ``worker`` until the stop, which wakes its long poll (``local.worker.wake``)."""
+        self._spawn(lambda: worker.serve(self._stop), name)
+        self._pollers.append(worker)
 
     def _spawn(self, target: Any, name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -205,6 +212,7 @@ class LocalStack:
         self._stop.set()
         if self.children is not None:
             self.children.stop()
+        wake(self._pollers)
         for thread in self._threads:
             thread.join(timeout=15)
         if self.http is not None:
@@ -235,7 +243,6 @@ class LocalStack:
 
     def wait_for(self, dataset: str, *, version: int | None = None, timeout: float = 600.0) -> dict[str, Any]:
         """Poll the dataset record (as the API serves it) until its latest load has finished."""
-        assert self.lookup is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             record = self.dataset(dataset)

@@ -4,8 +4,6 @@ stack creates them, and a worker that delivers the queue's messages to it one at
 from __future__ import annotations
 
 import tempfile
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,24 +20,13 @@ def create_tables_resources(sqs: Any, glue: Any, name: str) -> Queue:
     return queue
 
 
-def start_tables_worker(
-    sqs: Any,
-    queue: Queue | None,
-    config: StackConfig,
-    *,
-    stop: threading.Event,
-    spawn: Callable[[Callable[[], Any], str], None],
-) -> SqsWorker:
+def tables_worker(sqs: Any, queue: Queue | None, config: StackConfig) -> SqsWorker:
     """The tables function wired from the environment (pyarrow imported now), writing its files under the data
-    folder before each upload, served until ``stop`` by one thread that ``spawn`` starts."""
+    folder before each upload: a worker for one thread to serve."""
     from fencepost.bootstrap.tables_wiring import tables_function
 
     assert queue is not None, "the tables queue is created first (create_tables_resources)"
     folder = config.data_dir
     scratch = Path(tempfile.mkdtemp(prefix="fencepost-tables-")) if folder is None else folder / "tables-scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    worker = SqsWorker(
-        sqs, queue.url, queue.arn, tables_function(scratch=scratch).handler, timeout=config.loader_timeout
-    )
-    spawn(lambda: worker.serve(stop), "tables-worker")
-    return worker
+    return SqsWorker(sqs, queue.url, queue.arn, tables_function(scratch=scratch).handler, timeout=config.loader_timeout)

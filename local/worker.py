@@ -6,16 +6,21 @@ handler raises) stay on the queue and come back after their visibility timeout; 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from fencepost.observability import LOADER_SERVICE
 from local.resources import queue_depth
 
 Handler = Callable[[dict[str, Any], Any], Any]
+# A worker's poll waits this long for a message, as Lambda's event source long-polls: an idle stack sends one
+# ReceiveMessage per worker every 20 s, not every second. A stop ends the waits at once (``SqsWorker.wake``).
+LONG_POLL_SECONDS = 20
+WAKE = "fencepost-local-wake"  # the message attribute of a stop's wake-up message: deleted, never delivered
 
 
 class LambdaContext:
@@ -65,6 +70,10 @@ class SqsWorker:
             AttributeNames=["All"],
             MessageAttributeNames=["All"],
         ).get("Messages", [])
+        woken = [message for message in messages if WAKE in message.get("MessageAttributes", {})]
+        for message in woken:
+            self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        messages = [message for message in messages if message not in woken]
         if not messages:
             return 0
         event = {"Records": [self._record(message) for message in messages]}
@@ -82,14 +91,20 @@ class SqsWorker:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
 
-    def serve(self, stop: threading.Event) -> None:
-        """Poll and deliver until ``stop`` is set, as the event source does while the function exists."""
+    def serve(self, stop: threading.Event, wait: int = LONG_POLL_SECONDS) -> None:
+        """Poll and deliver until ``stop`` is set, as the event source does while the function exists (``wake``
+        ends a poll's wait when ``stop`` is set)."""
         while not stop.is_set():
             try:
-                self.poll(wait=1)
+                self.poll(wait=wait)
             except Exception:  # the local S3/SQS is going away at shutdown
                 if not stop.is_set():
                     time.sleep(0.5)
+
+    def wake(self) -> None:
+        """End one poll's wait on this queue: a message, which the poll deletes and returns on."""
+        attributes = {WAKE: {"DataType": "String", "StringValue": "stop"}}
+        self.sqs.send_message(QueueUrl=self.queue_url, MessageBody=WAKE, MessageAttributes=attributes)
 
     def add_invocation(self, seconds: float) -> None:
         """Count an invocation of ``seconds`` (also one made by a worker process on this queue)."""
@@ -146,3 +161,13 @@ def drain_all(workers: list[SqsWorker], timeout: float = 120.0, until: Callable[
             empty_once = False
         time.sleep(0.05)
     raise TimeoutError(f"the queues did not drain within {timeout} s")
+
+
+def wake(pollers: Iterable[SqsWorker]) -> None:
+    """End the waits of the polls under way, one a poller (a thread serving its worker), once their stop is set; a
+    poll not woken ends by itself within ``LONG_POLL_SECONDS``."""
+    for worker in pollers:
+        try:
+            worker.wake()
+        except Exception as error:  # the local S3/SQS is gone already
+            logging.getLogger("local").warning("a worker's poll was not woken: %s", error)

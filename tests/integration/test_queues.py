@@ -1,15 +1,17 @@
 """Control messages never wait behind data: a small dataset is served within seconds while another dataset's
-load has hundreds of chunk messages queued."""
+load has hundreds of chunk messages queued. A worker long-polls its queue, and a stop ends the wait at once."""
 
 from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 
+from local.dynamodb import local_client
 from local.resources import queue_depth
-from local.worker import SqsWorker
+from local.worker import LONG_POLL_SECONDS, SqsWorker, wake
 from tests.support import V4_FILE, read_tsv
 from tests.support.stacks import Stack
 
@@ -74,3 +76,34 @@ def test_a_small_dataset_is_ready_within_seconds_behind_a_backlog_of_chunks(stac
     # And the big load still finishes
     stack.drain(timeout=600)
     assert stack.dataset("big")["status"] == "READY"
+
+
+def test_a_worker_long_polls_and_its_stop_wakes_it_at_once_delivering_nothing(moto_server: str) -> None:
+    sqs = local_client(moto_server, "sqs")
+    url = sqs.create_queue(QueueName=f"wake{time.monotonic_ns()}")["QueueUrl"]
+    delivered: list[dict[str, Any]] = []
+    worker = SqsWorker(sqs, url, "arn:aws:sqs:us-east-1:000000000000:wake", lambda e, _: delivered.append(e))
+    receives: list[float] = []
+    sqs.meta.events.register("before-call.sqs.ReceiveMessage", lambda **_: receives.append(time.monotonic()))
+    stop = threading.Event()
+    pollers = [threading.Thread(target=worker.serve, args=(stop,), daemon=True) for _ in range(2)]
+    for poller in pollers:
+        poller.start()
+    time.sleep(3)
+    assert len(receives) == 2  # one poll each, waiting on the empty queue (20 s)
+    sqs.send_message(QueueUrl=url, MessageBody='{"kind": "real"}')
+    deadline = time.monotonic() + 10
+    while (not delivered or queue_depth(sqs, url)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until it was delivered and deleted, and its poller waits again
+    time.sleep(0.5)
+    assert [record["body"] for event in delivered for record in event["Records"]] == ['{"kind": "real"}']
+    # The stop: set, then one wake-up message a poller
+    started = time.monotonic()
+    stop.set()
+    wake([worker, worker])
+    for poller in pollers:
+        poller.join(timeout=LONG_POLL_SECONDS)
+    assert not any(poller.is_alive() for poller in pollers)
+    assert time.monotonic() - started < LONG_POLL_SECONDS / 4
+    assert len(delivered) == 1  # the wake-ups were deleted, not delivered
+    assert queue_depth(sqs, url) == 0
