@@ -79,7 +79,7 @@ def test_the_smallest_bench_runs_in_a_fresh_clone_and_says_what_it_measured(tmp_
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,
         check=False,
     )
 
