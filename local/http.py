@@ -1,9 +1,9 @@
 """An HTTP front that turns each request into an API Gateway HTTP API (payload 2.0) event for the lookup handler
 and returns the handler's response unchanged.
 
-Lambda gives an execution environment one event at a time, and runs more environments for concurrent requests: the
-front does the same, with a pool of environments each wired afresh (``Environments``), so that no request ever
-shares an environment with another (the router keeps the event it is resolving on itself)."""
+Lambda gives an execution environment (a process) one event at a time: the front gives the handler one event at a
+time too (``ONE_EVENT``), since the router keeps the event it is resolving where every thread of the process sees
+it."""
 
 from __future__ import annotations
 
@@ -88,27 +88,31 @@ class _Context:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+# Powertools' resolver keeps the event it is resolving on its class (``BaseRouter.current_event``), which every
+# resolver of a process shares: two events resolved at once in two threads answer each other's paths. Lambda gives a
+# process one event at a time; so does this lock, for the front and for the stack's own calls (``LocalStack.dataset``).
+ONE_EVENT = threading.Lock()
+
+
 class Environments:
-    """Lookup handlers, each an execution environment that takes one event at a time: a request takes an idle one,
-    or a new one from ``wire`` when all are busy (as Lambda scales out), and gives it back when answered."""
+    """The lookup handler, wired from ``wire`` on the first request, given one event at a time (``ONE_EVENT``)."""
 
     def __init__(self, wire: Callable[[], Handler]) -> None:
         self.wire = wire
-        self.idle: list[Handler] = []
-        self.started = 0
-        self._lock = threading.Lock()
+        self.handler: Handler | None = None
 
     def invoke(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        with self._lock:
-            handler = self.idle.pop() if self.idle else None
-            self.started += handler is None
-        if handler is None:
-            handler = self.wire()
-        try:
-            return handler(event, context)
-        finally:
-            with self._lock:
-                self.idle.append(handler)
+        with ONE_EVENT:
+            if self.handler is None:
+                self.handler = self.wire()
+            handler = self.handler
+        return one_event(handler, event, context)
+
+
+def one_event(handler: Handler, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """``handler``'s answer to ``event``, while the process resolves no other event (``ONE_EVENT``)."""
+    with ONE_EVENT:
+        return handler(event, context)
 
 
 def serve(wire: Callable[[], Handler], host: str, port: int, local: dict[str, Local] | None = None) -> Any:

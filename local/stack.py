@@ -252,9 +252,9 @@ class LocalStack:
         raise TimeoutError(f"dataset {dataset!r} did not finish loading in {timeout} s")
 
     def dataset(self, name: str) -> dict[str, Any] | None:
-        from local.http import to_event
+        from local.http import one_event, to_event
 
         assert self.lookup is not None
         event = to_event("GET", f"/datasets/{name}", {}, b"", "127.0.0.1")
-        response = self.lookup.handler(event, LambdaContext(LOOKUP_SERVICE, 10))
+        response = one_event(self.lookup.handler, event, LambdaContext(LOOKUP_SERVICE, 10))  # the front's too
         return json.loads(response["body"]) if response["statusCode"] == 200 else None
