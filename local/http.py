@@ -94,19 +94,17 @@ class _Context:
 ONE_EVENT = threading.Lock()
 
 
-class Environments:
-    """The lookup handler, wired from ``wire`` on the first request, given one event at a time (``ONE_EVENT``)."""
+def lazily(wire: Callable[[], Handler]) -> Handler:
+    """The lookup handler, wired from ``wire`` on its first event and given one event at a time (``ONE_EVENT``)."""
+    wired: list[Handler] = []
 
-    def __init__(self, wire: Callable[[], Handler]) -> None:
-        self.wire = wire
-        self.handler: Handler | None = None
-
-    def invoke(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def invoke(event: dict[str, Any], context: Any) -> dict[str, Any]:
         with ONE_EVENT:
-            if self.handler is None:
-                self.handler = self.wire()
-            handler = self.handler
-        return one_event(handler, event, context)
+            if not wired:
+                wired.append(wire())
+            return wired[0](event, context)
+
+    return invoke
 
 
 def one_event(handler: Handler, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -117,9 +115,9 @@ def one_event(handler: Handler, event: dict[str, Any], context: Any) -> dict[str
 
 def serve(wire: Callable[[], Handler], host: str, port: int, local: dict[str, Local] | None = None) -> Any:
     """Start the front (a ``ThreadingHTTPServer``) in a background thread; ``server.shutdown()`` stops it. ``wire``
-    makes a lookup handler (``Environments``); ``local``: paths the front answers itself, with JSON (what the local
+    makes the lookup handler (``lazily``); ``local``: paths the front answers itself, with JSON (what the local
     stack alone knows: the capacity emulator's)."""
-    own, environments = dict(local or {}), Environments(wire)
+    own, handler = dict(local or {}), lazily(wire)
 
     class Request(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -144,7 +142,7 @@ def serve(wire: Callable[[], Handler], host: str, port: int, local: dict[str, Lo
                 headers[key] = f"{headers[key]},{value}" if key in headers else value
             event = to_event(self.command, self.path, headers, body, self.client_address[0])
             try:
-                response = environments.invoke(event, _Context())
+                response = handler(event, _Context())
             except Exception:  # what API Gateway answers when the function itself fails
                 self._send(500, {"content-type": "application/json"}, b'{"message":"Internal Server Error"}')
                 return

@@ -144,8 +144,7 @@ class LocalStack:
         if config.http_port is not None:
             from local.http import serve
 
-            # The front's environments are its own: ``self.lookup`` also answers direct calls (``dataset``), from
-            # other threads
+            # The front wires a lookup handler of its own on its first request, as a new Lambda environment would
             wire = lambda: lookup_function().handler  # noqa: E731
             self.http = serve(wire, "127.0.0.1", config.http_port, {CAPACITY_PATH: lambda: capacity_heat(self.front)})
         return self

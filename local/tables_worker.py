@@ -3,7 +3,9 @@ stack creates them, and a worker that delivers the queue's messages to it one at
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -29,4 +31,8 @@ def tables_worker(sqs: Any, queue: Queue | None, config: StackConfig) -> SqsWork
     folder = config.data_dir
     scratch = Path(tempfile.mkdtemp(prefix="fencepost-tables-")) if folder is None else folder / "tables-scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    return SqsWorker(sqs, queue.url, queue.arn, tables_function(scratch=scratch).handler, timeout=config.loader_timeout)
+    handler = tables_function(scratch=scratch).handler
+    worker = SqsWorker(sqs, queue.url, queue.arn, handler, timeout=config.loader_timeout)
+    if folder is None:  # a stack in memory keeps nothing: its scratch goes with its worker, or at the latest at exit
+        weakref.finalize(worker, shutil.rmtree, scratch, ignore_errors=True)
+    return worker

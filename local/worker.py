@@ -70,10 +70,13 @@ class SqsWorker:
             AttributeNames=["All"],
             MessageAttributeNames=["All"],
         ).get("Messages", [])
-        woken = [message for message in messages if WAKE in message.get("MessageAttributes", {})]
-        for message in woken:
-            self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
-        messages = [message for message in messages if message not in woken]
+        delivered = []
+        for message in messages:
+            if WAKE in message.get("MessageAttributes", {}):  # a stop's wake-up: deleted, never delivered
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+            else:
+                delivered.append(message)
+        messages = delivered
         if not messages:
             return 0
         event = {"Records": [self._record(message) for message in messages]}

@@ -54,7 +54,7 @@ class Checker:
     clock: Callable[[], int]  # now, in ms
     workdir: Path | None = None
     deadline: float | None = None  # a monotonic instant: the round's (or the invocation's); no check runs past it
-    _round: rounds.Lease | None = field(default=None, init=False, repr=False)  # while check_due runs
+    _round: rounds.Lease | None = field(default=None, init=False, repr=False)  # a round's copy only (check_due)
 
     def check_due(self) -> list[Checked]:
         """Every source whose check is due, one after the other, those checked longest ago first (their states read
@@ -64,22 +64,25 @@ class Checker:
         ``_source.json`` is gone is forgotten (its ``_fetched/`` objects stay: they are the folder's data until
         someone deletes them)."""
         with rounds.lease(self.states, self.clock, self.deadline) as held:
-            self._round = held
-            try:
-                known = self.states.source_states()
-                folders = self.folders.source_datasets()
-                results = []
-                for dataset in rounds.order(folders, known):
-                    if self.deadline is not None and time.monotonic() >= self.deadline:
-                        break  # the round's time is up: the sources left are checked first at the next round
-                    results.append(self._check(dataset, False, known.get(dataset)))
-                named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
-                if len(results) == len(folders):
-                    for dataset in sorted(set(known) - named):
-                        self._forget(dataset)
-                return results
-            finally:
-                self._round = None
+            # The round runs on a copy of its own that holds the lease: a check on demand on this checker, from
+            # another thread meanwhile, takes none
+            round_checker = dataclasses.replace(self)
+            round_checker._round = held
+            return round_checker._due()
+
+    def _due(self) -> list[Checked]:
+        known = self.states.source_states()
+        folders = self.folders.source_datasets()
+        results = []
+        for dataset in rounds.order(folders, known):
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                break  # the round's time is up: the sources left are checked first at the next round
+            results.append(self._check(dataset, False, known.get(dataset)))
+        named = {checked.dataset for checked in results if checked.reason != NO_SOURCE}
+        if len(results) == len(folders):
+            for dataset in sorted(set(known) - named):
+                self._forget(dataset)
+        return results
 
     def check(self, dataset: str, *, force: bool = False) -> Checked:
         """Check ``dataset``'s source if it is due (or ``force``), and record what the check found."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fencepost.core.sources.schedule import Outcome, SourceState
-from fencepost.sources.outcomes import RoundUnderWay
+from fencepost.sources.outcomes import Checked, RoundUnderWay
 from tests.bombs import tar_bomb
 from tests.publisher import Publisher
 from tests.unit.sources.world import RELEASE, World
@@ -134,3 +134,31 @@ def test_a_round_with_nothing_due_only_reads_and_a_round_that_finds_work_reads_i
     world.states.take_round = after_another_round  # type: ignore[method-assign]
     assert [(c.outcome, c.reason) for c in world.checker.check_due() if c.dataset == "drop"] == [(None, "not due")]
     assert (len(site.seen), world.states.lease) == (1, None)  # nothing fetched, the lease given back
+
+
+def test_a_check_on_demand_while_a_round_runs_takes_no_lease_and_leaves_the_round_s_alone(
+    site: Publisher, tmp_path: Path
+) -> None:
+    world = World(site, tmp_path)
+    site.publish("/drop.txt", RELEASE)
+    site.publish("/other.txt", RELEASE)
+    world.source({"url": site.url("/drop.txt"), "every": "1h"})
+    world.checker.deadline = time.monotonic() + 30
+    world.checker.check_due()
+    world.now += 1000
+    tries = world.states.tries
+    # While the round reads (nothing due: it takes no lease), a source added since its listing is checked on demand
+    # on the same checker
+    read = world.folders.read_source
+    on_demand: list[Checked] = []
+
+    def read_and_check_on_demand(dataset: str) -> tuple[str, bytes] | None:
+        world.folders.read_source = read  # type: ignore[method-assign]
+        world.source({"url": site.url("/other.txt"), "every": "1h"}, dataset="other")
+        on_demand.append(world.checker.check("other", force=True))
+        return read(dataset)
+
+    world.folders.read_source = read_and_check_on_demand  # type: ignore[method-assign]
+    world.checker.check_due()
+    assert [c.outcome for c in on_demand] == [Outcome.CHANGED]
+    assert (world.states.tries, world.states.lease) == (tries, None)  # no lease taken, by the round or the check
