@@ -4,13 +4,13 @@ mapped from an archive once one is made.
 DynamoDB Local has no option for its address: run as a jar, its server listens on every interface, so anyone who can
 reach this machine could read and write the local table. The launcher starts the same server from the same command
 line with its connector bound to 127.0.0.1. It is compiled once per launcher source and DynamoDB Local jar (its
-path, size and time) into ``build/dynamodb-local/<digest>/`` by the JDK's ``javac`` (the one beside ``java``, else
-the first on the PATH), and packed there with DynamoDB Local's classes into one jar whose manifest names no class
-path: the libraries are named on the command line, jar by jar. That class path of jars alone is what lets the JVM
-map the classes from a class-data archive (``local.class_archive`` makes it; the JVM refuses one with a folder on
-the class path, and DynamoDB Local's manifest names its own folder): each start then spends about half the CPU it
-took. A machine with a Java runtime but no JDK runs the jar as it is, and ``Launcher.note`` says why (the banner
-prints it).
+path, size and time) into ``build/dynamodb-local/<digest>/`` (the older digests' folders removed) by the JDK's
+``javac`` (the one beside ``java``, else the first on the PATH), and packed there with DynamoDB Local's classes into
+one jar whose manifest names no class path: the libraries are named on the command line, jar by jar. That class path
+of jars alone is what lets the JVM map the classes from a class-data archive (``local.class_archive`` makes it; the
+JVM refuses one with a folder on the class path, and DynamoDB Local's manifest names its own folder): each start
+then spends about half the CPU it took. A machine with a Java runtime but no JDK runs the jar as it is, and
+``Launcher.note`` says why (the banner prints it).
 """
 
 from __future__ import annotations
@@ -130,9 +130,18 @@ def _build(javac: str, jar: Path, folder: Path) -> str:
         except OSError:
             if not (folder / PACKED).is_file():
                 raise
+        _prune(folder)
         return ""
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _prune(kept: Path) -> None:
+    """The folders built for an older launcher or jar go (about 50 MB each, their archives with them): a JVM
+    still running from one keeps the files it opened at its start."""
+    for folder in kept.parent.iterdir():
+        if folder != kept and len(folder.name) == len(kept.name) and not folder.name.startswith("."):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _pack(jar: Path, main: Path, target: Path) -> None:

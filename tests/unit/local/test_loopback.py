@@ -52,6 +52,23 @@ def test_a_compiled_launcher_is_used_again_without_compiling(tmp_path: Path, mon
     assert again.arguments[-1] == loopback.MAIN
 
 
+def test_a_launcher_built_for_a_new_jar_removes_the_folders_built_for_older_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jar = _jar(tmp_path)
+    old = _compiling(tmp_path, monkeypatch, jar).archive
+    assert old is not None
+    old.write_bytes(b"archived classes")
+    os.utime(jar, ns=(1, 1))  # the jar installed again: a new digest
+
+    new = loopback.launcher(jar, "java", cache=tmp_path / "cache").archive
+
+    assert new is not None
+    assert new.parent != old.parent
+    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == [new.parent.name]
+    assert (new.parent / loopback.PACKED).is_file()
+
+
 def test_the_class_path_is_jars_alone_the_manifest_s_named_on_the_command_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
