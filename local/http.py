@@ -14,11 +14,12 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from fencepost.observability import LOOKUP_SERVICE
+from local.proxy import Server
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 Local = Callable[[], Any]  # a document only the local stack has (``GET /local/...``), as JSON
@@ -114,7 +115,7 @@ def one_event(handler: Handler, event: dict[str, Any], context: Any) -> dict[str
 
 
 def serve(wire: Callable[[], Handler], host: str, port: int, local: dict[str, Local] | None = None) -> Any:
-    """Start the front (a ``ThreadingHTTPServer``) in a background thread; ``server.shutdown()`` stops it. ``wire``
+    """Start the front (a ``local.proxy.Server``) in a background thread; ``server.close()`` stops it. ``wire``
     makes the lookup handler (``lazily``); ``local``: paths the front answers itself, with JSON (what the local
     stack alone knows: the capacity emulator's)."""
     own, handler = dict(local or {}), lazily(wire)
@@ -169,8 +170,7 @@ def serve(wire: Callable[[], Handler], host: str, port: int, local: dict[str, Lo
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer((host, port), Request)
-    server.daemon_threads = True
+    server = Server((host, port), Request)
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     return server
 

@@ -72,7 +72,7 @@ class Proxy:
 
     def __init__(self, port: int, backend: str, hooks: Sequence[Hook] = (), *, name: str = "front") -> None:
         self.port, self.backend, self.hooks, self.name = port, backend, list(hooks), name
-        self._server: _Server | None = None
+        self._server: Server | None = None
         self._local = threading.local()
 
     @property
@@ -80,14 +80,13 @@ class Proxy:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Proxy:
-        self._server = _Server(("127.0.0.1", self.port), _handler(self))
+        self._server = Server(("127.0.0.1", self.port), _handler(self))
         threading.Thread(target=self._server.serve_forever, name=self.name, daemon=True).start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.close()
             self._server = None
 
     def answer(self, request: Request) -> Response:
@@ -128,8 +127,37 @@ class Proxy:
         raise AssertionError("unreachable")
 
 
-class _Server(ThreadingHTTPServer):
+class Server(ThreadingHTTPServer):
+    """Its open connections are kept, so that ``close`` ends the kept ones too: ``shutdown`` only stops accepting,
+    and a client's kept connection would go on being served by a front that was stopped."""
+
     daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.open: set[socket.socket] = set()
+        self.open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.open_lock:
+            self.open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.open_lock:
+            self.open.discard(request)
+        super().shutdown_request(request)
+
+    def close(self) -> None:
+        """Stop, and end every connection still open (a request under way gets no answer, as from a stopped
+        service)."""
+        self.shutdown()
+        self.server_close()
+        with self.open_lock:
+            kept = list(self.open)
+        for connection in kept:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):

@@ -215,8 +215,7 @@ class LocalStack:
         for thread in self._threads:
             thread.join(timeout=15)
         if self.http is not None:
-            self.http.shutdown()
-            self.http.server_close()
+            self.http.close()
         if self.faults is not None:
             self.faults.report(always=True)
         for front in (self.s3_front, self.dynamodb_front):
