@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -32,6 +33,7 @@ HOST = "127.0.0.1"
 PACKED = "dynamodb-local-loopback.jar"  # the launcher and DynamoDB Local's classes, no Class-Path
 LAYOUT = b"packed jar, libraries on the command line"  # part of the folder's digest: a new layout, a new folder
 MANIFEST = "META-INF/MANIFEST.MF"
+_DIGEST = re.compile(r"[0-9a-f]{16}")  # a folder's name: its launcher's and jar's digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +142,7 @@ def _prune(kept: Path) -> None:
     """The folders built for an older launcher or jar go (about 50 MB each, their archives with them): a JVM
     still running from one keeps the files it opened at its start."""
     for folder in kept.parent.iterdir():
-        if folder != kept and len(folder.name) == len(kept.name) and not folder.name.startswith("."):
+        if folder != kept and _DIGEST.fullmatch(folder.name) and folder.is_dir():
             shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -149,15 +149,14 @@ class Server(ThreadingHTTPServer):
         super().shutdown_request(request)
 
     def close(self) -> None:
-        """Stop, and end every connection still open (a request under way gets no answer, as from a stopped
-        service)."""
+        """Stop, and end every connection still open. A request already read may still be answered (by the
+        backend too) after this returns; its answer is not delivered."""
         self.shutdown()
         self.server_close()
-        with self.open_lock:
-            kept = list(self.open)
-        for connection in kept:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
+        with self.open_lock:  # a connection in the set is not closed yet: its handler discards it under this lock
+            for connection in self.open:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):

@@ -60,12 +60,13 @@ def test_a_launcher_built_for_a_new_jar_removes_the_folders_built_for_older_ones
     assert old is not None
     old.write_bytes(b"archived classes")
     os.utime(jar, ns=(1, 1))  # the jar installed again: a new digest
+    (tmp_path / "cache" / "not-a-digest-abc").mkdir()  # sixteen characters, not a digest: kept
 
     new = loopback.launcher(jar, "java", cache=tmp_path / "cache").archive
 
     assert new is not None
     assert new.parent != old.parent
-    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == [new.parent.name]
+    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == sorted([new.parent.name, "not-a-digest-abc"])
     assert (new.parent / loopback.PACKED).is_file()
 
 
