@@ -4,7 +4,10 @@ names, refused keys wait while others go on, and no item is lost or written twic
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from typing import Any
 
@@ -193,3 +196,25 @@ def test_without_pacing_the_writer_retries_into_the_throttle_but_loses_nothing()
     assert outcome.unfinished == []
     assert sorted(client.written.values()) == [1] * 5000
     assert outcome.throttled == client.refused_calls > 10  # it sent into the throttle, and sent again
+
+
+def test_a_seeded_backoff_draws_the_same_waits_in_every_process() -> None:
+    # A process's string hashes are its own (PYTHONHASHSEED): the keys' waits must not follow them, or the same
+    # seeded simulation (make plan) gives another answer at each run
+    script = (
+        "import random; from fencepost.aws.dynamo.pacing import Backoff\n"
+        "b = Backoff(random.Random(3)); keys = [f'k{n % 40}' for n in range(100)]; b.refused(keys, 0.0)\n"
+        "print(sorted(b.until.items()))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1
+    assert "k39" in runs.pop()

@@ -127,7 +127,7 @@ class Backoff:
     def refused(self, keys: Sequence[str], now: float) -> None:
         """The keys came back: each waits longer than the last time."""
         first, longest = KEY_BACKOFF
-        for key in set(keys):
+        for key in dict.fromkeys(keys):  # each once, in the order met: the draws do not follow the strings' hashes
             wait = min(longest, self.waits.get(key, first / 2) * 2)
             self.waits[key] = wait
             self.until[key] = now + self.rng.uniform(wait / 2, wait)
