@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.dynamo import Tables, control_client
 from fencepost.core.events import ChangeEvents
 from fencepost.declared import CHANGE_EVENTS
 from fencepost.settings import TableSettings
@@ -18,7 +18,7 @@ from fencepost.settings import TableSettings
 def admin_tables(env: Mapping[str, str] | None = None) -> Tables:
     """The table's records, read consistently by a person at a terminal: a few retries, a short timeout."""
     settings = TableSettings.from_env(os.environ if env is None else env)
-    return Tables.connect(make_client(retries=3, read_timeout=10), settings.table_name)
+    return Tables.connect(control_client(), settings.table_name)
 
 
 def tell_tables(env: Mapping[str, str], dataset: str, version: int) -> bool:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.dynamo import Tables, control_client
 from fencepost.aws.job_objects import JobObjects
 from fencepost.aws.s3 import Bucket, make_s3_client
 from fencepost.core.folders.limits import Limits
@@ -30,7 +30,7 @@ def service_source(env: Mapping[str, str] | None = None) -> ServiceSource:
     settings = LookupSettings.from_env(os.environ if env is None else env)
     if settings.bucket is None:
         raise ValueError("BUCKET_NAME names the stack's bucket, where each version keeps its table file")
-    tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
+    tables = Tables.connect(control_client(), settings.table.table_name)
     return source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
 
 

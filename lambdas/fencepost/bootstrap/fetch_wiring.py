@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fencepost.aws.dynamo import Tables, make_client
+from fencepost.aws.dynamo import Tables, control_client
 from fencepost.observability import FETCH_SERVICE, Observability
 from fencepost.settings import FetchSettings
 
@@ -115,19 +115,20 @@ class FetchFunction:
 def fetch_function(env: Mapping[str, str] | None = None) -> FetchFunction:
     settings = FetchSettings.from_env(env)
     obs = Observability(service=FETCH_SERVICE, tracing=settings.tracing)
-    tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
+    tables = Tables.connect(control_client(), settings.table.table_name)
     if not settings.events:
-        return FetchFunction(settings, obs, source_checker(settings), tables)
+        return FetchFunction(settings, obs, source_checker(settings, tables), tables)
     from fencepost.aws.events import change_events, for_telemetry
 
     count, warn = for_telemetry(obs)
     events = change_events(True, settings.events_source, settings.events_seconds, count=count, warn=warn)
-    return FetchFunction(settings, obs, source_checker(settings), tables, events, tables.sources)
+    return FetchFunction(settings, obs, source_checker(settings, tables), tables, events, tables.sources)
 
 
-def source_checker(settings: FetchSettings) -> Checker:
-    """What checks the folders' sources: the bucket, the table's source states, Secrets Manager (each secret read
-    once per ``Checker.secrets``, which a caller may replace) and the downloads, bounded by the loader's limits."""
+def source_checker(settings: FetchSettings, tables: Tables | None = None) -> Checker:
+    """What checks the folders' sources: the bucket, the table's source states (in ``tables``, else a client of its
+    own), Secrets Manager (each secret read once per ``Checker.secrets``, which a caller may replace) and the
+    downloads, bounded by the loader's limits."""
     from fencepost.aws.s3 import make_s3_client
     from fencepost.aws.secrets import SecretStore
     from fencepost.aws.source_folders import SourceBucket
@@ -144,7 +145,7 @@ def source_checker(settings: FetchSettings) -> Checker:
     )
     return Checker(
         folders=SourceBucket(make_s3_client(), settings.bucket),
-        states=Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name).sources,
+        states=(tables or Tables.connect(control_client(), settings.table.table_name)).sources,
         secrets=SecretStore(),
         downloads=Fetcher(policy),
         rules=CheckRules(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fencepost.aws.dynamo.builds import BuildTable
-from fencepost.aws.dynamo.client import Table, make_client
+from fencepost.aws.dynamo.client import Table, control_client, make_client
 from fencepost.aws.dynamo.datasets import DatasetTable
 from fencepost.aws.dynamo.lookup_query import RangeTable
 from fencepost.aws.dynamo.pieces import read_pieces
@@ -33,7 +33,7 @@ from fencepost.model import BuildRecord, DatasetRecord, LivePointer, VersionInfo
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
-__all__ = ["Tables", "make_client"]
+__all__ = ["Tables", "control_client", "make_client"]
 
 
 @dataclass

@@ -50,6 +50,12 @@ def make_client(
     return boto3.client("dynamodb", config=config)
 
 
+def control_client() -> DynamoDBClient:
+    """A client for reads and writes off the lookup's path (the fetch function, the admin commands, an enrichment
+    job's reads): 10 s to answer, 3 tries."""
+    return make_client(retries=3, read_timeout=10)
+
+
 class ConditionFailed(Exception):
     """A conditional write was refused: the rule of its condition does not hold."""
 
