@@ -125,7 +125,7 @@ def _versions(source: ServiceSource, name: str, stack: str) -> list[Version]:
 def service_datasets(names: Sequence[str] = ()) -> list[Dataset]:
     """Every dataset of the stack with a live version (or those of ``names``), and its kept versions."""
     _stack_environment()
-    from fencepost.aws.dynamo import Tables, make_client
+    from fencepost.aws.dynamo import Tables, control_client
     from fencepost.aws.s3 import Bucket, make_s3_client
     from fencepost.bootstrap.enrich_wiring import source_over
     from fencepost.settings import LookupSettings
@@ -133,7 +133,7 @@ def service_datasets(names: Sequence[str] = ()) -> list[Dataset]:
     settings = LookupSettings.from_env(os.environ)
     if settings.bucket is None:
         raise CatalogError("BUCKET_NAME names the stack's bucket, where each version keeps its table file")
-    tables = Tables.connect(make_client(retries=3, read_timeout=10), settings.table.table_name)
+    tables = Tables.connect(control_client(), settings.table.table_name)
     source = source_over(tables, Bucket(make_s3_client(), settings.bucket), settings.caches)
     stack = f"{settings.table.table_name}|{settings.bucket}"  # with the version's build time: the version's key
     found = []

@@ -145,7 +145,7 @@ def source_checker(settings: FetchSettings, tables: Tables | None = None) -> Che
     )
     return Checker(
         folders=SourceBucket(make_s3_client(), settings.bucket),
-        states=(tables or Tables.connect(control_client(), settings.table.table_name)).sources,
+        states=(tables if tables is not None else Tables.connect(control_client(), settings.table.table_name)).sources,
         secrets=SecretStore(),
         downloads=Fetcher(policy),
         rules=CheckRules(

@@ -21,6 +21,7 @@ from capacity.table import TableModel
 from fencepost.aws.dynamo import pacing
 from fencepost.aws.dynamo.pacing import Backoff, Pacer, Work, table_level
 from fencepost.aws.dynamo.writer import BulkWriter, key_of
+from tests.support import ROOT
 
 
 def test_a_first_refusal_far_above_what_the_table_took_cuts_to_what_it_took() -> None:
@@ -209,7 +210,7 @@ def test_a_seeded_backoff_draws_the_same_waits_in_every_process() -> None:
     runs = {
         subprocess.run(
             [sys.executable, "-c", script],
-            env={**os.environ, "PYTHONHASHSEED": seed},
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT / "lambdas")},
             capture_output=True,
             text=True,
             check=True,
